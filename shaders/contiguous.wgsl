@@ -1,0 +1,77 @@
+// Contiguous kernel. Entry point: `main`.
+//
+// Every operand is a dense run of `head.w` elements that starts on a 16-byte boundary of its
+// window (`base` holds element offsets; base * WIDTH is a multiple of 16). Invocation v
+// combines the v-th 16 bytes of A and B into the v-th 16 bytes of the output: `head.x` is the
+// number of 16-byte blocks. Windows end on a 16-byte boundary, so the last block can be read
+// whole; it is written word by word, and its last word through a mask, so that the bytes after
+// the tensor keep their value.
+//
+// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 (read), 3 in1 (read),
+// all as array<vec4<u32>>.
+
+@group(0) @binding(1) var<storage, read_write> out_buf: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> in0: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> in1: array<vec4<u32>>;
+
+fn load(src: u32, i: u32) -> vec4<u32> {
+    switch src {
+        case 0u: {
+            return out_buf[i];
+        }
+        case 1u: {
+            return in0[i];
+        }
+        default: {
+            return in1[i];
+        }
+    }
+}
+
+fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    if WIDTH == 8u {
+        return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
+    }
+    if !LOGICAL {
+        return a ^ b;
+    }
+    return vec4<u32>(
+        combine_word(a.x, b.x),
+        combine_word(a.y, b.y),
+        combine_word(a.z, b.z),
+        combine_word(a.w, b.w),
+    );
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let v = unit_index(gid);
+    if v >= params.head.x {
+        return;
+    }
+    let o = params.base.x * WIDTH / 16u + v;
+    let a = params.base.y * WIDTH / 16u + v;
+    let b = params.base.z * WIDTH / 16u + v;
+    let r = combine4(load(A_SRC, a), load(B_SRC, b));
+
+    let bytes = params.head.w * WIDTH;
+    let first_byte = v * 16u;
+    if first_byte + 16u <= bytes {
+        out_buf[o] = r;
+        return;
+    }
+    // The last block: whole words, then the partial word through a mask.
+    for (var k = 0u; k < 4u; k++) {
+        let start = first_byte + k * 4u;
+        if start >= bytes {
+            break;
+        }
+        let inside = bytes - start;
+        if inside >= 4u {
+            out_buf[o][k] = r[k];
+        } else {
+            let mask = (1u << (inside * 8u)) - 1u;
+            out_buf[o][k] = (out_buf[o][k] & ~mask) | (r[k] & mask);
+        }
+    }
+}

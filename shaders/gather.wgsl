@@ -1,0 +1,128 @@
+// Gather kernel. Entry point: `main`.
+//
+// The output is dense over the iteration space (after coalescing); the inputs have any
+// strides, zero strides for broadcasting included. Each invocation owns whole output words,
+// so no two invocations write one word and no atomics are needed:
+//   WIDTH 8: one element (two words) per invocation;
+//   WIDTH 4: one element (one word) per invocation;
+//   WIDTH 1, 2: one output word per invocation; its 4 / WIDTH lanes are gathered one by one
+//   from the inputs. The first and last words of the run may hold bytes that are not part of
+//   it; they are written through a mask and keep their value.
+// `head.x` is the number of units (elements for WIDTH >= 4, words otherwise).
+//
+// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 (read), 3 in1 (read),
+// all as array<u32>.
+
+@group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
+@group(0) @binding(2) var<storage, read> in0: array<u32>;
+@group(0) @binding(3) var<storage, read> in1: array<u32>;
+
+fn load_word(src: u32, i: u32) -> u32 {
+    switch src {
+        case 0u: {
+            return out_buf[i];
+        }
+        case 1u: {
+            return in0[i];
+        }
+        default: {
+            return in1[i];
+        }
+    }
+}
+
+// Element `e` of the window (WIDTH <= 4), right-aligned.
+fn load_lane(src: u32, e: u32) -> u32 {
+    if WIDTH == 4u {
+        return load_word(src, e);
+    }
+    let byte = e * WIDTH;
+    return (load_word(src, byte >> 2u) >> ((byte & 3u) * 8u)) & lane_mask();
+}
+
+// Where logical index `i` of this dispatch reads A and B, and its index along the innermost
+// dimension.
+struct Cursor {
+    inner: u32,
+    a: u32,
+    b: u32,
+}
+
+fn cursor_at(i: u32) -> Cursor {
+    let rank = params.head.y;
+    var rest = i;
+    var c = Cursor(0u, params.base.y, params.base.z);
+    for (var d = rank; d > 0u; d--) {
+        let k = d - 1u;
+        let n = size_at(k);
+        let q = rest / n;
+        let r = rest - q * n;
+        if k == rank - 1u {
+            c.inner = r;
+        }
+        c.a += r * a_stride_at(k);
+        c.b += r * b_stride_at(k);
+        rest = q;
+    }
+    return c;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let u = unit_index(gid);
+    if u >= params.head.x {
+        return;
+    }
+    if WIDTH == 8u {
+        let c = cursor_at(u);
+        let a = vec2<u32>(load_word(A_SRC, 2u * c.a), load_word(A_SRC, 2u * c.a + 1u));
+        let b = vec2<u32>(load_word(B_SRC, 2u * c.b), load_word(B_SRC, 2u * c.b + 1u));
+        let r = combine_pair(a, b);
+        let o = 2u * (params.base.x + u);
+        out_buf[o] = r.x;
+        out_buf[o + 1u] = r.y;
+        return;
+    }
+    if WIDTH == 4u {
+        let c = cursor_at(u);
+        out_buf[params.base.x + u] = combine_lane(load_word(A_SRC, c.a), load_word(B_SRC, c.b));
+        return;
+    }
+
+    // WIDTH 1 or 2: this invocation owns output word `w`.
+    let per_word = 4u / WIDTH;
+    let first = params.base.x;
+    let end = first + params.head.w;
+    let w = (first * WIDTH) / 4u + u;
+    let lane0 = w * per_word;
+    let start = max(lane0, first);
+    let stop = min(lane0 + per_word, end);
+
+    let last = params.head.y - 1u;
+    let inner_n = size_at(last);
+    let step_a = a_stride_at(last);
+    let step_b = b_stride_at(last);
+
+    var c = cursor_at(start - first);
+    var value = 0u;
+    var mask = 0u;
+    for (var e = start; e < stop; e++) {
+        let shift = (e - lane0) * WIDTH * 8u;
+        value |= combine_lane(load_lane(A_SRC, c.a), load_lane(B_SRC, c.b)) << shift;
+        mask |= lane_mask() << shift;
+        if e + 1u < stop {
+            c.inner += 1u;
+            if c.inner < inner_n {
+                c.a += step_a;
+                c.b += step_b;
+            } else {
+                c = cursor_at(e + 1u - first);
+            }
+        }
+    }
+    if mask == 0xffffffffu {
+        out_buf[w] = value;
+    } else {
+        out_buf[w] = (out_buf[w] & ~mask) | value;
+    }
+}

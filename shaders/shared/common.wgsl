@@ -1,0 +1,116 @@
+// Shared part of every kernel, placed before each kernel's own source by src/kernels/shaders.rs.
+//
+// Overrides (set per pipeline, never formatted into the text):
+//   WIDTH    bytes per element: 1, 2, 4 or 8. Kernels see only u32 words: a 64-bit element
+//            is two words (low word first), an 8- or 16-bit element a lane inside a word.
+//   LOGICAL  false: out = a ^ b on the raw bits (DML BIT_XOR, OpenVINO integers);
+//            true: out = (a != 0) != (b != 0) as 0 or 1 of WIDTH bytes (DML LOGICAL_XOR,
+//            OpenVINO boolean).
+//   A_SRC, B_SRC  which binding the input is read from: 0 = the output's (the buffer is
+//            shared with the output; wgpu allows one writable binding per buffer), 1 = in0,
+//            2 = in1.
+//
+// Binding 0 is the metadata below (a uniform with a dynamic offset, one 256-byte record per
+// dispatch). Bindings 1 to 3 are declared by each kernel: 1 the output (read_write), 2 and 3
+// the inputs (read).
+//
+// Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):
+//   head.x  work units in this dispatch (vec4s, words or elements, per kernel)
+//   head.y  rank of the iteration space (1 to 8)
+//   head.z  invocations per row of the dispatch grid (the grid is 2-D past 65,535 groups)
+//   head.w  elements in this dispatch
+//   base    element offsets of the first out / a / b element inside their bound windows
+//   sizes   sizes, outermost first, four per vec4
+//   *_strides  element strides of out / a / b, four per vec4
+
+override WIDTH: u32 = 4u;
+override LOGICAL: bool = false;
+override A_SRC: u32 = 1u;
+override B_SRC: u32 = 2u;
+
+const WORKGROUP: u32 = 256u;
+
+struct Params {
+    head: vec4<u32>,
+    base: vec4<u32>,
+    sizes: array<vec4<u32>, 2>,
+    out_strides: array<vec4<u32>, 2>,
+    a_strides: array<vec4<u32>, 2>,
+    b_strides: array<vec4<u32>, 2>,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+
+fn unit_index(gid: vec3<u32>) -> u32 {
+    return gid.y * params.head.z + gid.x;
+}
+
+fn size_at(d: u32) -> u32 {
+    return params.sizes[d >> 2u][d & 3u];
+}
+
+fn out_stride_at(d: u32) -> u32 {
+    return params.out_strides[d >> 2u][d & 3u];
+}
+
+fn a_stride_at(d: u32) -> u32 {
+    return params.a_strides[d >> 2u][d & 3u];
+}
+
+fn b_stride_at(d: u32) -> u32 {
+    return params.b_strides[d >> 2u][d & 3u];
+}
+
+// Mask of one lane's bits, right-aligned.
+fn lane_mask() -> u32 {
+    if WIDTH == 1u {
+        return 0xffu;
+    }
+    if WIDTH == 2u {
+        return 0xffffu;
+    }
+    return 0xffffffffu;
+}
+
+// One element of at most 32 bits, right-aligned in `a` and `b`.
+fn combine_lane(a: u32, b: u32) -> u32 {
+    if LOGICAL {
+        return select(0u, 1u, (a != 0u) != (b != 0u));
+    }
+    return a ^ b;
+}
+
+// Bit 7 of each byte set where that byte is nonzero: the low seven bits carry into bit 7
+// when any is set (0x7f + 0x7f cannot carry out of the byte), and bit 7 is taken as it is.
+fn nonzero_bytes(x: u32) -> u32 {
+    return (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+}
+
+// The same for the two 16-bit halves.
+fn nonzero_halves(x: u32) -> u32 {
+    return (((x & 0x7fff7fffu) + 0x7fff7fffu) | x) & 0x80008000u;
+}
+
+// A whole word of packed elements (WIDTH <= 4): four bytes, two halves or one word at once.
+fn combine_word(a: u32, b: u32) -> u32 {
+    if !LOGICAL {
+        return a ^ b;
+    }
+    if WIDTH == 1u {
+        return (nonzero_bytes(a) ^ nonzero_bytes(b)) >> 7u;
+    }
+    if WIDTH == 2u {
+        return (nonzero_halves(a) ^ nonzero_halves(b)) >> 15u;
+    }
+    return select(0u, 1u, (a != 0u) != (b != 0u));
+}
+
+// One 64-bit element as (low word, high word). Zero means both words zero.
+fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if !LOGICAL {
+        return a ^ b;
+    }
+    let a_set = (a.x | a.y) != 0u;
+    let b_set = (b.x | b.y) != 0u;
+    return vec2<u32>(select(0u, 1u, a_set != b_set), 0u);
+}

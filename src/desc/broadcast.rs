@@ -1,0 +1,355 @@
+//! OpenVINO BitwiseXor-13 and its broadcast rules (DESIGN §1, SEMANTICS §3).
+
+use std::fmt;
+
+use crate::desc::DataType;
+use crate::desc::tensor::packed_strides;
+use crate::error::{Error, Operator};
+use crate::layout::{ElementOp, OperandSpec, Plan};
+
+/// OpenVINO's `auto_broadcast` attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum AutoBroadcast {
+    /// `none`: the shapes must be identical.
+    None,
+    /// `numpy` (the default): right-align the shapes, pad the shorter with 1s on the left;
+    /// each pair must be equal or contain a 1, and the result takes the other value. A 1
+    /// against a 0 gives 0.
+    #[default]
+    Numpy,
+    /// `pdpd`: B broadcasts onto A only, starting at dimension `axis` of A. `axis = -1` means
+    /// `rank(A) - rank(B)`; any other negative axis is refused.
+    Pdpd {
+        /// The first dimension of A that B's first dimension lines up with.
+        axis: i64,
+    },
+    /// `explicit`: a value of OpenVINO's enum that elementwise operators refuse
+    /// ("Unsupported auto broadcast specification").
+    Explicit,
+}
+
+impl AutoBroadcast {
+    /// `pdpd` with its default axis, -1.
+    pub const PDPD: AutoBroadcast = AutoBroadcast::Pdpd { axis: -1 };
+}
+
+impl fmt::Display for AutoBroadcast {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AutoBroadcast::None => f.write_str("none"),
+            AutoBroadcast::Numpy => f.write_str("numpy"),
+            AutoBroadcast::Pdpd { axis } => write!(f, "pdpd(axis={axis})"),
+            AutoBroadcast::Explicit => f.write_str("explicit"),
+        }
+    }
+}
+
+/// OpenVINO `BitwiseXor-13`: bitwise XOR of two integer tensors, or logical XOR of two boolean
+/// tensors, with `auto_broadcast`.
+///
+/// Types: `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `u64`, `i64` and `bool`. Boolean inputs are
+/// read as `byte != 0` and the output is a 0/1 byte. Shapes may have any rank (0 is a scalar)
+/// and zero-size dimensions (an empty output, for which nothing is dispatched).
+///
+/// ```
+/// use gpu_xor::{AutoBroadcast, BitwiseXorDesc, DataType};
+///
+/// let desc = BitwiseXorDesc::new(DataType::I32, &[8, 1, 6, 1], &[7, 1, 5]);
+/// assert_eq!(desc.output_shape().unwrap(), vec![8, 7, 6, 5]);
+///
+/// let pdpd = BitwiseXorDesc::new(DataType::I32, &[2, 3, 4, 5], &[3, 4])
+///     .with_broadcast(AutoBroadcast::Pdpd { axis: 1 });
+/// assert_eq!(pdpd.output_shape().unwrap(), vec![2, 3, 4, 5]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BitwiseXorDesc {
+    /// Element type of input 0.
+    pub a_type: DataType,
+    /// Element type of input 1; must equal `a_type`.
+    pub b_type: DataType,
+    /// Shape of input 0.
+    pub a_shape: Vec<usize>,
+    /// Shape of input 1.
+    pub b_shape: Vec<usize>,
+    /// The broadcast rule.
+    pub auto_broadcast: AutoBroadcast,
+}
+
+impl BitwiseXorDesc {
+    /// Two inputs of one type, with numpy broadcasting.
+    pub fn new(data_type: DataType, a_shape: &[usize], b_shape: &[usize]) -> BitwiseXorDesc {
+        BitwiseXorDesc {
+            a_type: data_type,
+            b_type: data_type,
+            a_shape: a_shape.to_vec(),
+            b_shape: b_shape.to_vec(),
+            auto_broadcast: AutoBroadcast::Numpy,
+        }
+    }
+
+    /// The same description with another broadcast rule.
+    pub fn with_broadcast(mut self, auto_broadcast: AutoBroadcast) -> BitwiseXorDesc {
+        self.auto_broadcast = auto_broadcast;
+        self
+    }
+
+    /// The output shape, after every rule has been checked.
+    pub fn output_shape(&self) -> Result<Vec<usize>, Error> {
+        self.checked().map(|(shape, _)| shape)
+    }
+
+    /// Checks every rule, in OpenVINO's order: the element types merge, the shapes broadcast,
+    /// the type is integer or boolean.
+    pub fn validate(&self) -> Result<(), Error> {
+        self.checked().map(|_| ())
+    }
+
+    fn checked(&self) -> Result<(Vec<usize>, DataType), Error> {
+        if self.a_type != self.b_type {
+            return Err(Error::ElementTypeMismatch {
+                a: self.a_type,
+                b: self.b_type,
+            });
+        }
+        let shape = infer_output_shape(&self.a_shape, &self.b_shape, self.auto_broadcast)?;
+        if self.a_type.is_float() {
+            return Err(Error::NotIntegerOrBoolean {
+                data_type: self.a_type,
+            });
+        }
+        Ok((shape, self.a_type))
+    }
+
+    pub(crate) fn plan(&self) -> Result<Plan, Error> {
+        let (shape, data_type) = self.checked()?;
+        let width = u64::from(data_type.size_in_bytes());
+        let op = if data_type == DataType::Bool {
+            ElementOp::Logical
+        } else {
+            ElementOp::Xor
+        };
+        let b_axis = match self.auto_broadcast {
+            AutoBroadcast::Pdpd { axis } => {
+                let lead = shape.len() - self.b_shape.len();
+                if axis == -1 { lead } else { axis as usize }
+            }
+            _ => shape.len() - self.b_shape.len(),
+        };
+        let a_axis = shape.len() - self.a_shape.len();
+        let spec = |dims: &[usize]| -> Result<OperandSpec, Error> {
+            let sizes: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+            let elements = sizes
+                .iter()
+                .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+                .and_then(|n| n.checked_mul(width))
+                .ok_or(Error::SizeOverflow {
+                    what: "tensor bytes",
+                    value: dims.iter().map(|&d| d as u128).product::<u128>() * u128::from(width),
+                })?;
+            let bytes = elements.div_ceil(4) * 4;
+            Ok(OperandSpec {
+                required_bytes: bytes,
+                touched_bytes: bytes,
+                offset_alignment: width.max(4),
+                strides: packed_strides(&sizes),
+                sizes,
+            })
+        };
+        let spec_out = spec(&shape)?;
+        let spec_a = spec(&self.a_shape)?;
+        let spec_b = spec(&self.b_shape)?;
+        let out_sizes = spec_out.sizes.clone();
+        let out_strides = spec_out.strides.clone();
+        let a_strides = broadcast_strides(&spec_a, &out_sizes, a_axis);
+        let b_strides = broadcast_strides(&spec_b, &out_sizes, b_axis);
+        Ok(Plan::new(
+            Operator::BitwiseXor,
+            op,
+            data_type,
+            out_sizes,
+            [out_strides, a_strides, b_strides],
+            [spec_out, spec_a, spec_b],
+        ))
+    }
+}
+
+/// The output shape of two inputs under `broadcast`, following OpenVINO's shape inference
+/// (`PartialShape::broadcast_merge_into` for static shapes).
+///
+/// ```
+/// use gpu_xor::{AutoBroadcast, infer_output_shape};
+///
+/// assert_eq!(infer_output_shape(&[2, 1], &[1, 0], AutoBroadcast::Numpy).unwrap(), vec![2, 0]);
+/// assert_eq!(infer_output_shape(&[], &[], AutoBroadcast::Numpy).unwrap(), Vec::<usize>::new());
+/// assert!(infer_output_shape(&[1, 3], &[3], AutoBroadcast::None).is_err());
+/// ```
+pub fn infer_output_shape(
+    a: &[usize],
+    b: &[usize],
+    broadcast: AutoBroadcast,
+) -> Result<Vec<usize>, Error> {
+    let fail = |reason: &'static str| Error::ShapeInconsistent {
+        a: a.to_vec(),
+        b: b.to_vec(),
+        broadcast,
+        reason,
+    };
+    match broadcast {
+        AutoBroadcast::None => {
+            if a == b {
+                Ok(a.to_vec())
+            } else {
+                Err(fail("auto_broadcast none requires identical shapes"))
+            }
+        }
+        AutoBroadcast::Numpy => {
+            let rank = a.len().max(b.len());
+            let pad = |s: &[usize], i: usize| -> usize {
+                let lead = rank - s.len();
+                if i < lead { 1 } else { s[i - lead] }
+            };
+            (0..rank)
+                .map(|i| {
+                    merge_dim(pad(a, i), pad(b, i))
+                        .ok_or_else(|| fail("a dimension pair is unequal and neither is 1"))
+                })
+                .collect()
+        }
+        AutoBroadcast::Pdpd { axis } => {
+            if b.len() > a.len() {
+                return Err(fail("pdpd needs rank(B) <= rank(A)"));
+            }
+            if axis < -1 {
+                return Err(fail("pdpd axis is below -1"));
+            }
+            let axis = if axis == -1 {
+                a.len() - b.len()
+            } else {
+                usize::try_from(axis).map_err(|_| fail("pdpd axis is out of range"))?
+            };
+            if axis.checked_add(b.len()).is_none_or(|end| end > a.len()) {
+                return Err(fail("pdpd needs axis + rank(B) <= rank(A)"));
+            }
+            let mut out = a.to_vec();
+            for (i, &bd) in b.iter().enumerate() {
+                let ad = a[axis + i];
+                if bd > ad {
+                    return Err(fail("pdpd: a B dimension is larger than its A dimension"));
+                }
+                out[axis + i] = merge_dim(ad, bd)
+                    .ok_or_else(|| fail("pdpd: a B dimension is neither its A dimension nor 1"))?;
+            }
+            Ok(out)
+        }
+        AutoBroadcast::Explicit => Err(Error::UnsupportedBroadcast { broadcast }),
+    }
+}
+
+/// `Dimension::broadcast_merge` for static dimensions: equal, or one of them is 1 and the
+/// result is the other (so 1 against 0 gives 0).
+fn merge_dim(x: usize, y: usize) -> Option<usize> {
+    if x == y || y == 1 {
+        Some(x)
+    } else if x == 1 {
+        Some(y)
+    } else {
+        None
+    }
+}
+
+/// An input's element strides in the output's index space: its dimensions sit at
+/// `axis..axis + rank`, dimensions it lacks or holds as 1 against a larger output dimension get
+/// stride 0 (DESIGN §3: broadcasting lowers to zero strides).
+fn broadcast_strides(input: &OperandSpec, out_sizes: &[u64], axis: usize) -> Vec<u64> {
+    let mut strides = vec![0u64; out_sizes.len()];
+    for (i, (&size, &stride)) in input.sizes.iter().zip(&input.strides).enumerate() {
+        if size == out_sizes[axis + i] {
+            strides[axis + i] = stride;
+        }
+    }
+    strides
+}
+
+/// Shapes of OpenVINO's doc and type_prop tests, checked against the rules written out.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(a: &[usize], b: &[usize], m: AutoBroadcast) -> Vec<usize> {
+        infer_output_shape(a, b, m).unwrap()
+    }
+
+    fn bad(a: &[usize], b: &[usize], m: AutoBroadcast) {
+        assert_eq!(
+            infer_output_shape(a, b, m).unwrap_err().rule(),
+            "shape_inconsistent",
+            "{a:?} {b:?} {m}"
+        );
+    }
+
+    #[test]
+    fn numpy_follows_the_doc_examples() {
+        let np = AutoBroadcast::Numpy;
+        assert_eq!(ok(&[8, 1, 6, 1], &[7, 1, 5], np), vec![8, 7, 6, 5]);
+        assert_eq!(ok(&[2, 3, 4, 5], &[1], np), vec![2, 3, 4, 5]);
+        assert_eq!(ok(&[4, 5], &[2, 3, 4, 5], np), vec![2, 3, 4, 5]);
+        assert_eq!(ok(&[1, 4, 5], &[2, 3, 1, 1], np), vec![2, 3, 4, 5]);
+        assert_eq!(ok(&[1], &[0], np), vec![0]);
+        assert_eq!(ok(&[], &[], np), Vec::<usize>::new());
+        bad(&[3], &[4], np);
+        bad(&[2, 0], &[3], np);
+        bad(&[389, 112, 12], &[389, 112, 19], np);
+    }
+
+    #[test]
+    fn pdpd_follows_the_doc_examples() {
+        let pd = |axis| AutoBroadcast::Pdpd { axis };
+        let a = [2, 3, 4, 5];
+        assert_eq!(ok(&a, &[3, 4], pd(1)), a);
+        assert_eq!(ok(&a, &[3, 1], pd(1)), a);
+        assert_eq!(ok(&a, &[4, 5], pd(-1)), a);
+        assert_eq!(ok(&a, &[4, 5], pd(2)), a);
+        assert_eq!(ok(&a, &[1, 3], pd(0)), a);
+        assert_eq!(ok(&a, &[], pd(-1)), a);
+        assert_eq!(ok(&a, &[5], pd(3)), a);
+        assert_eq!(ok(&[8, 7, 6, 5], &[7, 1, 5], pd(-1)), vec![8, 7, 6, 5]);
+        bad(&[8, 1, 6, 1], &[7, 1, 5], pd(1));
+        bad(&a, &[3, 1], pd(-2));
+        bad(&[2, 3, 4, 1], &[2, 3, 4, 5], pd(-1));
+        bad(&a, &[4, 5, 1], pd(2));
+        // A 1 in A against a 0 in B merges to 0, as shape inference does.
+        assert_eq!(ok(&[2, 1], &[0], pd(-1)), vec![2, 0]);
+    }
+
+    #[test]
+    fn none_needs_identical_shapes() {
+        assert_eq!(ok(&[2, 2], &[2, 2], AutoBroadcast::None), vec![2, 2]);
+        bad(&[1, 3], &[3], AutoBroadcast::None);
+    }
+
+    #[test]
+    fn explicit_is_unsupported() {
+        assert_eq!(
+            infer_output_shape(&[2], &[2], AutoBroadcast::Explicit)
+                .unwrap_err()
+                .rule(),
+            "unsupported_broadcast"
+        );
+    }
+
+    #[test]
+    fn openvino_checks_types_then_shapes_then_integrality() {
+        let mut d = BitwiseXorDesc::new(DataType::U8, &[3], &[4]);
+        d.b_type = DataType::Bool;
+        assert_eq!(d.validate().unwrap_err().rule(), "dtype_mismatch");
+        let d = BitwiseXorDesc::new(DataType::F32, &[3], &[4]);
+        assert_eq!(d.validate().unwrap_err().rule(), "shape_inconsistent");
+        let d = BitwiseXorDesc::new(DataType::F32, &[2, 2], &[2, 2]);
+        assert_eq!(d.validate().unwrap_err().rule(), "unsupported_dtype");
+        assert_eq!(
+            d.validate().unwrap_err().to_string(),
+            "The element type of the input tensor must be integer or boolean. (got f32)"
+        );
+    }
+}

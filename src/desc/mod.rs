@@ -1,0 +1,16 @@
+//! Layer 1, descriptions: types, tensors, feature levels, the three operator descriptions
+//! and every rule of DESIGN §1. Pure CPU: nothing here touches wgpu.
+
+mod broadcast;
+mod data_type;
+mod feature_level;
+mod ops;
+mod tensor;
+
+pub use broadcast::{AutoBroadcast, BitwiseXorDesc, infer_output_shape};
+pub use data_type::DataType;
+pub use feature_level::FeatureLevel;
+pub use ops::{BitXorDesc, LogicalXorDesc, min_feature_level, rank_range};
+pub use tensor::{MAX_DIMENSIONS, MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorDesc, TensorFlags};
+#[cfg(test)]
+pub(crate) use tensor::packed_strides;

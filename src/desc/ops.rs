@@ -1,0 +1,354 @@
+//! The DirectML operator descriptions and their rules (DESIGN §1, SEMANTICS §5).
+
+use crate::desc::{DataType, FeatureLevel, MAX_DIMENSIONS, TensorDesc, TensorFlags};
+use crate::error::{Error, Operator, TensorName};
+use crate::layout::{self, ElementOp, OperandSpec, Plan};
+
+/// `DML_ELEMENT_WISE_BIT_XOR_OPERATOR_DESC`: `Output = A ^ B` on the raw bits of each element.
+///
+/// The data type only sets the element width: floats are never loaded as floats, so NaN
+/// payloads, signalling NaNs and `-0.0` pass through bit for bit.
+///
+/// ```
+/// use gpu_xor::{BitXorDesc, DataType, FeatureLevel, TensorDesc};
+///
+/// let desc = BitXorDesc::packed(DataType::F16, &[2, 3]);
+/// assert!(desc.validate(FeatureLevel::Fl4_1).is_ok());
+/// // FLOAT16 needs feature level 4.1.
+/// let err = desc.validate(FeatureLevel::Fl3_0).unwrap_err();
+/// assert_eq!(err.rule(), "unsupported_dtype");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BitXorDesc {
+    /// `ATensor`.
+    pub a: TensorDesc,
+    /// `BTensor`.
+    pub b: TensorDesc,
+    /// `OutputTensor`.
+    pub output: TensorDesc,
+}
+
+/// `DML_ELEMENT_WISE_LOGICAL_XOR_OPERATOR_DESC`:
+/// `Output = ((A != 0) != (B != 0)) ? 1 : 0`, in the input type.
+///
+/// Each element is read at its full width: `0x100` in a `UINT32` is true. Only `UINT32`
+/// (from feature level 1.0) and `UINT8` (from 2.0) are accepted, and below 3.0 only 4-D
+/// tensors.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LogicalXorDesc {
+    /// `ATensor`.
+    pub a: TensorDesc,
+    /// `BTensor`.
+    pub b: TensorDesc,
+    /// `OutputTensor`.
+    pub output: TensorDesc,
+}
+
+macro_rules! dml_desc_impl {
+    ($desc:ident, $operator:expr, $op:expr) => {
+        impl $desc {
+            /// A description from three tensor descriptions.
+            pub fn new(a: TensorDesc, b: TensorDesc, output: TensorDesc) -> $desc {
+                $desc { a, b, output }
+            }
+
+            /// Three packed tensors of one type and one shape.
+            pub fn packed(data_type: DataType, sizes: &[u32]) -> $desc {
+                let t = TensorDesc::new(data_type, sizes);
+                $desc {
+                    a: t.clone(),
+                    b: t.clone(),
+                    output: t,
+                }
+            }
+
+            /// Checks every rule at this feature level; the first that fails is returned.
+            pub fn validate(&self, feature_level: FeatureLevel) -> Result<(), Error> {
+                self.plan(feature_level).map(|_| ())
+            }
+
+            pub(crate) fn plan(&self, feature_level: FeatureLevel) -> Result<Plan, Error> {
+                validate_dml($operator, $op, [&self.a, &self.b, &self.output], feature_level)
+            }
+        }
+    };
+}
+
+dml_desc_impl!(BitXorDesc, Operator::BitXor, ElementOp::Xor);
+dml_desc_impl!(LogicalXorDesc, Operator::LogicalXor, ElementOp::Logical);
+
+/// The lowest feature level at which `operator` accepts `data_type`, or `None` if none does.
+///
+/// `BitXor`: `u8`, `u16`, `u32` from 3.0, the other DirectML types from 4.1.
+/// `LogicalXor`: `u32` from 1.0, `u8` from 2.0, nothing else ever.
+/// `BitwiseXor` has no feature levels: its integer and boolean types give [`FeatureLevel::Fl1_0`].
+pub fn min_feature_level(operator: Operator, data_type: DataType) -> Option<FeatureLevel> {
+    use DataType::*;
+    match operator {
+        Operator::BitXor => match data_type {
+            U8 | U16 | U32 => Some(FeatureLevel::Fl3_0),
+            Bool => None,
+            _ => Some(FeatureLevel::Fl4_1),
+        },
+        Operator::LogicalXor => match data_type {
+            U32 => Some(FeatureLevel::Fl1_0),
+            U8 => Some(FeatureLevel::Fl2_0),
+            _ => None,
+        },
+        Operator::BitwiseXor => (!data_type.is_float()).then_some(FeatureLevel::Fl1_0),
+    }
+}
+
+/// The DimensionCounts `operator` accepts at `feature_level`, as `(min, max)`.
+///
+/// 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1), except LOGICAL_XOR below 3.0: exactly 4.
+pub fn rank_range(operator: Operator, feature_level: FeatureLevel) -> (usize, usize) {
+    match operator {
+        Operator::LogicalXor if feature_level < FeatureLevel::Fl3_0 => (4, 4),
+        Operator::BitwiseXor => (0, usize::MAX),
+        _ => (1, MAX_DIMENSIONS),
+    }
+}
+
+/// The rules of DESIGN §1 in the order they are checked:
+/// 1. A, B and Output have the same DataType.
+/// 2. The operator takes that type at this feature level.
+/// 3. Each DimensionCount is in range for this feature level.
+/// 4. The three DimensionCounts are equal.
+/// 5. The three Sizes are equal.
+/// 6. Per tensor: no zero size, at most 2^32 - 1 elements, one stride per dimension, a valid
+///    GuaranteedBaseOffsetAlignment, TotalTensorSizeInBytes at least DMLCalcBufferTensorSize,
+///    and no OWNED_BY_DML flag.
+/// 7. The output does not overlap itself.
+fn validate_dml(
+    operator: Operator,
+    op: ElementOp,
+    tensors: [&TensorDesc; 3],
+    feature_level: FeatureLevel,
+) -> Result<Plan, Error> {
+    let [a, b, output] = tensors;
+    let named = [(TensorName::A, a), (TensorName::B, b), (TensorName::Output, output)];
+
+    // Check 1.
+    for (tensor, t) in &named[1..] {
+        if t.data_type != a.data_type {
+            return Err(Error::DataTypeMismatch {
+                operator,
+                tensor: *tensor,
+                found: t.data_type,
+                expected: a.data_type,
+            });
+        }
+    }
+
+    // Check 2.
+    let data_type = a.data_type;
+    let required = min_feature_level(operator, data_type);
+    if required.is_none_or(|r| r > feature_level) {
+        return Err(Error::UnsupportedDataType {
+            operator,
+            data_type,
+            feature_level,
+            required,
+        });
+    }
+
+    // Check 3.
+    let (min_rank, max_rank) = rank_range(operator, feature_level);
+    for (tensor, t) in &named {
+        let rank = t.rank();
+        if rank < min_rank || rank > max_rank {
+            let required = (1..=MAX_DIMENSIONS)
+                .contains(&rank)
+                .then_some(FeatureLevel::Fl3_0)
+                .filter(|&r| r > feature_level);
+            return Err(Error::RankOutOfRange {
+                operator,
+                tensor: *tensor,
+                rank,
+                min: min_rank,
+                max: max_rank,
+                feature_level,
+                required,
+            });
+        }
+    }
+
+    // Checks 4 and 5.
+    for (tensor, t) in &named[1..] {
+        if t.rank() != a.rank() {
+            return Err(Error::RankMismatch {
+                operator,
+                tensor: *tensor,
+                rank: t.rank(),
+                expected: a.rank(),
+            });
+        }
+    }
+    for (tensor, t) in &named[1..] {
+        if t.sizes != a.sizes {
+            return Err(Error::SizesMismatch {
+                operator,
+                tensor: *tensor,
+                sizes: t.sizes.clone(),
+                expected: a.sizes.clone(),
+            });
+        }
+    }
+
+    // Check 6.
+    let mut specs = Vec::with_capacity(3);
+    for (tensor, t) in &named {
+        specs.push(check_tensor(*tensor, t)?);
+    }
+
+    // Check 7.
+    let out_strides = output.effective_strides();
+    let sizes: Vec<u64> = a.sizes.iter().map(|&s| u64::from(s)).collect();
+    if layout::self_overlaps(&sizes, &out_strides) {
+        return Err(Error::OutputOverlap {
+            sizes: output.sizes.clone(),
+            strides: out_strides.iter().map(|&s| s as u32).collect(),
+        });
+    }
+
+    let [spec_a, spec_b, spec_out]: [OperandSpec; 3] = specs.try_into().expect("three tensors");
+    Ok(Plan::new(
+        operator,
+        op,
+        data_type,
+        sizes,
+        [out_strides, a.effective_strides(), b.effective_strides()],
+        [spec_out, spec_a, spec_b],
+    ))
+}
+
+/// Check 6 for one tensor; returns what binding it needs.
+fn check_tensor(tensor: TensorName, t: &TensorDesc) -> Result<OperandSpec, Error> {
+    if t.sizes.contains(&0) {
+        return Err(Error::ZeroSize {
+            tensor,
+            sizes: t.sizes.clone(),
+        });
+    }
+    let elements = t.element_count();
+    if elements > u128::from(u32::MAX) {
+        return Err(Error::TooManyElements { tensor, elements });
+    }
+    let minimum = t.min_buffer_size_for(tensor)?;
+    let width = t.data_type.size_in_bytes();
+    let alignment = t.guaranteed_base_offset_alignment;
+    if alignment != 0 && (!alignment.is_power_of_two() || alignment < width) {
+        return Err(Error::InvalidAlignment {
+            tensor,
+            alignment,
+            element_size: width,
+        });
+    }
+    let total = t.total_tensor_size_in_bytes.unwrap_or(minimum);
+    if total < minimum {
+        return Err(Error::TotalSizeTooSmall {
+            tensor,
+            total,
+            minimum,
+        });
+    }
+    if t.flags == TensorFlags::OwnedByDml {
+        return Err(match tensor {
+            TensorName::Output => Error::OwnedByDmlOnOutput,
+            _ => Error::OwnedByDmlUnsupported { tensor },
+        });
+    }
+    Ok(OperandSpec {
+        required_bytes: total,
+        touched_bytes: minimum,
+        offset_alignment: super::MINIMUM_BUFFER_TENSOR_ALIGNMENT.max(u64::from(alignment)),
+        sizes: t.sizes.iter().map(|&s| u64::from(s)).collect(),
+        strides: t.effective_strides(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(dt: DataType, sizes: &[u32]) -> TensorDesc {
+        TensorDesc::new(dt, sizes)
+    }
+
+    #[test]
+    fn feature_level_tables_match_directml() {
+        use DataType::*;
+        for dt in DataType::ALL {
+            let bx = min_feature_level(Operator::BitXor, dt);
+            let lx = min_feature_level(Operator::LogicalXor, dt);
+            match dt {
+                U8 | U16 | U32 => assert_eq!(bx, Some(FeatureLevel::Fl3_0)),
+                Bool => assert_eq!(bx, None),
+                _ => assert_eq!(bx, Some(FeatureLevel::Fl4_1)),
+            }
+            match dt {
+                U32 => assert_eq!(lx, Some(FeatureLevel::Fl1_0)),
+                U8 => assert_eq!(lx, Some(FeatureLevel::Fl2_0)),
+                _ => assert_eq!(lx, None),
+            }
+        }
+    }
+
+    #[test]
+    fn dtype_mismatch_is_checked_before_support() {
+        let d = BitXorDesc::new(t(DataType::U32, &[4]), t(DataType::I32, &[4]), t(DataType::U32, &[4]));
+        assert_eq!(
+            d.validate(FeatureLevel::Fl4_1),
+            Err(Error::DataTypeMismatch {
+                operator: Operator::BitXor,
+                tensor: TensorName::B,
+                found: DataType::I32,
+                expected: DataType::U32
+            })
+        );
+    }
+
+    #[test]
+    fn logical_xor_rank_rule_names_the_level_that_allows_it() {
+        let d = LogicalXorDesc::packed(DataType::U8, &[2, 3, 4]);
+        let e = d.validate(FeatureLevel::Fl2_0).unwrap_err();
+        assert_eq!(
+            e,
+            Error::RankOutOfRange {
+                operator: Operator::LogicalXor,
+                tensor: TensorName::A,
+                rank: 3,
+                min: 4,
+                max: 4,
+                feature_level: FeatureLevel::Fl2_0,
+                required: Some(FeatureLevel::Fl3_0)
+            }
+        );
+        assert!(d.validate(FeatureLevel::Fl3_0).is_ok());
+    }
+
+    #[test]
+    fn output_with_zero_stride_overlaps_itself() {
+        let mut d = BitXorDesc::packed(DataType::U8, &[2, 3]);
+        d.output = d.output.with_strides(&[0, 1]);
+        assert_eq!(d.validate(FeatureLevel::Fl4_1).unwrap_err().rule(), "output_overlap");
+        // Zero stride on a size-1 dimension is harmless.
+        let mut d = BitXorDesc::packed(DataType::U8, &[1, 3]);
+        d.output = d.output.with_strides(&[0, 1]);
+        assert!(d.validate(FeatureLevel::Fl4_1).is_ok());
+    }
+
+    #[test]
+    fn owned_by_dml_is_refused_with_the_right_rule() {
+        let mut d = BitXorDesc::packed(DataType::U8, &[4]);
+        d.output.flags = TensorFlags::OwnedByDml;
+        assert_eq!(d.validate(FeatureLevel::Fl4_1), Err(Error::OwnedByDmlOnOutput));
+        let mut d = BitXorDesc::packed(DataType::U8, &[4]);
+        d.b.flags = TensorFlags::OwnedByDml;
+        assert_eq!(
+            d.validate(FeatureLevel::Fl4_1),
+            Err(Error::OwnedByDmlUnsupported { tensor: TensorName::B })
+        );
+    }
+}

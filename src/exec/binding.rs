@@ -1,0 +1,72 @@
+//! Where a tensor lives: a range of a caller's buffer.
+
+/// One tensor's binding: a buffer, the byte offset of the tensor in it, and the size of the
+/// bound range (`DML_BUFFER_BINDING`).
+///
+/// The buffer needs `wgpu::BufferUsages::STORAGE`. For the DirectML operators the offset is a
+/// multiple of 16 (and of the tensor's `GuaranteedBaseOffsetAlignment`) and the size at least
+/// `TotalTensorSizeInBytes`; for BitwiseXor the offset is a multiple of 4 and of the element
+/// size, and the size at least the tensor's bytes rounded up to 4.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorBinding<'a> {
+    /// The buffer.
+    pub buffer: &'a wgpu::Buffer,
+    /// Byte offset of the tensor's first element.
+    pub offset: u64,
+    /// Bytes bound from `offset`; `None` for the rest of the buffer.
+    pub size: Option<u64>,
+}
+
+impl<'a> TensorBinding<'a> {
+    /// The whole buffer, from offset 0.
+    pub fn new(buffer: &'a wgpu::Buffer) -> TensorBinding<'a> {
+        TensorBinding {
+            buffer,
+            offset: 0,
+            size: None,
+        }
+    }
+
+    /// `size` bytes of the buffer from `offset`.
+    pub fn range(buffer: &'a wgpu::Buffer, offset: u64, size: u64) -> TensorBinding<'a> {
+        TensorBinding {
+            buffer,
+            offset,
+            size: Some(size),
+        }
+    }
+
+    /// The rest of the buffer from `offset`.
+    pub fn at(buffer: &'a wgpu::Buffer, offset: u64) -> TensorBinding<'a> {
+        TensorBinding {
+            buffer,
+            offset,
+            size: None,
+        }
+    }
+}
+
+/// The three bindings of one call.
+///
+/// Any of them may name the same buffer: ranges that do not overlap are fine, an output
+/// bound to exactly an input's range runs in place, and inputs may overlap each other.
+#[derive(Clone, Copy, Debug)]
+pub struct XorBindings<'a> {
+    /// Input A.
+    pub a: TensorBinding<'a>,
+    /// Input B.
+    pub b: TensorBinding<'a>,
+    /// The output.
+    pub output: TensorBinding<'a>,
+}
+
+impl<'a> XorBindings<'a> {
+    /// Bindings from three tensor bindings.
+    pub fn new(
+        a: TensorBinding<'a>,
+        b: TensorBinding<'a>,
+        output: TensorBinding<'a>,
+    ) -> XorBindings<'a> {
+        XorBindings { a, b, output }
+    }
+}

@@ -1,0 +1,327 @@
+//! The execution context: a device, its queue, and what this crate caches on them.
+
+use std::sync::Arc;
+
+use crate::desc::FeatureLevel;
+use crate::error::Error;
+use crate::kernels::params::{MAX_KERNEL_RANK, record_stride};
+use crate::kernels::pipelines::KernelCache;
+use crate::layout::Limits;
+
+/// Largest window bound at once even where the device allows more, so that every byte
+/// offset inside a window fits in 32 bits in the kernels.
+const MAX_WINDOW_CAP: u64 = 1 << 31;
+
+/// Settings of a [`Context`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// The DirectML feature level whose type and rank tables the DirectML operators follow.
+    pub feature_level: FeatureLevel,
+    /// The most bytes one storage binding may span; `None` for the device's
+    /// `max_storage_buffer_binding_size`. A small value makes every path cross window seams
+    /// on any adapter (tests use it); it must be at least twice the device's
+    /// `min_storage_buffer_offset_alignment` (and at least 64).
+    pub max_window_bytes: Option<u64>,
+}
+
+/// Which limits [`Context::from_env`] asks the adapter for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum LimitsChoice {
+    /// The adapter's own limits (`adapter.limits()`): the default.
+    #[default]
+    Adapter,
+    /// WebGPU's default limits (`wgpu::Limits::default()`), to check that everything works
+    /// within them.
+    WebGpuDefault,
+    /// wgpu's downlevel defaults (`wgpu::Limits::downlevel_defaults()`).
+    Downlevel,
+}
+
+/// A device and queue with this crate's shared state: the bind group layout, the compiled
+/// pipelines, and the settings. Cheap to clone (an `Arc` inside).
+///
+/// Bring your own device and queue with [`Context::new`], or let [`Context::from_env`] make
+/// them.
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) feature_level: FeatureLevel,
+}
+
+pub(crate) struct Shared {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub kernels: KernelCache,
+    /// Bound in a slot that no operand uses (bind groups must fill every binding).
+    pub dummy: wgpu::Buffer,
+    pub windows: Limits,
+    pub max_groups: u32,
+    pub record_stride: u64,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("adapter", &self.shared.device.adapter_info().name)
+            .field("feature_level", &self.feature_level)
+            .field("max_window", &self.shared.windows.max_window)
+            .finish()
+    }
+}
+
+impl Context {
+    /// A context on the caller's device and queue, with default options.
+    pub fn new(device: wgpu::Device, queue: wgpu::Queue) -> Context {
+        Context::with_options(device, queue, &ContextOptions::default())
+            .expect("default options are valid")
+    }
+
+    /// A context on the caller's device and queue.
+    pub fn with_options(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        options: &ContextOptions,
+    ) -> Result<Context, Error> {
+        let limits = device.limits();
+        let offset_alignment = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
+        let device_window = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+            .min(MAX_WINDOW_CAP);
+        let max_window = match options.max_window_bytes {
+            None => device_window,
+            Some(w) => {
+                let least = (2 * offset_alignment).max(64);
+                if w < least {
+                    return Err(Error::InvalidOption {
+                        name: "max_window_bytes",
+                        reason: format!("{w} is below {least} (twice the offset alignment)"),
+                    });
+                }
+                w.min(device_window)
+            }
+        };
+        let max_window = max_window - max_window % 16;
+        let kernels = KernelCache::new(&device);
+        let dummy = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor unused slot"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let shared = Shared {
+            windows: Limits {
+                max_window,
+                offset_alignment,
+                max_rank: MAX_KERNEL_RANK,
+            },
+            max_groups: limits.max_compute_workgroups_per_dimension,
+            record_stride: record_stride(limits.min_uniform_buffer_offset_alignment),
+            kernels,
+            dummy,
+            device,
+            queue,
+        };
+        Ok(Context {
+            shared: Arc::new(shared),
+            feature_level: options.feature_level,
+        })
+    }
+
+    /// A context on a device made from the environment, blocking until it is ready.
+    ///
+    /// - `WGPU_BACKEND` picks the backends (`vulkan`, `gl`, `metal`, `dx12`, ...);
+    /// - `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it (any case);
+    /// - `WGPU_POWER_PREF` (`low` / `high`) is honoured otherwise;
+    /// - `GPU_XOR_LIMITS` = `adapter` (default), `webgpu` or `downlevel` picks the limits
+    ///   requested ([`LimitsChoice`]);
+    /// - `GPU_XOR_MAX_WINDOW` = a byte count sets [`ContextOptions::max_window_bytes`].
+    pub fn from_env() -> Result<Context, Error> {
+        pollster::block_on(Context::from_env_async())
+    }
+
+    /// The asynchronous form of [`Context::from_env`].
+    pub async fn from_env_async() -> Result<Context, Error> {
+        let limits = match std::env::var("GPU_XOR_LIMITS").ok().as_deref() {
+            None | Some("") | Some("adapter") => LimitsChoice::Adapter,
+            Some("webgpu") | Some("default") => LimitsChoice::WebGpuDefault,
+            Some("downlevel") => LimitsChoice::Downlevel,
+            Some(other) => {
+                return Err(Error::InvalidOption {
+                    name: "GPU_XOR_LIMITS",
+                    reason: format!("{other:?} is not adapter, webgpu or downlevel"),
+                });
+            }
+        };
+        let max_window_bytes = match std::env::var("GPU_XOR_MAX_WINDOW").ok() {
+            None => None,
+            Some(text) => Some(text.trim().parse::<u64>().map_err(|e| Error::InvalidOption {
+                name: "GPU_XOR_MAX_WINDOW",
+                reason: format!("{text:?}: {e}"),
+            })?),
+        };
+        let adapter = adapter_from_env().await?;
+        let (device, queue) = open_device(&adapter, limits).await?;
+        Context::with_options(
+            device,
+            queue,
+            &ContextOptions {
+                max_window_bytes,
+                ..ContextOptions::default()
+            },
+        )
+    }
+
+    /// The same device and caches at another feature level.
+    pub fn with_feature_level(&self, feature_level: FeatureLevel) -> Context {
+        Context {
+            shared: self.shared.clone(),
+            feature_level,
+        }
+    }
+
+    /// The feature level the DirectML operators are checked against.
+    pub fn feature_level(&self) -> FeatureLevel {
+        self.feature_level
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.shared.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.shared.queue
+    }
+
+    /// The adapter behind the device.
+    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+        self.shared.device.adapter_info()
+    }
+
+    /// The most bytes one binding spans; larger tensors are processed in windows.
+    pub fn max_window_bytes(&self) -> u64 {
+        self.shared.windows.max_window
+    }
+
+    /// Blocks until the work submitted so far has finished.
+    pub fn wait(&self) -> Result<(), Error> {
+        self.shared
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Poll(e.to_string()))
+    }
+
+    /// Copies `size` bytes at `offset` of `buffer` back to the host, blocking.
+    ///
+    /// The buffer needs `wgpu::BufferUsages::COPY_SRC`. Work submitted before this call is
+    /// seen by the copy.
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
+        if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
+            return Err(Error::MissingUsage {
+                tensor: None,
+                needed: "COPY_SRC",
+                usage: format!("{:?}", buffer.usage()),
+            });
+        }
+        // Copies move whole words: the range is widened to 4-byte boundaries, which must lie
+        // within the buffer's declared size.
+        let readable = buffer.size() - buffer.size() % 4;
+        let end = offset
+            .checked_add(size)
+            .filter(|&e| e.div_ceil(4) * 4 <= readable)
+            .ok_or(Error::ReadOutOfBounds {
+                offset,
+                size,
+                readable,
+            })?;
+        if size == 0 {
+            return Ok(Vec::new());
+        }
+        let start4 = offset - offset % 4;
+        let end4 = end.div_ceil(4) * 4;
+        let device = &self.shared.device;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor read-back"),
+            size: end4 - start4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("gpu-xor read-back"),
+        });
+        encoder.copy_buffer_to_buffer(buffer, start4, &staging, 0, end4 - start4);
+        let index = self.shared.queue.submit([encoder.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map_err(|e| Error::Poll(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| Error::Map(e.to_string()))?
+            .map_err(|e| Error::Map(e.to_string()))?;
+        let bytes = {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| Error::Map(e.to_string()))?;
+            let from = (offset - start4) as usize;
+            view[from..from + size as usize].to_vec()
+        };
+        staging.unmap();
+        Ok(bytes)
+    }
+}
+
+async fn adapter_from_env() -> Result<wgpu::Adapter, Error> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    if let Ok(name) = std::env::var("WGPU_ADAPTER_NAME") {
+        let wanted = name.to_lowercase();
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+            .ok_or_else(|| {
+                Error::NoAdapter(format!(
+                    "WGPU_ADAPTER_NAME={name:?} matches none of {names:?}"
+                ))
+            });
+    }
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::NoAdapter(e.to_string()))
+}
+
+async fn open_device(
+    adapter: &wgpu::Adapter,
+    choice: LimitsChoice,
+) -> Result<(wgpu::Device, wgpu::Queue), Error> {
+    let required_limits = match choice {
+        LimitsChoice::Adapter => adapter.limits(),
+        LimitsChoice::WebGpuDefault => wgpu::Limits::default(),
+        LimitsChoice::Downlevel => wgpu::Limits::downlevel_defaults(),
+    };
+    adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpu-xor"),
+            required_features: wgpu::Features::empty(),
+            required_limits,
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        })
+        .await
+        .map_err(|e| Error::RequestDevice(e.to_string()))
+}

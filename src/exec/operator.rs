@@ -1,0 +1,171 @@
+//! Compiled operators: validated once, recorded many times.
+
+use super::binding::XorBindings;
+use super::context::Context;
+use super::record::{RecordSummary, record};
+use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
+use crate::error::Error;
+use crate::kernels::pipelines::PipelineKey;
+use crate::layout::{KernelKind, Plan};
+
+/// What the three compiled operators share.
+#[derive(Clone, Debug)]
+struct Compiled {
+    ctx: Context,
+    plan: Plan,
+}
+
+impl Compiled {
+    /// Keeps the plan and compiles the pipeline its first call most likely needs (three
+    /// distinct buffers), so that a driver that cannot build it fails here, not mid-record.
+    fn new(ctx: &Context, plan: Plan) -> Result<Compiled, Error> {
+        if plan.kernel != KernelKind::Empty {
+            ctx.shared.kernels.pipeline(
+                &ctx.shared.device,
+                PipelineKey {
+                    kernel: plan.kernel,
+                    op: plan.op,
+                    width: plan.data_type.size_in_bytes(),
+                    a_src: 1,
+                    b_src: 2,
+                },
+            )?;
+        }
+        Ok(Compiled {
+            ctx: ctx.clone(),
+            plan,
+        })
+    }
+
+    fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        bindings: &XorBindings<'_>,
+    ) -> Result<RecordSummary, Error> {
+        record(&self.ctx.shared, &self.plan, bindings, encoder)
+    }
+
+    fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+        let device = &self.ctx.shared.device;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("gpu-xor run"),
+        });
+        let summary = self.record(&mut encoder, bindings)?;
+        let index = self.ctx.shared.queue.submit([encoder.finish()]);
+        device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map_err(|e| Error::Poll(e.to_string()))?;
+        Ok(summary)
+    }
+}
+
+macro_rules! compiled_operator {
+    ($(#[$doc:meta])* $name:ident, $desc:ty, |$ctx:ident, $d:ident| $plan:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name {
+            compiled: Compiled,
+            desc: $desc,
+        }
+
+        impl $name {
+            /// Validates `desc` (at the context's feature level for the DirectML operators)
+            /// and prepares the operator. Every description rule is checked here, once.
+            pub fn new($ctx: &Context, $d: &$desc) -> Result<$name, Error> {
+                let plan = $plan?;
+                Ok($name {
+                    compiled: Compiled::new($ctx, plan)?,
+                    desc: $d.clone(),
+                })
+            }
+
+            /// Records the operator into the caller's encoder, on the caller's buffers.
+            ///
+            /// The bindings are checked first (usage, offsets, sizes, how they share buffers);
+            /// on an error nothing is recorded. Only the output's elements are written: every
+            /// other byte of every buffer keeps its value.
+            pub fn record(
+                &self,
+                encoder: &mut wgpu::CommandEncoder,
+                bindings: &XorBindings<'_>,
+            ) -> Result<RecordSummary, Error> {
+                self.compiled.record(encoder, bindings)
+            }
+
+            /// Records into a new encoder, submits it, and blocks until it has finished.
+            pub fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+                self.compiled.run(bindings)
+            }
+
+            /// The plan decided at creation.
+            pub fn plan(&self) -> &Plan {
+                &self.compiled.plan
+            }
+
+            /// The description it was made from.
+            pub fn desc(&self) -> &$desc {
+                &self.desc
+            }
+
+            /// The context it records on.
+            pub fn context(&self) -> &Context {
+                &self.compiled.ctx
+            }
+        }
+    };
+}
+
+compiled_operator!(
+    /// A compiled DirectML BIT_XOR.
+    ///
+    /// ```no_run
+    /// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
+    /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+    /// let ctx = Context::new(device.clone(), queue.clone());
+    /// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F32, &[1024]))?;
+    /// let mut encoder = device.create_command_encoder(&Default::default());
+    /// op.record(
+    ///     &mut encoder,
+    ///     &XorBindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
+    /// )?;
+    /// queue.submit([encoder.finish()]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    BitXor,
+    BitXorDesc,
+    |ctx, desc| desc.plan(ctx.feature_level)
+);
+
+compiled_operator!(
+    /// A compiled DirectML LOGICAL_XOR.
+    LogicalXor,
+    LogicalXorDesc,
+    |ctx, desc| desc.plan(ctx.feature_level)
+);
+
+compiled_operator!(
+    /// A compiled OpenVINO BitwiseXor-13. Allocate the output from
+    /// [`BitwiseXor::output_shape`].
+    BitwiseXor,
+    BitwiseXorDesc,
+    |ctx, desc| {
+        let _ = ctx;
+        desc.plan()
+    }
+);
+
+impl BitwiseXor {
+    /// The broadcast output shape.
+    pub fn output_shape(&self) -> Vec<usize> {
+        self.desc
+            .output_shape()
+            .expect("validated when the operator was created")
+    }
+}

@@ -1,0 +1,232 @@
+//! Typed GPU tensors: upload from and read back to host slices.
+
+use half::f16;
+
+use super::binding::TensorBinding;
+use super::context::Context;
+use crate::desc::{DataType, TensorDesc};
+use crate::error::Error;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A host element type with a matching [`DataType`]: `u8`, `i8`, `u16`, `i16`, `u32`, `i32`,
+/// `u64`, `i64`, `half::f16`, `f32`, `f64`. Booleans go through [`Tensor::from_bools`].
+pub trait Element: bytemuck::Pod + sealed::Sealed {
+    /// The tensor type that holds this host type.
+    const DATA_TYPE: DataType;
+}
+
+macro_rules! element {
+    ($($t:ty => $dt:ident),* $(,)?) => {
+        $(
+            impl sealed::Sealed for $t {}
+            impl Element for $t {
+                const DATA_TYPE: DataType = DataType::$dt;
+            }
+        )*
+    };
+}
+
+element!(
+    u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
+    u64 => U64, i64 => I64, f16 => F16, f32 => F32, f64 => F64,
+);
+
+/// A packed tensor in a buffer of its own, with its type and shape.
+///
+/// The buffer has `STORAGE | COPY_SRC | COPY_DST` usage and a size rounded up to 16 bytes.
+///
+/// ```no_run
+/// use gpu_xor::{Context, Tensor};
+///
+/// # fn main() -> Result<(), gpu_xor::Error> {
+/// let ctx = Context::from_env()?;
+/// let a = Tensor::from_slice(&ctx, &[2, 2], &[0u8, 128, 42, 255])?;
+/// let b = Tensor::from_slice(&ctx, &[2, 2], &[255u8; 4])?;
+/// let out = ctx.bit_xor(&a, &b)?;
+/// assert_eq!(out.to_vec::<u8>()?, [255, 127, 213, 0]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Tensor {
+    ctx: Context,
+    buffer: wgpu::Buffer,
+    data_type: DataType,
+    shape: Vec<usize>,
+    bytes: u64,
+}
+
+impl Tensor {
+    /// Uploads `data`, laid out row-major in `shape`.
+    pub fn from_slice<T: Element>(ctx: &Context, shape: &[usize], data: &[T]) -> Result<Tensor, Error> {
+        Tensor::from_bytes(ctx, T::DATA_TYPE, shape, bytemuck::cast_slice(data))
+    }
+
+    /// Uploads booleans as 0/1 bytes into a [`DataType::Bool`] tensor.
+    pub fn from_bools(ctx: &Context, shape: &[usize], data: &[bool]) -> Result<Tensor, Error> {
+        let bytes: Vec<u8> = data.iter().map(|&b| u8::from(b)).collect();
+        Tensor::from_bytes(ctx, DataType::Bool, shape, &bytes)
+    }
+
+    /// Uploads raw element bytes (little-endian bit patterns) of `data_type`.
+    pub fn from_bytes(
+        ctx: &Context,
+        data_type: DataType,
+        shape: &[usize],
+        bytes: &[u8],
+    ) -> Result<Tensor, Error> {
+        let (elements, size) = sizes(data_type, shape)?;
+        let width = data_type.size_in_bytes() as usize;
+        if bytes.len() != elements * width {
+            return Err(Error::DataLength {
+                shape: shape.to_vec(),
+                expected: elements,
+                found: bytes.len() / width,
+            });
+        }
+        let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor tensor"),
+            size: buffer_size(size),
+            usage: usage(),
+            mapped_at_creation: true,
+        });
+        {
+            let mut padded = vec![0u8; buffer.size() as usize];
+            padded[..bytes.len()].copy_from_slice(bytes);
+            buffer
+                .get_mapped_range_mut(..)
+                .map_err(|e| Error::Map(e.to_string()))?
+                .copy_from_slice(&padded);
+        }
+        buffer.unmap();
+        Ok(Tensor {
+            ctx: ctx.clone(),
+            buffer,
+            data_type,
+            shape: shape.to_vec(),
+            bytes: size,
+        })
+    }
+
+    /// A tensor of zeros.
+    pub fn zeros(ctx: &Context, data_type: DataType, shape: &[usize]) -> Result<Tensor, Error> {
+        let (_, size) = sizes(data_type, shape)?;
+        let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor tensor"),
+            size: buffer_size(size),
+            usage: usage(),
+            mapped_at_creation: false,
+        });
+        Ok(Tensor {
+            ctx: ctx.clone(),
+            buffer,
+            data_type,
+            shape: shape.to_vec(),
+            bytes: size,
+        })
+    }
+
+    /// Reads the elements back as `T`, which must match the tensor's type.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
+        if T::DATA_TYPE != self.data_type {
+            return Err(Error::TensorTypeMismatch {
+                actual: self.data_type,
+                requested: T::DATA_TYPE,
+            });
+        }
+        let bytes = self.to_bytes()?;
+        Ok(bytes
+            .chunks_exact(std::mem::size_of::<T>())
+            .map(bytemuck::pod_read_unaligned)
+            .collect())
+    }
+
+    /// Reads a [`DataType::Bool`] tensor back; any nonzero byte reads as true.
+    pub fn to_bools(&self) -> Result<Vec<bool>, Error> {
+        if self.data_type != DataType::Bool {
+            return Err(Error::TensorTypeMismatch {
+                actual: self.data_type,
+                requested: DataType::Bool,
+            });
+        }
+        Ok(self.to_bytes()?.into_iter().map(|b| b != 0).collect())
+    }
+
+    /// Reads the raw element bytes back.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+        let mut bytes = self.ctx.read_buffer(&self.buffer, 0, self.bytes.div_ceil(4) * 4)?;
+        bytes.truncate(self.bytes as usize);
+        Ok(bytes)
+    }
+
+    /// The binding of this tensor: its whole buffer.
+    pub fn binding(&self) -> TensorBinding<'_> {
+        TensorBinding::new(&self.buffer)
+    }
+
+    /// The buffer.
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    /// The element type.
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// The shape (empty for a scalar).
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The number of elements.
+    pub fn element_count(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// The packed DirectML description of this tensor; a scalar becomes `{1}`.
+    pub fn dml_desc(&self) -> Result<TensorDesc, Error> {
+        let sizes: Vec<u32> = if self.shape.is_empty() {
+            vec![1]
+        } else {
+            self.shape
+                .iter()
+                .map(|&d| {
+                    u32::try_from(d).map_err(|_| Error::SizeOverflow {
+                        what: "DirectML size",
+                        value: d as u128,
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        Ok(TensorDesc::new(self.data_type, &sizes))
+    }
+}
+
+fn usage() -> wgpu::BufferUsages {
+    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
+}
+
+fn buffer_size(bytes: u64) -> u64 {
+    bytes.div_ceil(16).max(1) * 16
+}
+
+/// Element count and byte size of a packed tensor, checked for overflow.
+fn sizes(data_type: DataType, shape: &[usize]) -> Result<(usize, u64), Error> {
+    let overflow = || Error::SizeOverflow {
+        what: "tensor bytes",
+        value: shape.iter().map(|&d| d as u128).product::<u128>()
+            * u128::from(data_type.size_in_bytes()),
+    };
+    let elements = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(overflow)?;
+    let bytes = (elements as u64)
+        .checked_mul(u64::from(data_type.size_in_bytes()))
+        .ok_or_else(overflow)?;
+    Ok((elements, bytes))
+}

@@ -1,0 +1,148 @@
+//! Shader modules and compute pipelines, created once per device and cached.
+
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+use std::sync::Mutex;
+
+use super::params::Params;
+use super::shaders::{self, override_constants};
+use crate::error::Error;
+use crate::layout::{ElementOp, KernelKind};
+
+/// What distinguishes one pipeline from another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    pub kernel: KernelKind,
+    pub op: ElementOp,
+    /// Element size in bytes.
+    pub width: u32,
+    /// Binding slot A is read from.
+    pub a_src: u32,
+    /// Binding slot B is read from.
+    pub b_src: u32,
+}
+
+/// The bind group layout every kernel shares, and the pipelines made so far.
+pub(crate) struct KernelCache {
+    pub bind_group_layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    modules: Mutex<HashMap<KernelKind, wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+}
+
+impl KernelCache {
+    pub fn new(device: &wgpu::Device) -> KernelCache {
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("gpu-xor"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        // One bind group can serve several dispatches, each with its own record.
+                        has_dynamic_offset: true,
+                        min_binding_size: NonZeroU64::new(std::mem::size_of::<Params>() as u64),
+                    },
+                    count: None,
+                },
+                storage(1, false),
+                storage(2, true),
+                storage(3, true),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("gpu-xor"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+        KernelCache {
+            bind_group_layout,
+            pipeline_layout,
+            modules: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The pipeline for `key`, created on first use.
+    pub fn pipeline(
+        &self,
+        device: &wgpu::Device,
+        key: PipelineKey,
+    ) -> Result<wgpu::ComputePipeline, Error> {
+        if let Some(p) = lock(&self.pipelines).get(&key) {
+            return Ok(p.clone());
+        }
+        let source = shaders::source(key.kernel)
+            .ok_or_else(|| Error::Pipeline(format!("no kernel for {:?}", key.kernel)))?;
+        let module = {
+            let mut modules = lock(&self.modules);
+            match modules.get(&key.kernel) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = capture_errors(device, || {
+                        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                            label: Some(source.name),
+                            source: wgpu::ShaderSource::Wgsl(source.source.into()),
+                        })
+                    })?;
+                    modules.insert(key.kernel, m.clone());
+                    m
+                }
+            }
+        };
+        let constants = override_constants(
+            key.width,
+            key.op == ElementOp::Logical,
+            key.a_src,
+            key.b_src,
+        );
+        let pipeline = capture_errors(device, || {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(source.name),
+                layout: Some(&self.pipeline_layout),
+                module: &module,
+                entry_point: Some(source.entry_point),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    // The kernels use no workgroup memory.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            })
+        })?;
+        lock(&self.pipelines).insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+}
+
+/// Runs `f` inside validation and internal error scopes and turns what they catch into an
+/// error, so that a driver that cannot compile a kernel does not reach the device's
+/// uncaptured-error handler.
+fn capture_errors<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T, Error> {
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let value = f();
+    let v = pollster::block_on(validation.pop());
+    let i = pollster::block_on(internal.pop());
+    match v.or(i) {
+        None => Ok(value),
+        Some(e) => Err(Error::Pipeline(e.to_string())),
+    }
+}
+
+/// Locks a cache, recovering it if another thread panicked while holding it (the maps hold
+/// only finished pipelines, so they are never left half-written).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

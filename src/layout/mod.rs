@@ -1,0 +1,53 @@
+//! Layer 2, layout analysis: lowering a validated description to a [`Plan`] (coalesced
+//! dimensions, per-operand strides, the kernel family), deciding how operands that share a
+//! buffer may be bound, and cutting large tensors into windows. Pure CPU: no wgpu types.
+
+mod coalesce;
+mod overlap;
+mod plan;
+mod windows;
+
+pub use overlap::BindingPattern;
+pub(crate) use overlap::{BoundOperand, analyze_bindings, self_overlaps};
+pub use plan::{ElementOp, KernelKind, Plan};
+pub(crate) use plan::OperandSpec;
+pub(crate) use windows::{Limits, Piece, split};
+
+/// Operand slots, in the order the kernels and [`Layout`] use: output first.
+pub(crate) const OUT: usize = 0;
+/// Operand A.
+pub(crate) const A: usize = 1;
+/// Operand B.
+pub(crate) const B: usize = 2;
+
+/// A strided iteration space shared by the three operands: one size per dimension and, per
+/// operand, one element stride per dimension (0 repeats an element).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Sizes, outermost first.
+    pub sizes: Vec<u64>,
+    /// Element strides per operand, indexed by [`OUT`], [`A`], [`B`].
+    pub strides: [Vec<u64>; 3],
+}
+
+impl Layout {
+    pub fn rank(&self) -> usize {
+        self.sizes.len()
+    }
+
+    pub fn element_count(&self) -> u64 {
+        self.sizes.iter().product()
+    }
+
+    /// Whether operand `o` is packed row-major over these sizes.
+    pub fn is_dense(&self, o: usize) -> bool {
+        let mut expected = 1u64;
+        for (&size, &stride) in self.sizes.iter().zip(&self.strides[o]).rev() {
+            if size != 1 && stride != expected {
+                return false;
+            }
+            expected = expected.saturating_mul(size);
+        }
+        true
+    }
+}

@@ -1,0 +1,245 @@
+//! Overlap analysis: an output that overlaps itself (a description error), and how the
+//! operands of one call share buffers (a binding error, or the binding pattern to use).
+
+use super::{A, B, OUT, OperandSpec};
+use crate::error::{Error, TensorName};
+
+/// Most elements [`self_overlaps`] enumerates when the quick proof fails.
+const EXACT_CHECK_LIMIT: u64 = 1 << 22;
+
+/// Whether two different indices of this view reach the same element.
+///
+/// 1. A zero stride on a dimension of size above 1 overlaps.
+/// 2. Otherwise, with the dimensions sorted by stride, if every stride exceeds the furthest
+///    offset that the smaller-stride dimensions reach, no two indices meet (the common case,
+///    decided in `O(rank log rank)`).
+/// 3. Otherwise (interleaved layouts such as sizes `{3,2}`, strides `{2,3}`) the offsets are
+///    enumerated when there are at most 2^22 elements; beyond that the view counts as
+///    overlapping, since disjointness cannot be proved cheaply.
+pub(crate) fn self_overlaps(sizes: &[u64], strides: &[u64]) -> bool {
+    let mut dims: Vec<(u64, u64)> = sizes
+        .iter()
+        .zip(strides)
+        .filter(|&(&n, _)| n > 1)
+        .map(|(&n, &s)| (s, n))
+        .collect();
+    // Check 1.
+    if dims.iter().any(|&(s, _)| s == 0) {
+        return true;
+    }
+    // Check 2.
+    dims.sort_unstable();
+    let mut reach: u128 = 0;
+    let proved = dims.iter().all(|&(s, n)| {
+        let ok = u128::from(s) > reach;
+        reach += u128::from(n - 1) * u128::from(s);
+        ok
+    });
+    if proved {
+        return false;
+    }
+    // Check 3.
+    let count: u64 = dims.iter().map(|&(_, n)| n).product();
+    if count > EXACT_CHECK_LIMIT {
+        return true;
+    }
+    let mut offsets: Vec<u64> = vec![0];
+    for &(s, n) in &dims {
+        offsets = offsets
+            .iter()
+            .flat_map(|&base| (0..n).map(move |i| base + i * s))
+            .collect();
+    }
+    offsets.sort_unstable();
+    offsets.windows(2).any(|w| w[0] == w[1])
+}
+
+/// How the buffers of one call are bound.
+///
+/// wgpu refuses one buffer in two bindings of a dispatch when either is writable, even for
+/// ranges that do not overlap, so each distinct buffer is bound once and an operand that
+/// shares the output's buffer is read through the output's `read_write` binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum BindingPattern {
+    /// Three different buffers.
+    Distinct,
+    /// A and B share a buffer (any ranges); the output has its own.
+    InputsShareBuffer,
+    /// The output shares A's buffer (in place, or disjoint ranges); B has its own.
+    OutputSharesA,
+    /// The output shares B's buffer (in place, or disjoint ranges); A has its own.
+    OutputSharesB,
+    /// All three share one buffer.
+    AllShareBuffer,
+}
+
+/// One operand's binding as the analysis sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BoundOperand {
+    /// Identifies the buffer: equal keys mean the same buffer.
+    pub buffer: usize,
+    /// Byte offset of the tensor in the buffer.
+    pub offset: u64,
+}
+
+/// The result of [`analyze_bindings`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sharing {
+    pub pattern: BindingPattern,
+    /// The binding slot each operand is read from (0 = output's, 1 and 2 = inputs'),
+    /// indexed by `OUT`, `A`, `B`.
+    pub slot: [usize; 3],
+    /// Whether A and B alias the output exactly (in-place).
+    pub in_place: [bool; 2],
+}
+
+/// Applies the binding rules of DESIGN §1 (rule 7): an input may share the output's buffer
+/// when the two ranges `[offset, offset + TotalTensorSizeInBytes)` are disjoint, or when they
+/// are the same range with identical sizes, strides and total size (in place). Any other
+/// overlap is refused. Inputs may overlap each other freely.
+pub(crate) fn analyze_bindings(
+    bound: &[BoundOperand; 3],
+    specs: &[OperandSpec; 3],
+) -> Result<Sharing, Error> {
+    let out = &bound[OUT];
+    let out_range = (out.offset, out.offset + specs[OUT].required_bytes);
+    let mut in_place = [false; 2];
+    for (i, (x, tensor)) in [(A, TensorName::A), (B, TensorName::B)].into_iter().enumerate() {
+        if bound[x].buffer != out.buffer {
+            continue;
+        }
+        let range = (bound[x].offset, bound[x].offset + specs[x].required_bytes);
+        let overlaps = range.0 < out_range.1 && out_range.0 < range.1;
+        if !overlaps {
+            continue;
+        }
+        if range.0 != out_range.0 {
+            return Err(Error::PartialOverlap {
+                tensor,
+                input: range,
+                output: out_range,
+            });
+        }
+        let field = if specs[x].sizes != specs[OUT].sizes {
+            Some("Sizes")
+        } else if specs[x].strides != specs[OUT].strides {
+            Some("Strides")
+        } else if specs[x].required_bytes != specs[OUT].required_bytes {
+            Some("TotalTensorSizeInBytes")
+        } else {
+            None
+        };
+        if let Some(field) = field {
+            return Err(Error::AliasDescMismatch { tensor, field });
+        }
+        in_place[i] = true;
+    }
+
+    let a_out = bound[A].buffer == out.buffer;
+    let b_out = bound[B].buffer == out.buffer;
+    let a_b = bound[A].buffer == bound[B].buffer;
+    let (pattern, a_slot, b_slot) = match (a_out, b_out, a_b) {
+        (true, true, _) => (BindingPattern::AllShareBuffer, 0, 0),
+        (true, false, _) => (BindingPattern::OutputSharesA, 0, 1),
+        (false, true, _) => (BindingPattern::OutputSharesB, 1, 0),
+        (false, false, true) => (BindingPattern::InputsShareBuffer, 1, 1),
+        (false, false, false) => (BindingPattern::Distinct, 1, 2),
+    };
+    Ok(Sharing {
+        pattern,
+        slot: [0, a_slot, b_slot],
+        in_place,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(bytes: u64, sizes: &[u64], strides: &[u64]) -> OperandSpec {
+        OperandSpec {
+            required_bytes: bytes,
+            touched_bytes: bytes,
+            offset_alignment: 16,
+            sizes: sizes.to_vec(),
+            strides: strides.to_vec(),
+        }
+    }
+
+    fn bound(buffer: usize, offset: u64) -> BoundOperand {
+        BoundOperand { buffer, offset }
+    }
+
+    #[test]
+    fn self_overlap_cases() {
+        assert!(!self_overlaps(&[2, 3], &[3, 1]));
+        assert!(!self_overlaps(&[2, 3], &[4, 1]));
+        assert!(!self_overlaps(&[3, 2], &[1, 3]));
+        assert!(self_overlaps(&[3, 3], &[1, 1]));
+        assert!(self_overlaps(&[2, 3], &[0, 1]));
+        assert!(!self_overlaps(&[1, 3], &[0, 1]));
+        // Interleaved but disjoint: {0,3,2,5,4,7}.
+        assert!(!self_overlaps(&[3, 2], &[2, 3]));
+        // Interleaved and overlapping: 0+3 == 3+0.
+        assert!(self_overlaps(&[4, 2], &[1, 3]));
+    }
+
+    #[test]
+    fn distinct_buffers_need_no_analysis() {
+        let s = spec(16, &[4], &[1]);
+        let specs = [s.clone(), s.clone(), s];
+        let r = analyze_bindings(&[bound(0, 0), bound(1, 0), bound(2, 0)], &specs).unwrap();
+        assert_eq!(r.pattern, BindingPattern::Distinct);
+        assert_eq!(r.slot, [0, 1, 2]);
+    }
+
+    #[test]
+    fn exact_alias_is_in_place() {
+        let s = spec(16, &[4], &[1]);
+        let specs = [s.clone(), s.clone(), s];
+        let r = analyze_bindings(&[bound(0, 32), bound(0, 32), bound(1, 0)], &specs).unwrap();
+        assert_eq!(r.pattern, BindingPattern::OutputSharesA);
+        assert_eq!(r.in_place, [true, false]);
+        let r = analyze_bindings(&[bound(0, 32), bound(0, 32), bound(0, 32)], &specs).unwrap();
+        assert_eq!(r.pattern, BindingPattern::AllShareBuffer);
+        assert_eq!(r.in_place, [true, true]);
+        assert_eq!(r.slot, [0, 0, 0]);
+    }
+
+    #[test]
+    fn disjoint_ranges_of_one_buffer_are_fine() {
+        let s = spec(16, &[4], &[1]);
+        let specs = [s.clone(), s.clone(), s];
+        let r = analyze_bindings(&[bound(0, 16), bound(0, 0), bound(0, 32)], &specs).unwrap();
+        assert_eq!(r.pattern, BindingPattern::AllShareBuffer);
+        assert_eq!(r.in_place, [false, false]);
+    }
+
+    #[test]
+    fn partial_overlap_and_alias_mismatch_are_refused() {
+        let s = spec(32, &[8], &[1]);
+        let specs = [s.clone(), s.clone(), s.clone()];
+        let e = analyze_bindings(&[bound(0, 16), bound(0, 0), bound(1, 0)], &specs).unwrap_err();
+        assert_eq!(e.rule(), "partial_overlap");
+
+        let specs = [spec(16, &[8], &[1]), spec(8, &[8], &[1]), s];
+        let e = analyze_bindings(&[bound(0, 0), bound(0, 0), bound(1, 0)], &specs).unwrap_err();
+        assert_eq!(
+            e,
+            Error::AliasDescMismatch {
+                tensor: TensorName::A,
+                field: "TotalTensorSizeInBytes"
+            }
+        );
+    }
+
+    #[test]
+    fn inputs_may_overlap_each_other() {
+        let s = spec(32, &[8], &[1]);
+        let specs = [s.clone(), s.clone(), s];
+        let r = analyze_bindings(&[bound(0, 0), bound(1, 0), bound(1, 16)], &specs).unwrap();
+        assert_eq!(r.pattern, BindingPattern::InputsShareBuffer);
+        assert_eq!(r.slot, [0, 1, 1]);
+    }
+}

@@ -1,0 +1,305 @@
+//! Windowing: cutting one call into pieces whose bound ranges fit the device.
+//!
+//! A storage binding holds at most `max_storage_buffer_binding_size` bytes (128 MiB by WebGPU
+//! default) and starts at a multiple of `min_storage_buffer_offset_alignment`. A piece is a
+//! box of the iteration space (some outer indices fixed, a range of one dimension, every
+//! inner dimension whole); since strides are never negative, its footprint in each operand is
+//! one byte range that is easy to compute. The split walks from the outermost dimension in,
+//! taking the longest range that fits and descending a dimension only where a single index
+//! is already too large.
+
+use super::Layout;
+use crate::error::Error;
+
+/// What a piece must respect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// The most bytes one binding may span.
+    pub max_window: u64,
+    /// Binding offsets are multiples of this (a power of two, at least 16).
+    pub offset_alignment: u64,
+    /// The most dimensions a kernel takes.
+    pub max_rank: usize,
+}
+
+/// One dispatch's share of the work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    /// Sizes of the box, outermost first (at most `max_rank`).
+    pub sizes: Vec<u64>,
+    /// Element strides per operand over `sizes`.
+    pub strides: [Vec<u64>; 3],
+    /// Element offset of each operand's first element, from the operand's base.
+    pub origin: [u64; 3],
+    /// Per binding slot, the byte range `[start, end)` the piece reads or writes, with `start`
+    /// aligned down to `offset_alignment` and `end` exact; `end` rounded up to 16 still lies
+    /// within `max_window` of `start`. `None` for a slot that no operand uses.
+    pub windows: [Option<(u64, u64)>; 3],
+}
+
+/// Splits `layout` into pieces.
+///
+/// `base[o]` is operand `o`'s byte offset in its buffer, `slot[o]` the binding slot it is
+/// bound through, `width` the element size. Fails only when one element of each operand that
+/// shares a slot already spans more than a window: the operands are too far apart in their
+/// buffer.
+pub(crate) fn split(
+    layout: &Layout,
+    base: [u64; 3],
+    slot: [usize; 3],
+    width: u64,
+    limits: Limits,
+) -> Result<Vec<Piece>, Error> {
+    let mut pieces = Vec::new();
+    if layout.element_count() == 0 {
+        return Ok(pieces);
+    }
+    let splitter = Splitter {
+        layout,
+        base,
+        slot,
+        width,
+        limits,
+    };
+    splitter.split_dim(0, [0; 3], &mut pieces)?;
+    Ok(pieces)
+}
+
+struct Splitter<'a> {
+    layout: &'a Layout,
+    base: [u64; 3],
+    slot: [usize; 3],
+    width: u64,
+    limits: Limits,
+}
+
+impl Splitter<'_> {
+    fn split_dim(&self, k: usize, origin: [u64; 3], out: &mut Vec<Piece>) -> Result<(), Error> {
+        let n = self.layout.sizes[k];
+        let rank = self.layout.rank();
+        let mut i = 0;
+        while i < n {
+            let at = self.advance(origin, k, i);
+            let mut count = if rank - k <= self.limits.max_rank {
+                self.longest_fit(k, at, n - i)
+            } else {
+                0
+            };
+            // Keep later pieces of a one-dimensional run on 64-byte boundaries, so that a
+            // dense run stays on the vec4 path after a seam.
+            if k + 1 == rank && count < n - i {
+                let granule = (64 / self.width).max(1);
+                if count >= granule {
+                    count -= count % granule;
+                }
+            }
+            if count > 0 {
+                out.push(self.piece(k, at, count));
+                i += count;
+            } else if k + 1 < rank {
+                self.split_dim(k + 1, at, out)?;
+                i += 1;
+            } else {
+                let (_, span) = self.windows(k, at, 1);
+                return Err(Error::SharedBufferSpanTooLarge {
+                    span,
+                    limit: self.limits.max_window,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn advance(&self, origin: [u64; 3], k: usize, i: u64) -> [u64; 3] {
+        let mut at = origin;
+        for (o, slot) in at.iter_mut().enumerate() {
+            *slot += i * self.layout.strides[o][k];
+        }
+        at
+    }
+
+    /// The largest `count <= max` with a box of `count` indices on dimension `k` fitting.
+    fn longest_fit(&self, k: usize, at: [u64; 3], max: u64) -> u64 {
+        let fits = |c: u64| self.windows(k, at, c).1 <= self.limits.max_window;
+        if fits(max) {
+            return max;
+        }
+        let (mut lo, mut hi) = (0u64, max);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Per-slot windows of a box, and the widest span among them.
+    fn windows(&self, k: usize, at: [u64; 3], count: u64) -> ([Option<(u64, u64)>; 3], u64) {
+        let mut windows: [Option<(u64, u64)>; 3] = [None; 3];
+        for o in 0..3 {
+            let s = &self.layout.strides[o];
+            let reach: u64 = (count - 1) * s[k]
+                + (k + 1..self.layout.rank())
+                    .map(|d| (self.layout.sizes[d] - 1) * s[d])
+                    .sum::<u64>();
+            let lo = self.base[o] + at[o] * self.width;
+            let hi = self.base[o] + (at[o] + reach + 1) * self.width;
+            let w = &mut windows[self.slot[o]];
+            *w = Some(match *w {
+                None => (lo, hi),
+                Some((l, h)) => (l.min(lo), h.max(hi)),
+            });
+        }
+        let mut widest = 0;
+        for (start, end) in windows.iter_mut().flatten() {
+            *start -= *start % self.limits.offset_alignment;
+            widest = widest.max(end.div_ceil(16) * 16 - *start);
+        }
+        (windows, widest)
+    }
+
+    fn piece(&self, k: usize, at: [u64; 3], count: u64) -> Piece {
+        let mut sizes = vec![count];
+        sizes.extend_from_slice(&self.layout.sizes[k + 1..]);
+        let strides = std::array::from_fn(|o| {
+            let s = &self.layout.strides[o];
+            let mut v = vec![if count == 1 { 0 } else { s[k] }];
+            v.extend_from_slice(&s[k + 1..]);
+            v
+        });
+        Piece {
+            sizes,
+            strides,
+            origin: at,
+            windows: self.windows(k, at, count).0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const ROOMY: Limits = Limits {
+        max_window: 1 << 27,
+        offset_alignment: 256,
+        max_rank: 8,
+    };
+
+    fn dense(n: u64) -> Layout {
+        Layout {
+            sizes: vec![n],
+            strides: [vec![1], vec![1], vec![1]],
+        }
+    }
+
+    #[test]
+    fn small_calls_are_one_piece() {
+        let p = split(&dense(1000), [0, 4096, 8192], [0, 1, 2], 4, ROOMY).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].sizes, vec![1000]);
+        assert_eq!(p[0].windows[1], Some((4096, 4096 + 4000)));
+    }
+
+    #[test]
+    fn a_300_mib_run_takes_three_windows() {
+        let n = 300 << 20;
+        let p = split(&dense(n), [0, 0, 0], [0, 1, 2], 1, ROOMY).unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p.iter().map(|p| p.sizes[0]).sum::<u64>(), n);
+        for piece in &p {
+            for (start, end) in piece.windows.iter().flatten() {
+                assert_eq!(start % 256, 0);
+                assert!(end - start <= ROOMY.max_window);
+            }
+            assert_eq!(piece.origin[0] % 64, 0);
+        }
+    }
+
+    #[test]
+    fn operands_too_far_apart_in_one_buffer_are_an_error() {
+        let limits = Limits {
+            max_window: 1024,
+            ..ROOMY
+        };
+        let e = split(&dense(16), [0, 4096, 0], [0, 0, 1], 4, limits).unwrap_err();
+        assert_eq!(e.rule(), "shared_buffer_span_too_large");
+    }
+
+    #[test]
+    fn rank_above_the_kernel_limit_is_cut_into_lower_rank_pieces() {
+        let sizes = vec![2u64; 10];
+        let out: Vec<u64> = (0..10).rev().map(|k| 1u64 << k).collect();
+        let l = Layout {
+            sizes,
+            strides: [out.clone(), out.clone(), out],
+        };
+        let p = split(&l, [0; 3], [0, 1, 2], 4, ROOMY).unwrap();
+        assert_eq!(p.len(), 4);
+        assert!(p.iter().all(|p| p.sizes.len() == 8));
+    }
+
+    /// Every element of every operand lands in exactly one piece, inside that piece's window.
+    fn check_cover(l: &Layout, base: [u64; 3], slot: [usize; 3], width: u64, limits: Limits) {
+        let pieces = split(l, base, slot, width, limits).unwrap();
+        let mut seen = Vec::new();
+        for p in &pieces {
+            assert!(p.sizes.len() <= limits.max_rank);
+            let n: u64 = p.sizes.iter().product();
+            for mut i in 0..n {
+                let mut off = p.origin;
+                for d in (0..p.sizes.len()).rev() {
+                    let idx = i % p.sizes[d];
+                    i /= p.sizes[d];
+                    for (o, x) in off.iter_mut().enumerate() {
+                        *x += idx * p.strides[o][d];
+                    }
+                }
+                for o in 0..3 {
+                    let (start, end) = p.windows[slot[o]].unwrap();
+                    let byte = base[o] + off[o] * width;
+                    assert!(start <= byte && byte + width <= end);
+                    assert!(end.div_ceil(16) * 16 - start <= limits.max_window);
+                    assert_eq!(start % limits.offset_alignment, 0);
+                }
+                seen.push(off[0]);
+            }
+        }
+        seen.sort_unstable();
+        let mut expected: Vec<u64> = Vec::new();
+        let total = l.element_count();
+        for mut i in 0..total {
+            let mut off = 0;
+            for d in (0..l.rank()).rev() {
+                off += (i % l.sizes[d]) * l.strides[0][d];
+                i /= l.sizes[d];
+            }
+            expected.push(off);
+        }
+        expected.sort_unstable();
+        assert_eq!(seen, expected);
+    }
+
+    proptest! {
+        #[test]
+        fn pieces_cover_every_element_once_within_their_windows(
+            dims in proptest::collection::vec((1u64..5, 0u64..9, 0u64..9), 1..5),
+            width in prop_oneof![Just(1u64), Just(2), Just(4), Just(8)],
+            window in 64u64..512,
+            max_rank in 1usize..4,
+        ) {
+            let sizes: Vec<u64> = dims.iter().map(|d| d.0).collect();
+            let out = crate::desc::packed_strides(&sizes);
+            let l = Layout {
+                strides: [out, dims.iter().map(|d| d.1).collect(), dims.iter().map(|d| d.2).collect()],
+                sizes,
+            };
+            let limits = Limits { max_window: window.max(16 + 16 + 8 * 16), offset_alignment: 16, max_rank };
+            check_cover(&l, [0, 4096, 8192], [0, 1, 2], width, limits);
+        }
+    }
+}

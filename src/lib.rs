@@ -1,0 +1,81 @@
+//! DirectML's `ELEMENT_WISE_BIT_XOR` and `ELEMENT_WISE_LOGICAL_XOR` and OpenVINO's
+//! `BitwiseXor-13` on any GPU that wgpu reaches (Vulkan, Metal, DX12, GL), exact to the bit.
+//!
+//! # Basics
+//!
+//! Describe the operator, compile it once on a [`Context`], and record it into your own
+//! command encoder on your own buffers as often as you like:
+//!
+//! ```no_run
+//! use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
+//!
+//! # fn main() -> Result<(), gpu_xor::Error> {
+//! # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
+//! # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+//! let ctx = Context::new(device.clone(), queue.clone());
+//! let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[64, 64]))?;
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! op.record(
+//!     &mut encoder,
+//!     &XorBindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
+//! )?;
+//! queue.submit([encoder.finish()]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Or let the crate make the device and the buffers:
+//!
+//! ```no_run
+//! use gpu_xor::{Context, Tensor};
+//!
+//! # fn main() -> Result<(), gpu_xor::Error> {
+//! let ctx = Context::from_env()?;
+//! let a = Tensor::from_slice(&ctx, &[4], &[1u32, 2, 3, 4])?;
+//! let b = Tensor::from_slice(&ctx, &[4], &[0xffu32; 4])?;
+//! assert_eq!(ctx.bit_xor(&a, &b)?.to_vec::<u32>()?, [0xfe, 0xfd, 0xfc, 0xfb]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Failures
+//!
+//! Every rule of the operators' specifications is checked on the CPU, when the operator is
+//! created (descriptions) or recorded (bindings), and a broken rule is an [`Error`] that names
+//! it ([`Error::rule`]) with the values that broke it. A call that fails records nothing and
+//! changes no byte. Nothing in this crate panics on user input.
+//!
+//! # What it promises beyond DirectML
+//!
+//! - Only the output's elements are written: padding between strided elements, bytes around
+//!   the tensor, and the other lanes of a word that an 8- or 16-bit element shares keep their
+//!   values.
+//! - All eleven DirectML types on every adapter with no optional feature: the kernels see
+//!   only `u32` words.
+//! - Tensors larger than one storage binding, and than 65,535 workgroups per dimension.
+//!
+//! # Layers
+//!
+//! [`desc`] (descriptions and rules) → layout analysis ([`Plan`]) → [`kernels`] (WGSL) →
+//! execution ([`Context`], [`BitXor`], [`Tensor`]) → [`reference`] (the CPU oracle).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod desc;
+mod error;
+mod exec;
+pub mod kernels;
+mod layout;
+pub mod reference;
+
+pub use desc::{
+    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, FeatureLevel, LogicalXorDesc,
+    TensorDesc, TensorFlags, infer_output_shape,
+};
+pub use error::{Error, Operator, TensorName};
+pub use exec::{
+    BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
+    RecordSummary, Tensor, TensorBinding, XorBindings,
+};
+pub use layout::{BindingPattern, ElementOp, KernelKind, Plan};
