@@ -137,7 +137,8 @@ pub enum Error {
     /// A, B and Output must have identical Sizes (DirectML never broadcasts implicitly).
     #[error(
         "{operator}: {tensor} Sizes {} differ from ATensor Sizes {}",
-        Dims(sizes), Dims(expected)
+        Dims(sizes),
+        Dims(expected)
     )]
     SizesMismatch {
         /// The operator being described.
@@ -180,9 +181,7 @@ pub enum Error {
     },
 
     /// TotalTensorSizeInBytes is below DMLCalcBufferTensorSize.
-    #[error(
-        "{tensor} TotalTensorSizeInBytes {total} < DMLCalcBufferTensorSize {minimum}"
-    )]
+    #[error("{tensor} TotalTensorSizeInBytes {total} < DMLCalcBufferTensorSize {minimum}")]
     TotalSizeTooSmall {
         /// The offending tensor.
         tensor: TensorName,
@@ -222,7 +221,8 @@ pub enum Error {
     /// The output may not overlap itself: writes would race (library policy).
     #[error(
         "OutputTensor Strides {} with Sizes {} reach one element from two indices (writes would race)",
-        Dims(strides), Dims(sizes)
+        Dims(strides),
+        Dims(sizes)
     )]
     OutputOverlap {
         /// The output's sizes.
@@ -257,7 +257,8 @@ pub enum Error {
     /// OpenVINO: "Argument shapes are inconsistent."
     #[error(
         "Argument shapes are inconsistent. ({} and {} under auto_broadcast {broadcast}: {reason})",
-        Shape(a), Shape(b)
+        Shape(a),
+        Shape(b)
     )]
     ShapeInconsistent {
         /// arg0's shape.
@@ -271,7 +272,9 @@ pub enum Error {
     },
 
     /// OpenVINO: "Unsupported auto broadcast specification".
-    #[error("Unsupported auto broadcast specification: {broadcast} (BitwiseXor takes none, numpy or pdpd)")]
+    #[error(
+        "Unsupported auto broadcast specification: {broadcast} (BitwiseXor takes none, numpy or pdpd)"
+    )]
     UnsupportedBroadcast {
         /// The refused broadcast.
         broadcast: AutoBroadcast,
@@ -367,7 +370,9 @@ pub enum Error {
 
     /// A read-back range runs past the last whole word of the buffer (copies move 4-byte
     /// words and may not pass the buffer's declared size).
-    #[error("cannot read [{offset}, {offset} + {size}): only the first {readable} bytes can be copied")]
+    #[error(
+        "cannot read [{offset}, {offset} + {size}): only the first {readable} bytes can be copied"
+    )]
     ReadOutOfBounds {
         /// The offset asked for.
         offset: u64,
@@ -544,7 +549,10 @@ mod tests {
             broadcast: AutoBroadcast::Numpy,
             reason: "3 against 4",
         };
-        assert!(e.to_string().starts_with("Argument shapes are inconsistent."));
+        assert!(
+            e.to_string()
+                .starts_with("Argument shapes are inconsistent.")
+        );
 
         let e = Error::UnsupportedDataType {
             operator: Operator::LogicalXor,

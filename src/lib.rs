@@ -70,12 +70,12 @@ mod layout;
 pub mod reference;
 
 pub use desc::{
-    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, FeatureLevel, LogicalXorDesc,
-    TensorDesc, TensorFlags, infer_output_shape,
+    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, FeatureLevel, LogicalXorDesc, TensorDesc,
+    TensorFlags, infer_output_shape,
 };
 pub use error::{Error, Operator, TensorName};
 pub use exec::{
-    BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
-    RecordSummary, Tensor, TensorBinding, XorBindings,
+    BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor, RecordSummary,
+    Tensor, TensorBinding, XorBindings,
 };
 pub use layout::{BindingPattern, ElementOp, KernelKind, Plan};

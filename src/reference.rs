@@ -181,7 +181,10 @@ fn elementwise(
     f: fn(DataType, u64, u64) -> u64,
 ) -> Result<(), Error> {
     let data_type = a.data_type;
-    for (tensor, t) in [(TensorName::B, b.data_type), (TensorName::Output, out.data_type)] {
+    for (tensor, t) in [
+        (TensorName::B, b.data_type),
+        (TensorName::Output, out.data_type),
+    ] {
         if t != data_type {
             return Err(Error::DataTypeMismatch {
                 operator,
@@ -202,8 +205,22 @@ fn elementwise(
         }
     }
     let width = data_type.size_in_bytes() as usize;
-    let a_offsets = offsets(TensorName::A, a.sizes, a.strides, a.offset, width, a.bytes.len())?;
-    let b_offsets = offsets(TensorName::B, b.sizes, b.strides, b.offset, width, b.bytes.len())?;
+    let a_offsets = offsets(
+        TensorName::A,
+        a.sizes,
+        a.strides,
+        a.offset,
+        width,
+        a.bytes.len(),
+    )?;
+    let b_offsets = offsets(
+        TensorName::B,
+        b.sizes,
+        b.strides,
+        b.offset,
+        width,
+        b.bytes.len(),
+    )?;
     let o_offsets = offsets(
         TensorName::Output,
         out.sizes,
@@ -304,9 +321,15 @@ mod tests {
 
     #[test]
     fn openvino_doc_examples() {
-        let (shape, out) =
-            bitwise_xor(DataType::U8, &[2], &[21, 120], &[2], &[3, 37], AutoBroadcast::Numpy)
-                .unwrap();
+        let (shape, out) = bitwise_xor(
+            DataType::U8,
+            &[2],
+            &[21, 120],
+            &[2],
+            &[3, 37],
+            AutoBroadcast::Numpy,
+        )
+        .unwrap();
         assert_eq!((shape, out), (vec![2], vec![22, 93]));
         let (_, out) = bitwise_xor(
             DataType::Bool,
@@ -322,9 +345,15 @@ mod tests {
 
     #[test]
     fn non_canonical_bools_normalise() {
-        let (_, out) =
-            bitwise_xor(DataType::Bool, &[2], &[2, 0x80], &[2], &[1, 0], AutoBroadcast::Numpy)
-                .unwrap();
+        let (_, out) = bitwise_xor(
+            DataType::Bool,
+            &[2],
+            &[2, 0x80],
+            &[2],
+            &[1, 0],
+            AutoBroadcast::Numpy,
+        )
+        .unwrap();
         assert_eq!(out, vec![0, 1]);
     }
 

@@ -11,6 +11,6 @@ pub use broadcast::{AutoBroadcast, BitwiseXorDesc, infer_output_shape};
 pub use data_type::DataType;
 pub use feature_level::FeatureLevel;
 pub use ops::{BitXorDesc, LogicalXorDesc, min_feature_level, rank_range};
-pub use tensor::{MAX_DIMENSIONS, MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorDesc, TensorFlags};
 #[cfg(test)]
 pub(crate) use tensor::packed_strides;
+pub use tensor::{MAX_DIMENSIONS, MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorDesc, TensorFlags};

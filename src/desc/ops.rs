@@ -68,7 +68,12 @@ macro_rules! dml_desc_impl {
             }
 
             pub(crate) fn plan(&self, feature_level: FeatureLevel) -> Result<Plan, Error> {
-                validate_dml($operator, $op, [&self.a, &self.b, &self.output], feature_level)
+                validate_dml(
+                    $operator,
+                    $op,
+                    [&self.a, &self.b, &self.output],
+                    feature_level,
+                )
             }
         }
     };
@@ -127,7 +132,11 @@ fn validate_dml(
     feature_level: FeatureLevel,
 ) -> Result<Plan, Error> {
     let [a, b, output] = tensors;
-    let named = [(TensorName::A, a), (TensorName::B, b), (TensorName::Output, output)];
+    let named = [
+        (TensorName::A, a),
+        (TensorName::B, b),
+        (TensorName::Output, output),
+    ];
 
     // Check 1.
     for (tensor, t) in &named[1..] {
@@ -297,7 +306,11 @@ mod tests {
 
     #[test]
     fn dtype_mismatch_is_checked_before_support() {
-        let d = BitXorDesc::new(t(DataType::U32, &[4]), t(DataType::I32, &[4]), t(DataType::U32, &[4]));
+        let d = BitXorDesc::new(
+            t(DataType::U32, &[4]),
+            t(DataType::I32, &[4]),
+            t(DataType::U32, &[4]),
+        );
         assert_eq!(
             d.validate(FeatureLevel::Fl4_1),
             Err(Error::DataTypeMismatch {
@@ -332,7 +345,10 @@ mod tests {
     fn output_with_zero_stride_overlaps_itself() {
         let mut d = BitXorDesc::packed(DataType::U8, &[2, 3]);
         d.output = d.output.with_strides(&[0, 1]);
-        assert_eq!(d.validate(FeatureLevel::Fl4_1).unwrap_err().rule(), "output_overlap");
+        assert_eq!(
+            d.validate(FeatureLevel::Fl4_1).unwrap_err().rule(),
+            "output_overlap"
+        );
         // Zero stride on a size-1 dimension is harmless.
         let mut d = BitXorDesc::packed(DataType::U8, &[1, 3]);
         d.output = d.output.with_strides(&[0, 1]);
@@ -343,12 +359,17 @@ mod tests {
     fn owned_by_dml_is_refused_with_the_right_rule() {
         let mut d = BitXorDesc::packed(DataType::U8, &[4]);
         d.output.flags = TensorFlags::OwnedByDml;
-        assert_eq!(d.validate(FeatureLevel::Fl4_1), Err(Error::OwnedByDmlOnOutput));
+        assert_eq!(
+            d.validate(FeatureLevel::Fl4_1),
+            Err(Error::OwnedByDmlOnOutput)
+        );
         let mut d = BitXorDesc::packed(DataType::U8, &[4]);
         d.b.flags = TensorFlags::OwnedByDml;
         assert_eq!(
             d.validate(FeatureLevel::Fl4_1),
-            Err(Error::OwnedByDmlUnsupported { tensor: TensorName::B })
+            Err(Error::OwnedByDmlUnsupported {
+                tensor: TensorName::B
+            })
         );
     }
 }

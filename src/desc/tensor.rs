@@ -175,10 +175,7 @@ mod tests {
     #[test]
     fn min_size_matches_the_directml_examples() {
         // SEMANTICS 1.2.
-        assert_eq!(
-            TensorDesc::new(DataType::U8, &[3]).min_buffer_size(),
-            Ok(4)
-        );
+        assert_eq!(TensorDesc::new(DataType::U8, &[3]).min_buffer_size(), Ok(4));
         assert_eq!(
             TensorDesc::new(DataType::U16, &[2, 3])
                 .with_strides(&[5, 1])

@@ -156,10 +156,14 @@ impl Context {
         };
         let max_window_bytes = match std::env::var("GPU_XOR_MAX_WINDOW").ok() {
             None => None,
-            Some(text) => Some(text.trim().parse::<u64>().map_err(|e| Error::InvalidOption {
-                name: "GPU_XOR_MAX_WINDOW",
-                reason: format!("{text:?}: {e}"),
-            })?),
+            Some(text) => Some(
+                text.trim()
+                    .parse::<u64>()
+                    .map_err(|e| Error::InvalidOption {
+                        name: "GPU_XOR_MAX_WINDOW",
+                        reason: format!("{text:?}: {e}"),
+                    })?,
+            ),
         };
         let adapter = adapter_from_env().await?;
         let (device, queue) = open_device(&adapter, limits).await?;
@@ -219,7 +223,12 @@ impl Context {
     ///
     /// The buffer needs `wgpu::BufferUsages::COPY_SRC`. Work submitted before this call is
     /// seen by the copy.
-    pub fn read_buffer(&self, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
+    pub fn read_buffer(
+        &self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        size: u64,
+    ) -> Result<Vec<u8>, Error> {
         if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
             return Err(Error::MissingUsage {
                 tensor: None,
@@ -281,7 +290,8 @@ impl Context {
 }
 
 async fn adapter_from_env() -> Result<wgpu::Adapter, Error> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     if let Ok(name) = std::env::var("WGPU_ADAPTER_NAME") {
         let wanted = name.to_lowercase();
         let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;

@@ -92,7 +92,11 @@ pub(crate) fn record(
     let mut planned = Vec::with_capacity(pieces.len());
     for piece in &pieces {
         let kernel = piece_kernel(plan.kernel, piece, base, width, &slot_buffer);
-        let round = if kernel == KernelKind::Contiguous { 16 } else { 4 };
+        let round = if kernel == KernelKind::Contiguous {
+            16
+        } else {
+            4
+        };
         let ranges: [Option<(u64, u64)>; 3] = std::array::from_fn(|s| {
             piece.windows[s].map(|(start, end)| (start, end.div_ceil(round) * round))
         });
@@ -254,9 +258,9 @@ fn bind_group(
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: params,
                     offset: 0,
-                    size: std::num::NonZeroU64::new(
-                        std::mem::size_of::<crate::kernels::params::Params>() as u64,
-                    ),
+                    size: std::num::NonZeroU64::new(std::mem::size_of::<
+                        crate::kernels::params::Params,
+                    >() as u64),
                 }),
             },
             wgpu::BindGroupEntry {

@@ -61,7 +61,11 @@ pub struct Tensor {
 
 impl Tensor {
     /// Uploads `data`, laid out row-major in `shape`.
-    pub fn from_slice<T: Element>(ctx: &Context, shape: &[usize], data: &[T]) -> Result<Tensor, Error> {
+    pub fn from_slice<T: Element>(
+        ctx: &Context,
+        shape: &[usize],
+        data: &[T],
+    ) -> Result<Tensor, Error> {
         Tensor::from_bytes(ctx, T::DATA_TYPE, shape, bytemuck::cast_slice(data))
     }
 
@@ -157,7 +161,9 @@ impl Tensor {
 
     /// Reads the raw element bytes back.
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
-        let mut bytes = self.ctx.read_buffer(&self.buffer, 0, self.bytes.div_ceil(4) * 4)?;
+        let mut bytes = self
+            .ctx
+            .read_buffer(&self.buffer, 0, self.bytes.div_ceil(4) * 4)?;
         bytes.truncate(self.bytes as usize);
         Ok(bytes)
     }

@@ -69,7 +69,10 @@ pub(crate) fn build(
 }
 
 fn to_u32(v: u64) -> u32 {
-    debug_assert!(v <= u64::from(u32::MAX), "window arithmetic exceeded 32 bits: {v}");
+    debug_assert!(
+        v <= u64::from(u32::MAX),
+        "window arithmetic exceeded 32 bits: {v}"
+    );
     v as u32
 }
 
@@ -88,7 +91,14 @@ mod tests {
 
     #[test]
     fn contiguous_counts_16_byte_blocks() {
-        let d = build(KernelKind::Contiguous, &piece(9, [0; 3]), [0, 0, 0], [0; 3], 1, 65535);
+        let d = build(
+            KernelKind::Contiguous,
+            &piece(9, [0; 3]),
+            [0, 0, 0],
+            [0; 3],
+            1,
+            65535,
+        );
         assert_eq!(d.params.head, [1, 1, 256, 9]);
         assert_eq!(d.groups, (1, 1));
     }
@@ -96,7 +106,14 @@ mod tests {
     #[test]
     fn gather_counts_the_words_a_run_touches() {
         // Elements 3..12 of u8: bytes 3..12, words 0..3.
-        let d = build(KernelKind::Gather, &piece(9, [3, 3, 3]), [0, 0, 0], [0; 3], 1, 65535);
+        let d = build(
+            KernelKind::Gather,
+            &piece(9, [3, 3, 3]),
+            [0, 0, 0],
+            [0; 3],
+            1,
+            65535,
+        );
         assert_eq!(d.params.head[0], 3);
         assert_eq!(d.params.base, [3, 3, 3, 0]);
     }
@@ -104,7 +121,14 @@ mod tests {
     #[test]
     fn large_grids_go_two_dimensional() {
         let n = 65535u64 * 256 * 3;
-        let d = build(KernelKind::Scatter, &piece(n, [0; 3]), [0; 3], [0; 3], 4, 65535);
+        let d = build(
+            KernelKind::Scatter,
+            &piece(n, [0; 3]),
+            [0; 3],
+            [0; 3],
+            4,
+            65535,
+        );
         assert_eq!(d.groups, (65535, 3));
         assert_eq!(d.params.head[2], 65535 * 256);
     }

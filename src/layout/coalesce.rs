@@ -95,10 +95,7 @@ mod tests {
     #[test]
     fn packed_tensors_become_one_dimension() {
         let l = layout(&[2, 3, 4], [&[12, 4, 1], &[12, 4, 1], &[12, 4, 1]]);
-        assert_eq!(
-            coalesce(&l),
-            layout(&[24], [&[1], &[1], &[1]])
-        );
+        assert_eq!(coalesce(&l), layout(&[24], [&[1], &[1], &[1]]));
     }
 
     #[test]
@@ -133,8 +130,12 @@ mod tests {
     fn rank_ten_alternating_broadcast_stays_unfolded() {
         let sizes = [2u64; 10];
         let out: Vec<u64> = (0..10).rev().map(|k| 1u64 << k).collect();
-        let a: Vec<u64> = (0..10).map(|d| if d % 2 == 0 { out[d] } else { 0 }).collect();
-        let b: Vec<u64> = (0..10).map(|d| if d % 2 == 1 { out[d] } else { 0 }).collect();
+        let a: Vec<u64> = (0..10)
+            .map(|d| if d % 2 == 0 { out[d] } else { 0 })
+            .collect();
+        let b: Vec<u64> = (0..10)
+            .map(|d| if d % 2 == 1 { out[d] } else { 0 })
+            .collect();
         let l = layout(&sizes, [&out, &a, &b]);
         assert_eq!(coalesce(&l).rank(), 10);
     }

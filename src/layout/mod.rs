@@ -9,8 +9,8 @@ mod windows;
 
 pub use overlap::BindingPattern;
 pub(crate) use overlap::{BoundOperand, analyze_bindings, self_overlaps};
-pub use plan::{ElementOp, KernelKind, Plan};
 pub(crate) use plan::OperandSpec;
+pub use plan::{ElementOp, KernelKind, Plan};
 pub(crate) use windows::{Limits, Piece, split};
 
 /// Operand slots, in the order the kernels and [`Layout`] use: output first.

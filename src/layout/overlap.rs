@@ -105,7 +105,10 @@ pub(crate) fn analyze_bindings(
     let out = &bound[OUT];
     let out_range = (out.offset, out.offset + specs[OUT].required_bytes);
     let mut in_place = [false; 2];
-    for (i, (x, tensor)) in [(A, TensorName::A), (B, TensorName::B)].into_iter().enumerate() {
+    for (i, (x, tensor)) in [(A, TensorName::A), (B, TensorName::B)]
+        .into_iter()
+        .enumerate()
+    {
         if bound[x].buffer != out.buffer {
             continue;
         }

@@ -1,0 +1,373 @@
+//! DirectML BIT_XOR on the GPU against the reference: every type, special values, awkward
+//! sizes, ranks, strides and offsets.
+
+use gpu_xor::{BitXor, BitXorDesc, DataType, KernelKind, Tensor, TensorDesc};
+use half::f16;
+
+use crate::common::{DmlCase, DmlOp, ctx, place, random_bytes, small_windows};
+use crate::per_type;
+
+#[test]
+fn bit_xor_dml_doc_example_holds_with_b_all_255() {
+    let ctx = ctx();
+    let a = Tensor::from_slice(ctx, &[2, 2], &[0u8, 128, 42, 255]).unwrap();
+    let b = Tensor::from_slice(ctx, &[2, 2], &[255u8; 4]).unwrap();
+    let out = ctx.bit_xor(&a, &b).unwrap();
+    assert_eq!(out.to_vec::<u8>().unwrap(), [255, 127, 213, 0]);
+    assert_eq!(out.shape(), &[2, 2]);
+}
+
+/// Special bit patterns of each type, as raw little-endian bits.
+fn specials(dt: DataType) -> Vec<u64> {
+    match dt {
+        DataType::F64 => [
+            0.0f64.to_bits(),
+            (-0.0f64).to_bits(),
+            f64::INFINITY.to_bits(),
+            f64::NEG_INFINITY.to_bits(),
+            0x7ff8_0000_0000_0001, // quiet NaN with payload
+            0x7ff0_0000_0000_0001, // signalling NaN
+            0xfff4_dead_beef_0042, // negative signalling NaN with payload
+            1,                     // smallest subnormal
+            0x000f_ffff_ffff_ffff, // largest subnormal
+            f64::MAX.to_bits(),
+            1.0f64.to_bits(),
+        ]
+        .to_vec(),
+        DataType::F32 => [
+            0.0f32.to_bits(),
+            (-0.0f32).to_bits(),
+            f32::INFINITY.to_bits(),
+            f32::NEG_INFINITY.to_bits(),
+            0x7fc0_0001,
+            0x7f80_0001,
+            0xffa0_beef,
+            1,
+            0x007f_ffff,
+            f32::MAX.to_bits(),
+            1.0f32.to_bits(),
+        ]
+        .iter()
+        .map(|&b| u64::from(b))
+        .collect(),
+        DataType::F16 => [
+            0x0000u16,
+            f16::NEG_ZERO.to_bits(),
+            f16::INFINITY.to_bits(),
+            f16::NEG_INFINITY.to_bits(),
+            0x7e01,
+            0x7c01,
+            0xfd55,
+            0x0001,
+            0x03ff,
+            f16::MAX.to_bits(),
+            f16::ONE.to_bits(),
+        ]
+        .iter()
+        .map(|&b| u64::from(b))
+        .collect(),
+        _ => {
+            let w = dt.size_in_bytes() * 8;
+            let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+            let min = 1u64 << (w - 1);
+            [
+                0,
+                1,
+                mask,
+                min,
+                min - 1,
+                0x5555_5555_5555_5555,
+                0xaaaa_aaaa_aaaa_aaaa,
+                0x0f0f_0f0f_0f0f_0f0f,
+                2,
+                mask - 1,
+            ]
+            .iter()
+            .map(|v| v & mask)
+            .collect()
+        }
+    }
+}
+
+fn to_bytes(values: &[u64], width: usize) -> Vec<u8> {
+    values
+        .iter()
+        .flat_map(|v| v.to_le_bytes()[..width].to_vec())
+        .collect()
+}
+
+/// Every pair of special values, XORed on the GPU, equals the XOR of the bits on the host:
+/// NaN payloads, signalling NaNs, -0.0, infinities, subnormals and extreme integers pass
+/// through bit for bit.
+fn specials_pass_through(dt: DataType) {
+    let s = specials(dt);
+    let n = s.len();
+    let a: Vec<u64> = (0..n * n).map(|i| s[i / n]).collect();
+    let b: Vec<u64> = (0..n * n).map(|i| s[i % n]).collect();
+    let width = dt.size_in_bytes() as usize;
+    let ctx = ctx();
+    let ta = Tensor::from_bytes(ctx, dt, &[n, n], &to_bytes(&a, width)).unwrap();
+    let tb = Tensor::from_bytes(ctx, dt, &[n, n], &to_bytes(&b, width)).unwrap();
+    let got = ctx.bit_xor(&ta, &tb).unwrap().to_bytes().unwrap();
+    let want: Vec<u64> = a.iter().zip(&b).map(|(x, y)| x ^ y).collect();
+    for (i, (g, w)) in got
+        .chunks(width)
+        .zip(to_bytes(&want, width).chunks(width))
+        .enumerate()
+    {
+        assert_eq!(g, w, "{dt}: element {i}: {:#x} ^ {:#x}", a[i], b[i]);
+    }
+    // And through the sentinel-checked path, with the same values in a padded layout.
+    let mut case = DmlCase::packed(DmlOp::BitXor, dt, &[n as u32, n as u32], 7);
+    case.buffers[0][32..32 + n * n * width].copy_from_slice(&to_bytes(&a, width));
+    case.buffers[1][32..32 + n * n * width].copy_from_slice(&to_bytes(&b, width));
+    case.check();
+}
+
+per_type!(
+    bit_xor_specials_pass_through_bit_exact,
+    |dt| specials_pass_through(dt),
+    [F64, F32, F16, I64, I32, I16, I8, U64, U32, U16, U8]
+);
+
+/// Word tails: counts that leave 1, 2 or 3 bytes of the last word, and 4095 / 4097.
+fn awkward_counts(dt: DataType) {
+    for n in (1..=9).chain([4095, 4097]) {
+        let r = DmlCase::packed(DmlOp::BitXor, dt, &[n], u64::from(n)).check();
+        assert_eq!(r.dispatches, vec![KernelKind::Contiguous], "{dt} n={n}");
+    }
+}
+
+per_type!(
+    bit_xor_awkward_counts_match_reference,
+    |dt| awkward_counts(dt),
+    [U8, U16, U32, U64]
+);
+
+fn all_ranks(dt: DataType) {
+    for rank in 1..=8usize {
+        let sizes: Vec<u32> = (0..rank).map(|d| [3, 2, 5, 1, 2, 3, 2, 2][d]).collect();
+        DmlCase::packed(DmlOp::BitXor, dt, &sizes, rank as u64).check();
+        // The same rank with padded strides on every tensor (no coalescing possible).
+        let mut strides = vec![0u32; rank];
+        let mut acc = 1u32;
+        for d in (0..rank).rev() {
+            strides[d] = acc;
+            acc = acc * sizes[d] + 1;
+        }
+        let t = TensorDesc::new(dt, &sizes).with_strides(&strides);
+        DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), t, 100 + rank as u64).check();
+    }
+}
+
+per_type!(
+    bit_xor_ranks_1_to_8_match_reference,
+    |dt| all_ranks(dt),
+    [U8, U16, F32, I64]
+);
+
+fn strided(dt: DataType, a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: KernelKind) {
+    let r = DmlCase::distinct(DmlOp::BitXor, a, b, out, 42).check();
+    assert!(r.dispatches.iter().all(|&k| k == kernel), "{dt}: {r:?}");
+}
+
+fn zero_strides(dt: DataType) {
+    let t = TensorDesc::new(dt, &[5, 7]);
+    // Scalar broadcast, row broadcast, column broadcast.
+    for s in [[0, 0], [0, 1], [1, 0]] {
+        strided(
+            dt,
+            t.clone(),
+            t.clone().with_strides(&s),
+            t.clone(),
+            KernelKind::Gather,
+        );
+    }
+}
+
+per_type!(
+    bit_xor_zero_strides_broadcast_inputs,
+    |dt| zero_strides(dt),
+    [U8, U16, U32, F64]
+);
+
+fn padded_and_transposed_inputs(dt: DataType) {
+    let t = TensorDesc::new(dt, &[6, 5]);
+    strided(
+        dt,
+        t.clone().with_strides(&[9, 1]),
+        t.clone(),
+        t.clone(),
+        KernelKind::Gather,
+    );
+    strided(
+        dt,
+        t.clone(),
+        t.clone().with_strides(&[1, 6]),
+        t.clone(),
+        KernelKind::Gather,
+    );
+    // Overlapping input (sliding window): row r starts at element r.
+    strided(
+        dt,
+        t.clone().with_strides(&[1, 1]),
+        t.clone().with_strides(&[2, 1]),
+        t.clone(),
+        KernelKind::Gather,
+    );
+}
+
+per_type!(
+    bit_xor_padded_transposed_and_overlapping_inputs,
+    |dt| padded_and_transposed_inputs(dt),
+    [U8, U16, U32, I64, F16]
+);
+
+fn strided_outputs(dt: DataType) {
+    let t = TensorDesc::new(dt, &[4, 5]);
+    // Padded output rows: the scatter kernel, lanes written with atomics.
+    strided(
+        dt,
+        t.clone(),
+        t.clone(),
+        t.clone().with_strides(&[7, 1]),
+        KernelKind::Scatter,
+    );
+    // Every other element.
+    strided(
+        dt,
+        t.clone(),
+        t.clone(),
+        t.clone().with_strides(&[10, 2]),
+        KernelKind::Scatter,
+    );
+    // A transposed output is reordered to be dense: the gather kernel.
+    strided(
+        dt,
+        t.clone(),
+        t.clone(),
+        t.clone().with_strides(&[1, 4]),
+        KernelKind::Gather,
+    );
+}
+
+per_type!(
+    bit_xor_strided_outputs_touch_only_their_elements,
+    |dt| strided_outputs(dt),
+    [U8, U16, U32, U64]
+);
+
+#[test]
+fn bit_xor_u16_rank8_strided_matches_reference() {
+    let sizes = [2u32, 1, 3, 2, 1, 2, 3, 2];
+    let strides = [300u32, 7, 90, 40, 3, 17, 5, 2];
+    let t = TensorDesc::new(DataType::U16, &sizes);
+    DmlCase::distinct(
+        DmlOp::BitXor,
+        t.clone().with_strides(&strides),
+        t.clone(),
+        t.clone().with_strides(&strides),
+        9,
+    )
+    .check();
+}
+
+#[test]
+fn bit_xor_binding_offsets_inside_larger_buffers() {
+    for (dt, n) in [
+        (DataType::U8, 37u32),
+        (DataType::U16, 19),
+        (DataType::F64, 5),
+    ] {
+        for offsets in [[16u64, 48, 4096 + 16], [4096, 0, 272], [0, 16, 32]] {
+            let mut case = DmlCase::packed(DmlOp::BitXor, dt, &[n], n.into());
+            let len = (8192 + 64) as usize;
+            case.buffers = (0..3)
+                .map(|i| random_bytes(i * 31 + u64::from(n), len))
+                .collect();
+            case.places = [
+                place(0, offsets[0]),
+                place(1, offsets[1]),
+                place(2, offsets[2]),
+            ];
+            case.check();
+        }
+    }
+}
+
+#[test]
+fn bit_xor_with_guaranteed_alignment_and_larger_total_size() {
+    let t = TensorDesc::new(DataType::U32, &[3, 3])
+        .with_alignment(64)
+        .with_total_size(100);
+    let mut case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), t, 5);
+    for b in &mut case.buffers {
+        b.resize(256, 0x5a);
+    }
+    case.places = [place(0, 64), place(1, 128), place(2, 64)];
+    case.check();
+}
+
+#[test]
+fn bit_xor_crosses_window_seams_on_every_path() {
+    let w = small_windows();
+    // Contiguous: 10 KiB of u8 in 4 KiB windows.
+    DmlCase::packed(DmlOp::BitXor, DataType::U8, &[10_001], 1).check_on(w);
+    // Gather with a broadcast row and a transposed input.
+    let t = TensorDesc::new(DataType::U16, &[40, 50]);
+    DmlCase::distinct(
+        DmlOp::BitXor,
+        t.clone(),
+        t.clone().with_strides(&[0, 1]),
+        t.clone(),
+        2,
+    )
+    .check_on(w);
+    DmlCase::distinct(
+        DmlOp::BitXor,
+        t.clone().with_strides(&[1, 40]),
+        t.clone(),
+        t.clone(),
+        3,
+    )
+    .check_on(w);
+    // Scatter: padded output rows, 6 KiB of output.
+    let t = TensorDesc::new(DataType::U16, &[60, 50]);
+    let r = DmlCase::distinct(
+        DmlOp::BitXor,
+        t.clone(),
+        t.clone(),
+        t.clone().with_strides(&[51, 1]),
+        4,
+    )
+    .check_on(w);
+    assert!(r.dispatches.len() > 1, "{r:?}");
+    // 64-bit elements.
+    DmlCase::packed(DmlOp::BitXor, DataType::I64, &[3001], 5).check_on(w);
+}
+
+#[test]
+fn bit_xor_compiled_once_records_many_times() {
+    let ctx = ctx();
+    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[64])).unwrap();
+    let bufs: Vec<Tensor> = (0..4)
+        .map(|i| Tensor::from_bytes(ctx, DataType::U32, &[64], &random_bytes(i, 256)).unwrap())
+        .collect();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    // out0 = a ^ b, then out1 = out0 ^ b (== a), in one encoder.
+    op.record(
+        &mut encoder,
+        &gpu_xor::XorBindings::new(bufs[0].binding(), bufs[1].binding(), bufs[2].binding()),
+    )
+    .unwrap();
+    op.record(
+        &mut encoder,
+        &gpu_xor::XorBindings::new(bufs[2].binding(), bufs[1].binding(), bufs[3].binding()),
+    )
+    .unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(
+        bufs[3].to_vec::<u32>().unwrap(),
+        bufs[0].to_vec::<u32>().unwrap()
+    );
+}

@@ -1,0 +1,386 @@
+//! Every rule of DESIGN §1 has a test that gets its typed error, and no byte of any buffer
+//! changes when a call is refused.
+
+use gpu_xor::{
+    BitXor, BitXorDesc, Context, DataType, Error, FeatureLevel, LogicalXorDesc, Operator,
+    TensorBinding, TensorDesc, TensorFlags, TensorName, XorBindings,
+};
+
+use crate::common::{DmlCase, DmlOp, ctx, place};
+
+fn refused(desc: &BitXorDesc) -> Error {
+    let e = desc
+        .validate(FeatureLevel::Fl4_1)
+        .expect_err("should be refused");
+    // Creating the operator refuses it the same way, before any device work.
+    let e2 = BitXor::new(ctx(), desc).expect_err("should be refused");
+    assert_eq!(e, e2);
+    e
+}
+
+fn case_with(a: TensorDesc, b: TensorDesc, out: TensorDesc) -> DmlCase {
+    // Buffers sized for the packed shape, so that description errors are reached first.
+    let mut c = DmlCase::packed(DmlOp::BitXor, DataType::U8, &[16], 1);
+    c.a = a;
+    c.b = b;
+    c.out = out;
+    for buf in &mut c.buffers {
+        buf.resize(256, 0x3c);
+    }
+    c
+}
+
+fn u8s(sizes: &[u32]) -> TensorDesc {
+    TensorDesc::new(DataType::U8, sizes)
+}
+
+#[test]
+fn rank_zero_and_nine_are_out_of_range() {
+    let e = refused(&BitXorDesc::packed(DataType::U8, &[]));
+    assert_eq!(e.rule(), "rank_out_of_range");
+    let nine = [2, 1, 1, 1, 1, 1, 1, 1, 2];
+    let e = refused(&BitXorDesc::packed(DataType::U8, &nine));
+    assert!(
+        matches!(
+            e,
+            Error::RankOutOfRange {
+                rank: 9,
+                max: 8,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    case_with(u8s(&nine), u8s(&nine), u8s(&nine)).check_error("rank_out_of_range");
+}
+
+#[test]
+fn ranks_and_sizes_must_match_exactly() {
+    let e = refused(&BitXorDesc::new(u8s(&[6]), u8s(&[2, 3]), u8s(&[6])));
+    assert_eq!(
+        e,
+        Error::RankMismatch {
+            operator: Operator::BitXor,
+            tensor: TensorName::B,
+            rank: 2,
+            expected: 1
+        }
+    );
+    let e = refused(&BitXorDesc::new(u8s(&[2, 3]), u8s(&[2, 3]), u8s(&[2, 4])));
+    assert_eq!(
+        e.to_string(),
+        "ELEMENT_WISE_BIT_XOR: OutputTensor Sizes {2,4} differ from ATensor Sizes {2,3}"
+    );
+    // No implicit broadcast.
+    let e = refused(&BitXorDesc::new(u8s(&[2, 3]), u8s(&[1, 3]), u8s(&[2, 3])));
+    assert_eq!(e.rule(), "shape_mismatch");
+    case_with(u8s(&[2, 3]), u8s(&[1, 3]), u8s(&[2, 3])).check_error("shape_mismatch");
+}
+
+#[test]
+fn zero_sizes_and_too_many_elements_are_refused() {
+    let e = refused(&BitXorDesc::packed(DataType::U8, &[3, 0]));
+    assert_eq!(
+        e,
+        Error::ZeroSize {
+            tensor: TensorName::A,
+            sizes: vec![3, 0]
+        }
+    );
+    let e = refused(&BitXorDesc::packed(DataType::U8, &[65536, 65536]));
+    assert_eq!(
+        e,
+        Error::TooManyElements {
+            tensor: TensorName::A,
+            elements: 1 << 32
+        }
+    );
+    // 2^32 - 1 elements is allowed by the description.
+    assert!(
+        BitXorDesc::packed(DataType::U8, &[65535, 65537])
+            .validate(FeatureLevel::Fl4_1)
+            .is_ok()
+    );
+}
+
+#[test]
+fn strides_need_one_entry_per_dimension() {
+    let t = u8s(&[2, 3]);
+    let e = refused(&BitXorDesc::new(
+        t.clone(),
+        t.clone().with_strides(&[3]),
+        t.clone(),
+    ));
+    assert_eq!(
+        e,
+        Error::StridesLengthMismatch {
+            tensor: TensorName::B,
+            strides: 1,
+            rank: 2
+        }
+    );
+    case_with(t.clone(), t.clone().with_strides(&[3]), t).check_error("strides_length_mismatch");
+}
+
+#[test]
+fn total_size_below_dml_calc_buffer_tensor_size_is_refused() {
+    let t = u8s(&[3]);
+    let e = refused(&BitXorDesc::new(
+        t.clone().with_total_size(3),
+        t.clone(),
+        t.clone(),
+    ));
+    assert_eq!(
+        e,
+        Error::TotalSizeTooSmall {
+            tensor: TensorName::A,
+            total: 3,
+            minimum: 4
+        }
+    );
+    let t = TensorDesc::new(DataType::U16, &[2, 3]).with_strides(&[5, 1]);
+    let e = refused(&BitXorDesc::new(
+        t.clone(),
+        t.clone(),
+        t.clone().with_total_size(14),
+    ));
+    assert_eq!(
+        e,
+        Error::TotalSizeTooSmall {
+            tensor: TensorName::Output,
+            total: 14,
+            minimum: 16
+        }
+    );
+}
+
+#[test]
+fn guaranteed_alignment_must_be_a_power_of_two_at_least_the_element_size() {
+    let t = TensorDesc::new(DataType::U32, &[4]);
+    for bad in [2, 3, 12, 24] {
+        let e = refused(&BitXorDesc::new(
+            t.clone(),
+            t.clone(),
+            t.clone().with_alignment(bad),
+        ));
+        assert_eq!(
+            e,
+            Error::InvalidAlignment {
+                tensor: TensorName::Output,
+                alignment: bad,
+                element_size: 4
+            }
+        );
+    }
+    for good in [0, 4, 8, 16, 256] {
+        assert!(
+            BitXorDesc::new(t.clone().with_alignment(good), t.clone(), t.clone())
+                .validate(FeatureLevel::Fl4_1)
+                .is_ok()
+        );
+    }
+}
+
+#[test]
+fn binding_offsets_must_be_multiples_of_16_and_the_alignment() {
+    let mut c = DmlCase::packed(DmlOp::BitXor, DataType::U32, &[4], 2);
+    c.places[1] = place(1, 8);
+    let e = c.check_error("binding_offset_misaligned");
+    assert_eq!(
+        e,
+        Error::BindingOffsetMisaligned {
+            tensor: TensorName::B,
+            offset: 8,
+            required: 16
+        }
+    );
+
+    let t = TensorDesc::new(DataType::U32, &[4]).with_alignment(64);
+    let mut c = DmlCase::distinct(
+        DmlOp::BitXor,
+        TensorDesc::new(DataType::U32, &[4]),
+        TensorDesc::new(DataType::U32, &[4]),
+        t,
+        3,
+    );
+    c.places[2] = place(2, 32);
+    let e = c.check_error("binding_offset_misaligned");
+    assert_eq!(
+        e,
+        Error::BindingOffsetMisaligned {
+            tensor: TensorName::Output,
+            offset: 32,
+            required: 64
+        }
+    );
+}
+
+#[test]
+fn data_types_must_be_identical_even_at_equal_width() {
+    for (x, y) in [
+        (DataType::U32, DataType::I32),
+        (DataType::F32, DataType::U32),
+        (DataType::U8, DataType::U16),
+    ] {
+        let e = refused(&BitXorDesc::new(
+            TensorDesc::new(x, &[4]),
+            TensorDesc::new(x, &[4]),
+            TensorDesc::new(y, &[4]),
+        ));
+        assert_eq!(
+            e,
+            Error::DataTypeMismatch {
+                operator: Operator::BitXor,
+                tensor: TensorName::Output,
+                found: y,
+                expected: x
+            }
+        );
+    }
+}
+
+#[test]
+fn bool_is_not_a_directml_type() {
+    let e = refused(&BitXorDesc::packed(DataType::Bool, &[4]));
+    assert_eq!(
+        e,
+        Error::UnsupportedDataType {
+            operator: Operator::BitXor,
+            data_type: DataType::Bool,
+            feature_level: FeatureLevel::Fl4_1,
+            required: None
+        }
+    );
+}
+
+#[test]
+fn feature_levels_reproduce_directml_tables() {
+    let at = |dt, fl| BitXorDesc::packed(dt, &[4]).validate(fl);
+    // BIT_XOR arrives at 3.0 with u8, u16, u32; everything else at 4.1.
+    for fl in FeatureLevel::ALL {
+        for dt in DataType::ALL {
+            let ok = match dt {
+                DataType::Bool => false,
+                DataType::U8 | DataType::U16 | DataType::U32 => fl >= FeatureLevel::Fl3_0,
+                _ => fl >= FeatureLevel::Fl4_1,
+            };
+            assert_eq!(at(dt, fl).is_ok(), ok, "BIT_XOR {dt} at {fl}");
+        }
+    }
+    assert_eq!(
+        at(DataType::F16, FeatureLevel::Fl3_0),
+        Err(Error::UnsupportedDataType {
+            operator: Operator::BitXor,
+            data_type: DataType::F16,
+            feature_level: FeatureLevel::Fl3_0,
+            required: Some(FeatureLevel::Fl4_1)
+        })
+    );
+    // LOGICAL_XOR: u32 from 1.0, u8 from 2.0, 4-D only below 3.0, nothing else ever.
+    for fl in FeatureLevel::ALL {
+        for dt in DataType::ALL {
+            for rank in [1usize, 3, 4, 5, 8] {
+                let sizes = vec![2u32; rank];
+                let ok = match dt {
+                    DataType::U32 => true,
+                    DataType::U8 => fl >= FeatureLevel::Fl2_0,
+                    _ => false,
+                } && (rank == 4 || fl >= FeatureLevel::Fl3_0);
+                assert_eq!(
+                    LogicalXorDesc::packed(dt, &sizes).validate(fl).is_ok(),
+                    ok,
+                    "LOGICAL_XOR {dt} rank {rank} at {fl}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn feature_level_on_the_context_is_applied() {
+    let fl2 = ctx().with_feature_level(FeatureLevel::Fl2_0);
+    let e = BitXor::new(&fl2, &BitXorDesc::packed(DataType::U8, &[4])).unwrap_err();
+    assert_eq!(e.rule(), "unsupported_dtype");
+    assert!(e.to_string().contains("DML_FEATURE_LEVEL_3_0"), "{e}");
+}
+
+#[test]
+fn output_that_overlaps_itself_is_refused() {
+    let t = TensorDesc::new(DataType::U32, &[3, 3]);
+    for s in [[1, 1], [0, 1], [3, 0], [2, 1]] {
+        let e = refused(&BitXorDesc::new(
+            t.clone(),
+            t.clone(),
+            t.clone().with_strides(&s),
+        ));
+        assert_eq!(e.rule(), "output_overlap", "{s:?}");
+    }
+    case_with(
+        u8s(&[3, 3]),
+        u8s(&[3, 3]),
+        u8s(&[3, 3]).with_strides(&[1, 1]),
+    )
+    .check_error("output_overlap");
+    // Inputs may overlap themselves.
+    assert!(
+        BitXorDesc::new(
+            t.clone().with_strides(&[1, 1]),
+            t.clone().with_strides(&[0, 0]),
+            t.clone()
+        )
+        .validate(FeatureLevel::Fl4_1)
+        .is_ok()
+    );
+}
+
+#[test]
+fn owned_by_dml_is_refused() {
+    let mut d = BitXorDesc::packed(DataType::U8, &[4]);
+    d.output.flags = TensorFlags::OwnedByDml;
+    assert_eq!(refused(&d), Error::OwnedByDmlOnOutput);
+}
+
+fn storage_buffer(ctx: &Context, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+#[test]
+fn bindings_are_checked_before_anything_is_recorded() {
+    let ctx = ctx();
+    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+    let good = storage_buffer(ctx, 64, usage);
+    let small = storage_buffer(ctx, 48, usage);
+    let no_storage = storage_buffer(ctx, 64, wgpu::BufferUsages::COPY_SRC);
+    let ok = TensorBinding::new(&good);
+    let cases: Vec<(XorBindings, &str)> = vec![
+        (
+            XorBindings::new(TensorBinding::new(&small), ok, ok),
+            "binding_too_small",
+        ),
+        (
+            XorBindings::new(ok, ok, TensorBinding::range(&good, 16, 64)),
+            "binding_out_of_bounds",
+        ),
+        (
+            XorBindings::new(ok, TensorBinding::at(&good, 128), ok),
+            "binding_out_of_bounds",
+        ),
+        (
+            XorBindings::new(ok, TensorBinding::new(&no_storage), ok),
+            "missing_usage",
+        ),
+    ];
+    for (bindings, rule) in cases {
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        let e = op.record(&mut encoder, &bindings).unwrap_err();
+        assert_eq!(e.rule(), rule, "{e}");
+        // Nothing was recorded: the encoder finishes empty and submits cleanly.
+        ctx.queue().submit([encoder.finish()]);
+    }
+}
