@@ -173,7 +173,7 @@ fn check_binding(
             usage: format!("{:?}", buffer.usage()),
         });
     }
-    if binding.offset % spec.offset_alignment != 0 {
+    if !binding.offset.is_multiple_of(spec.offset_alignment) {
         return Err(Error::BindingOffsetMisaligned {
             tensor,
             offset: binding.offset,
@@ -219,7 +219,7 @@ fn piece_kernel(
     if planned != KernelKind::Contiguous {
         return planned;
     }
-    let aligned = (0..3).all(|o| (base[o] + piece.origin[o] * width) % 16 == 0);
+    let aligned = (0..3).all(|o| (base[o] + piece.origin[o] * width).is_multiple_of(16));
     let room = piece
         .windows
         .iter()

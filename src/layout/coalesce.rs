@@ -41,13 +41,13 @@ pub(crate) fn coalesce(layout: &Layout) -> Layout {
         if merges {
             // Step 3.
             *sizes.last_mut().expect("non-empty") *= size;
-            for o in 0..3 {
-                *strides[o].last_mut().expect("non-empty") = layout.strides[o][d];
+            for (o, s) in strides.iter_mut().enumerate() {
+                *s.last_mut().expect("non-empty") = layout.strides[o][d];
             }
         } else {
             sizes.push(size);
-            for o in 0..3 {
-                strides[o].push(layout.strides[o][d]);
+            for (o, s) in strides.iter_mut().enumerate() {
+                s.push(layout.strides[o][d]);
             }
         }
     }

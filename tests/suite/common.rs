@@ -295,3 +295,141 @@ macro_rules! per_type {
         }
     };
 }
+
+/// An OpenVINO BitwiseXor-13 call: inputs in sentinel-filled buffers at the given offsets,
+/// the output in its own sentinel-filled buffer (or on A's range with `out_on_a`).
+pub struct OvCase {
+    pub data_type: DataType,
+    pub a_shape: Vec<usize>,
+    pub b_shape: Vec<usize>,
+    pub a: Vec<u8>,
+    pub b: Vec<u8>,
+    pub broadcast: gpu_xor::AutoBroadcast,
+    /// Byte offsets of A, B and the output in their buffers.
+    pub offsets: [u64; 3],
+    /// Bind the output to exactly A's range (in place).
+    pub out_on_a: bool,
+}
+
+impl OvCase {
+    pub fn new(
+        data_type: DataType,
+        a_shape: &[usize],
+        b_shape: &[usize],
+        broadcast: gpu_xor::AutoBroadcast,
+        seed: u64,
+    ) -> OvCase {
+        let w = data_type.size_in_bytes() as usize;
+        let n = |s: &[usize]| s.iter().product::<usize>() * w;
+        let mut a = random_bytes(seed, n(a_shape));
+        let mut b = random_bytes(seed ^ 0x77, n(b_shape));
+        if data_type == DataType::Bool {
+            // Mostly canonical 0/1, with some non-canonical nonzero bytes.
+            for (i, x) in a.iter_mut().chain(b.iter_mut()).enumerate() {
+                *x = match *x % 8 {
+                    0..=2 => 0,
+                    3..=5 => 1,
+                    _ => (*x | 2) & if i % 2 == 0 { 0xff } else { 0x82 },
+                };
+            }
+        }
+        OvCase {
+            data_type,
+            a_shape: a_shape.to_vec(),
+            b_shape: b_shape.to_vec(),
+            a,
+            b,
+            broadcast,
+            offsets: [16, 32, 48],
+            out_on_a: false,
+        }
+    }
+
+    /// Runs on `ctx`; checks output elements against the reference and every other byte
+    /// against what it held. Returns the output shape and the summary.
+    pub fn check_on(&self, ctx: &Context) -> (Vec<usize>, RecordSummary) {
+        let (shape, want) = gpu_xor::reference::bitwise_xor(
+            self.data_type,
+            &self.a_shape,
+            &self.a,
+            &self.b_shape,
+            &self.b,
+            self.broadcast,
+        )
+        .expect("reference");
+        let op = gpu_xor::BitwiseXor::new(
+            ctx,
+            &gpu_xor::BitwiseXorDesc {
+                a_type: self.data_type,
+                b_type: self.data_type,
+                a_shape: self.a_shape.clone(),
+                b_shape: self.b_shape.clone(),
+                auto_broadcast: self.broadcast,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(op.output_shape(), shape);
+        let pad = |x: usize| x.div_ceil(4) * 4;
+        let mut host: Vec<Vec<u8>> = Vec::new();
+        let fill = |data: &[u8], offset: u64, seed: u64| {
+            let mut buf =
+                random_bytes(seed, offset as usize + pad(data.len().max(want.len())) + 40);
+            buf[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+            buf
+        };
+        host.push(fill(&self.a, self.offsets[0], 1));
+        host.push(fill(&self.b, self.offsets[1], 2));
+        host.push(fill(&[], self.offsets[2], 3));
+        let case_like = DmlCase {
+            op: DmlOp::BitXor,
+            a: TensorDesc::new(self.data_type, &[1]),
+            b: TensorDesc::new(self.data_type, &[1]),
+            out: TensorDesc::new(self.data_type, &[1]),
+            places: [
+                place(0, self.offsets[0]),
+                place(1, self.offsets[1]),
+                if self.out_on_a {
+                    place(0, self.offsets[0])
+                } else {
+                    place(2, self.offsets[2])
+                },
+            ],
+            buffers: host.clone(),
+        };
+        let gpu = case_like.upload(ctx);
+        let out_place = case_like.places[2];
+        let bytes = |s: &[usize]| {
+            pad(s.iter().product::<usize>() * self.data_type.size_in_bytes() as usize) as u64
+        };
+        let bindings = XorBindings::new(
+            TensorBinding::range(&gpu[0], self.offsets[0], bytes(&self.a_shape)),
+            TensorBinding::range(&gpu[1], self.offsets[1], bytes(&self.b_shape)),
+            TensorBinding::range(&gpu[out_place.buffer], out_place.offset, bytes(&shape)),
+        );
+        let summary = op.run(&bindings).unwrap_or_else(|e| panic!("{e}"));
+        let mut expected = host;
+        let at = out_place.offset as usize;
+        expected[out_place.buffer][at..at + want.len()].copy_from_slice(&want);
+        for (i, (buffer, want)) in gpu.iter().zip(&expected).enumerate() {
+            let got = ctx.read_buffer(buffer, 0, want.len() as u64).unwrap();
+            if got != *want {
+                let first = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
+                panic!(
+                    "{:?} {:?} x {:?} ({}): buffer {i} byte {first}: got {:#04x}, expected {:#04x} (output starts at byte {at} of buffer {})",
+                    self.data_type,
+                    self.a_shape,
+                    self.b_shape,
+                    self.broadcast,
+                    got[first],
+                    want[first],
+                    out_place.buffer
+                );
+            }
+        }
+        (shape, summary)
+    }
+
+    pub fn check(&self) -> (Vec<usize>, RecordSummary) {
+        self.check_on(ctx())
+    }
+}

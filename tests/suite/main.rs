@@ -8,7 +8,10 @@
 mod common;
 
 mod bit_xor;
+mod broadcast;
 
 mod errors;
 mod in_place;
+mod logical_xor;
 mod properties;
+mod shaders;

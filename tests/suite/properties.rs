@@ -184,7 +184,7 @@ proptest! {
             // Mostly zeros, so that both truth values are common.
             for buf in &mut case.buffers {
                 for (i, byte) in buf.iter_mut().enumerate() {
-                    if (i as u64 ^ seed) % 3 != 0 { *byte = 0; }
+                    if !(i as u64 ^ seed).is_multiple_of(3) { *byte = 0; }
                 }
             }
         }

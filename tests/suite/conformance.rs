@@ -1,0 +1,139 @@
+//! The conformance cases (`tests/data/conformance.json`, a copy of `conformance/cases.json`)
+//! through the runner of the `conformance` example, and proof that the runner can fail.
+
+#[path = "../../examples/conformance/runner.rs"]
+mod runner;
+
+use std::path::Path;
+
+use runner::Outcome;
+
+#[test]
+fn conformance_cases_all_pass() {
+    let ctx = crate::common::ctx();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance.json");
+    let report = runner::run_file(ctx, &path).unwrap_or_else(|e| panic!("{e}"));
+    let info = ctx.adapter_info();
+    println!("conformance on {} ({:?})", info.name, info.backend);
+    print!("{}", report.render());
+
+    let counts = report.counts();
+    assert!(counts.passed > 0, "no case ran");
+    assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
+    for case in report.skips() {
+        assert!(
+            case.tags.iter().any(|t| t == "owned_by_dml"),
+            "{} was skipped without the tag owned_by_dml (tags {:?})",
+            case.id,
+            case.tags
+        );
+    }
+}
+
+/// Hand-written cases in the same format: the runner reports each broken one as failed.
+const BROKEN_CASES: &str = r#"[
+{"id": "good_bit_xor_u8", "op": "bit_xor", "dtype": "u8", "a_shape": [5], "b_shape": [5], "out_shape": [5], "min_feature_level": "3_0", "a_min_bytes": 8, "b_min_bytes": 8, "out_min_bytes": 8, "a": [0, 1, 2, 128, 255], "b": [255, 255, 2, 1, 0], "expected": [255, 254, 0, 129, 255], "tags": []},
+{"id": "good_u64_above_2_pow_53", "op": "bit_xor", "dtype": "u64", "a_shape": [2], "b_shape": [2], "out_shape": [2], "a": [18446744073709551615, 9007199254740993], "b": [1, 1], "expected": [18446744073709551614, 9007199254740992], "tags": []},
+{"id": "good_error_rank_mismatch", "op": "bit_xor", "dtype": "u8", "a_shape": [6], "b_shape": [2, 3], "out_shape": [6], "expect_error": "rank differs", "error_kind": "rank_mismatch", "tags": ["error"]},
+{"id": "good_ov_numpy_bool", "op": "bitwise_xor_broadcast", "dtype": "bool", "a_shape": [2, 1], "b_shape": [3], "broadcast": "numpy", "out_shape": [2, 3], "a": [2, 0], "b": [1, 0, 7], "expected": [0, 1, 0, 1, 0, 1], "tags": ["noncanonical_bool"]},
+{"id": "good_owned_by_dml_is_skipped", "op": "bit_xor", "dtype": "u8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "b_flags": "OWNED_BY_DML", "a": [1, 2, 3, 4], "b": [0, 0, 0, 0], "expected": [1, 2, 3, 4], "tags": ["owned_by_dml"]},
+{"id": "bad_wrong_expected", "op": "bit_xor", "dtype": "u8", "a_shape": [5], "b_shape": [5], "out_shape": [5], "a": [0, 1, 2, 128, 255], "b": [255, 255, 2, 1, 0], "expected": [255, 254, 0, 129, 254], "tags": []},
+{"id": "bad_wrong_expected_strided_out", "op": "bit_xor", "dtype": "u16", "a_shape": [2, 2], "b_shape": [2, 2], "out_shape": [2, 2], "out_strides": [3, 1], "a": [1, 2, 3, 4], "b": [0, 0, 0, 0], "expected": [1, 2, 4, 4], "tags": ["out_strides"]},
+{"id": "bad_error_case_that_succeeds", "op": "bit_xor", "dtype": "u32", "a_shape": [2, 3], "b_shape": [2, 3], "out_shape": [2, 3], "a": [1, 2, 3, 4, 5, 6], "b": [6, 5, 4, 3, 2, 1], "expect_error": "nothing is wrong", "error_kind": "shape_mismatch", "tags": ["error"]},
+{"id": "bad_ov_error_case_that_succeeds", "op": "bitwise_xor_broadcast", "dtype": "i32", "a_shape": [3], "b_shape": [1], "broadcast": "numpy", "expect_error": "nothing is wrong", "error_kind": "shape_inconsistent", "tags": ["error"]},
+{"id": "bad_wrong_error_kind", "op": "logical_xor", "dtype": "i8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "a": [1, 2, 3, 4], "b": [0, 0, 0, 0], "expect_error": "i8 is unsupported", "error_kind": "dtype_mismatch", "tags": ["error"]},
+{"id": "bad_wrong_error_kind_at_run", "op": "bit_xor", "dtype": "u8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "a_offset_bytes": 4, "expect_error": "misaligned", "error_kind": "alias_desc_mismatch", "tags": ["error"]},
+{"id": "bad_min_feature_level", "op": "bit_xor", "dtype": "i32", "a_shape": [2], "b_shape": [2], "out_shape": [2], "min_feature_level": "3_0", "a": [1, 2], "b": [3, 4], "expected": [2, 6], "tags": ["feature_level"]},
+{"id": "bad_ov_out_shape", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [2, 1], "b_shape": [3], "broadcast": "numpy", "out_shape": [2, 1], "a": [1, 2], "b": [1, 2, 3], "expected": [0, 3], "tags": []},
+{"id": "bad_generator_digest", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [40], "b_shape": [40], "broadcast": "numpy", "out_shape": [40], "generator": {"algo": "splitmix64", "a": {"seed": 1, "count": 40, "mode": "bits"}, "b": {"seed": 2, "count": 40, "mode": "bits"}}, "a_sha256": "00", "b_sha256": "00", "expected_count": 40, "expected_sha256": "00", "tags": ["generator"]},
+{"id": "bad_unknown_op", "op": "bit_and", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [1], "expected": [1], "tags": []},
+{"id": "bad_unknown_dtype", "op": "bit_xor", "dtype": "u128", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [1], "expected": [0], "tags": []},
+{"id": "bad_f64_value_parsed_as_float", "op": "bit_xor", "dtype": "u64", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1.5], "b": [1], "expected": [0], "tags": []}
+]"#;
+
+#[test]
+fn runner_reports_broken_cases_as_failed() {
+    let report = runner::run_cases(crate::common::ctx(), BROKEN_CASES).unwrap();
+    for case in &report.cases {
+        let expected_pass = case.id.starts_with("good_");
+        match &case.outcome {
+            Outcome::Passed => assert!(expected_pass, "{} passed", case.id),
+            Outcome::Skipped(reason) => assert!(
+                case.id == "good_owned_by_dml_is_skipped" && reason.contains("owned_by_dml"),
+                "{} skipped: {reason}",
+                case.id
+            ),
+            Outcome::Failed(reason) => {
+                assert!(!expected_pass, "{} failed: {reason}", case.id);
+                println!("{}: {reason}", case.id);
+            }
+        }
+    }
+    let counts = report.counts();
+    assert_eq!(
+        (counts.passed, counts.skipped),
+        (4, 1),
+        "{}",
+        report.render()
+    );
+    assert_eq!(counts.failed, 12, "{}", report.render());
+
+    // The failure names the first wrong element, with both values.
+    let Some(Outcome::Failed(reason)) = report.outcome("bad_wrong_expected") else {
+        panic!("bad_wrong_expected did not fail");
+    };
+    assert!(
+        reason.contains("element 4") && reason.contains("0xff") && reason.contains("0xfe"),
+        "{reason}"
+    );
+    let Some(Outcome::Failed(reason)) = report.outcome("bad_wrong_expected_strided_out") else {
+        panic!("bad_wrong_expected_strided_out did not fail");
+    };
+    assert!(reason.contains("element 2"), "{reason}");
+    assert!(report.summary_line().ends_with("12 failed, 1 skipped"));
+}
+
+#[test]
+fn runner_rejects_text_that_is_not_json() {
+    assert!(runner::run_cases(crate::common::ctx(), "{\"id\": ").is_err());
+    assert!(runner::run_file(crate::common::ctx(), Path::new("/nonexistent/cases.json")).is_err());
+}
+
+#[test]
+fn runner_sha256_matches_known_answers() {
+    let cases: [(&[u8], &str); 3] = [
+        (
+            b"abc",
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        ),
+        (
+            b"",
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        ),
+        (
+            b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+        ),
+    ];
+    for (message, digest) in cases {
+        assert_eq!(runner::hex(&runner::sha256(message)), digest);
+    }
+    // A million 'a's: many blocks.
+    assert_eq!(
+        runner::hex(&runner::sha256(&vec![b'a'; 1_000_000])),
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    );
+}
+
+#[test]
+fn runner_splitmix64_matches_the_known_answer() {
+    assert_eq!(runner::SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+    assert_eq!(
+        runner::generate(0, 1, "bits", 2).unwrap(),
+        [0xCDAF],
+        "bits keeps the low bytes"
+    );
+    assert_eq!(runner::generate(0, 1, "bool", 1).unwrap(), [1]);
+    assert_eq!(runner::generate(0, 1, "sparse", 1).unwrap(), [0xAF]);
+    assert!(runner::generate(0, 1, "gauss", 1).is_err());
+}
