@@ -79,3 +79,8 @@ pub use exec::{
     Tensor, TensorBinding, XorBindings,
 };
 pub use layout::{BindingPattern, ElementOp, KernelKind, Plan};
+
+/// The README's code blocks, compiled as doc tests so that they stay true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
