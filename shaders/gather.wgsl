@@ -52,8 +52,8 @@ fn cursor_at(i: u32) -> Cursor {
     let rank = params.head.y;
     var rest = i;
     var c = Cursor(0u, params.base.y, params.base.z);
-    for (var d = rank; d > 0u; d--) {
-        let k = d - 1u;
+    // The outermost index needs no division: it is what is left.
+    for (var k = rank - 1u; k > 0u; k--) {
         let n = size_at(k);
         let q = rest / n;
         let r = rest - q * n;
@@ -64,6 +64,11 @@ fn cursor_at(i: u32) -> Cursor {
         c.b += r * b_stride_at(k);
         rest = q;
     }
+    if rank == 1u {
+        c.inner = rest;
+    }
+    c.a += rest * a_stride_at(0u);
+    c.b += rest * b_stride_at(0u);
     return c;
 }
 

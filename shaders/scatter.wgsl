@@ -49,8 +49,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var o = params.base.x;
     var a = params.base.y;
     var b = params.base.z;
-    for (var d = params.head.y; d > 0u; d--) {
-        let k = d - 1u;
+    // The outermost index needs no division: it is what is left.
+    for (var k = params.head.y - 1u; k > 0u; k--) {
         let n = size_at(k);
         let q = rest / n;
         let r = rest - q * n;
@@ -59,6 +59,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         b += r * b_stride_at(k);
         rest = q;
     }
+    o += rest * out_stride_at(0u);
+    a += rest * a_stride_at(0u);
+    b += rest * b_stride_at(0u);
 
     if WIDTH == 8u {
         let va = vec2<u32>(load_word(A_SRC, 2u * a), load_word(A_SRC, 2u * a + 1u));
