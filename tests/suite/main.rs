@@ -9,7 +9,7 @@ mod common;
 
 mod bit_xor;
 mod broadcast;
-
+mod conformance;
 mod errors;
 mod in_place;
 mod logical_xor;

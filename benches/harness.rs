@@ -1,0 +1,362 @@
+//! What the criterion benches (`benches/xor.rs`) and `examples/bench_report.rs` share: the
+//! cases, their buffers, and the two baselines measured on the same adapter in the same run.
+//!
+//! Time is measured by recording `iters` repetitions of one call into one encoder, submitting
+//! once and waiting: on a software adapter (lavapipe) this is the CPU time of the kernels; on
+//! a GPU it is the kernels plus one submission, which is noise at the sizes reported.
+
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+use gpu_xor::{
+    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, LogicalXor,
+    LogicalXorDesc, TensorBinding, TensorDesc, XorBindings,
+};
+
+/// Which shape of work a case is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// Three packed tensors.
+    Contiguous,
+    /// Output bound on A's range.
+    InPlace,
+    /// `[rows, cols] ^ [cols]` (B repeated over rows).
+    BroadcastRow,
+    /// A transposed: `[n, n]` read with strides `[1, n]`.
+    Transposed,
+    /// The output in padded rows (scatter).
+    PaddedOutput,
+}
+
+impl Path {
+    pub fn name(self) -> &'static str {
+        match self {
+            Path::Contiguous => "contiguous",
+            Path::InPlace => "in-place",
+            Path::BroadcastRow => "broadcast-row",
+            Path::Transposed => "transposed",
+            Path::PaddedOutput => "padded-output",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)] // the operators' own names
+pub enum Op {
+    BitXor,
+    LogicalXor,
+    BitwiseXor,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::BitXor => "bit_xor",
+            Op::LogicalXor => "logical_xor",
+            Op::BitwiseXor => "bitwise_xor",
+        }
+    }
+}
+
+/// One benchmark case, ready to record.
+pub struct Case {
+    pub op: Op,
+    pub path: Path,
+    pub data_type: DataType,
+    /// Bytes of one operand (the output).
+    pub bytes: u64,
+    /// Bytes read plus bytes written by one call.
+    pub traffic: u64,
+    buffers: Vec<wgpu::Buffer>,
+    ranges: [(usize, u64, u64); 3],
+    compiled: Compiled,
+}
+
+enum Compiled {
+    Bit(BitXor),
+    Logical(LogicalXor),
+    Bitwise(BitwiseXor),
+}
+
+fn storage(ctx: &Context, size: u64, seed: u64) -> wgpu::Buffer {
+    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench"),
+        size: size.div_ceil(16) * 16,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: true,
+    });
+    {
+        let mut view = buffer.get_mapped_range_mut(..).expect("mapped");
+        let mut state = seed;
+        let mut chunk = vec![0u8; 1 << 16];
+        let len = buffer.size() as usize;
+        let mut at = 0;
+        while at < len {
+            for word in chunk.chunks_mut(8) {
+                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                word.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+            }
+            let n = chunk.len().min(len - at);
+            view.slice(at..at + n).copy_from_slice(&chunk[..n]);
+            at += n;
+        }
+    }
+    buffer.unmap();
+    buffer
+}
+
+impl Case {
+    /// Builds a case of about `bytes` bytes per operand.
+    pub fn new(ctx: &Context, op: Op, path: Path, data_type: DataType, bytes: u64) -> Case {
+        let w = u64::from(data_type.size_in_bytes());
+        let n = bytes / w;
+        // Square-ish 2-D shape for the 2-D paths, rows of 4096 elements where possible.
+        let cols = if n >= 4096 * 4 {
+            4096
+        } else {
+            (n as f64).sqrt().max(1.0) as u64
+        };
+        let rows = (n / cols).max(1);
+        let side = (n as f64).sqrt().max(1.0) as u64;
+        let t = |sizes: &[u64]| {
+            TensorDesc::new(
+                data_type,
+                &sizes.iter().map(|&s| s as u32).collect::<Vec<_>>(),
+            )
+        };
+        let (a, b, out, shape_elems) = match path {
+            Path::Contiguous | Path::InPlace => (t(&[n]), t(&[n]), t(&[n]), n),
+            Path::BroadcastRow => (
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[0, 1]),
+                t(&[rows, cols]),
+                rows * cols,
+            ),
+            Path::Transposed => (
+                t(&[side, side]).with_strides(&[1, side as u32]),
+                t(&[side, side]),
+                t(&[side, side]),
+                side * side,
+            ),
+            Path::PaddedOutput => (
+                t(&[rows, cols]),
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[cols as u32 + 1, 1]),
+                rows * cols,
+            ),
+        };
+        let size = |d: &TensorDesc| d.total_size().expect("size");
+        let compiled = match op {
+            Op::BitXor => Compiled::Bit(
+                BitXor::new(ctx, &BitXorDesc::new(a.clone(), b.clone(), out.clone()))
+                    .expect("desc"),
+            ),
+            Op::LogicalXor => Compiled::Logical(
+                LogicalXor::new(ctx, &LogicalXorDesc::new(a.clone(), b.clone(), out.clone()))
+                    .expect("desc"),
+            ),
+            Op::BitwiseXor => {
+                let shape: Vec<usize> = a.sizes.iter().map(|&s| s as usize).collect();
+                let b_shape = if path == Path::BroadcastRow {
+                    vec![cols as usize]
+                } else {
+                    shape.clone()
+                };
+                Compiled::Bitwise(
+                    BitwiseXor::new(
+                        ctx,
+                        &BitwiseXorDesc::new(data_type, &shape, &b_shape)
+                            .with_broadcast(AutoBroadcast::Numpy),
+                    )
+                    .expect("desc"),
+                )
+            }
+        };
+        let b_bytes = if path == Path::BroadcastRow {
+            cols * w
+        } else {
+            size(&b)
+        };
+        let buffers = vec![
+            storage(ctx, size(&a), 1),
+            storage(ctx, b_bytes.max(16), 2),
+            storage(ctx, size(&out), 3),
+        ];
+        let out_slot = if path == Path::InPlace { 0 } else { 2 };
+        let ranges = [
+            (0, 0, size(&a)),
+            (1, 0, b_bytes.max(4).div_ceil(4) * 4),
+            (out_slot, 0, size(&out)),
+        ];
+        let b_read = if path == Path::BroadcastRow {
+            cols * w
+        } else {
+            shape_elems * w
+        };
+        Case {
+            op,
+            path,
+            data_type,
+            bytes: shape_elems * w,
+            traffic: 2 * shape_elems * w + b_read,
+            buffers,
+            ranges,
+            compiled,
+        }
+    }
+
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let b = |i: usize| {
+            let (buf, off, size) = self.ranges[i];
+            TensorBinding::range(&self.buffers[buf], off, size)
+        };
+        let bindings = XorBindings::new(b(0), b(1), b(2));
+        match &self.compiled {
+            Compiled::Bit(op) => op.record(encoder, &bindings),
+            Compiled::Logical(op) => op.record(encoder, &bindings),
+            Compiled::Bitwise(op) => op.record(encoder, &bindings),
+        }
+        .expect("record");
+    }
+}
+
+/// The `vec4<u32>` copy kernel and `copy_buffer_to_buffer`, over `bytes` bytes.
+pub struct Baselines {
+    pub bytes: u64,
+    src: wgpu::Buffer,
+    dst: wgpu::Buffer,
+    pipeline: wgpu::ComputePipeline,
+    bind_groups: Vec<(wgpu::BindGroup, (u32, u32))>,
+}
+
+impl Baselines {
+    pub fn new(ctx: &Context, bytes: u64) -> Baselines {
+        let device = ctx.device();
+        let bytes = bytes.div_ceil(16) * 16;
+        let src = storage(ctx, bytes, 9);
+        let dst = storage(ctx, bytes, 10);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("copy"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("copy.wgsl").into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("copy"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        // Windows of at most the binding limit, like the XOR kernels.
+        let limits = device.limits();
+        let window = limits.max_storage_buffer_binding_size.min(1 << 31) / 256 * 256;
+        let max_x = u64::from(limits.max_compute_workgroups_per_dimension);
+        let mut bind_groups = Vec::new();
+        let mut at = 0;
+        while at < bytes {
+            let len = window.min(bytes - at);
+            let blocks = len / 16;
+            let groups = blocks.div_ceil(256).max(1);
+            let x = groups.min(max_x);
+            let y = groups.div_ceil(x);
+            let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("copy blocks"),
+                size: 16,
+                usage: wgpu::BufferUsages::UNIFORM,
+                mapped_at_creation: true,
+            });
+            uniform
+                .get_mapped_range_mut(..)
+                .expect("mapped")
+                .copy_from_slice(bytemuck::cast_slice(&[
+                    blocks as u32,
+                    (x * 256) as u32,
+                    0,
+                    0,
+                ]));
+            uniform.unmap();
+            let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("copy"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &src,
+                            offset: at,
+                            size: std::num::NonZeroU64::new(len),
+                        }),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &dst,
+                            offset: at,
+                            size: std::num::NonZeroU64::new(len),
+                        }),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: uniform.as_entire_binding(),
+                    },
+                ],
+            });
+            bind_groups.push((bg, (x as u32, y as u32)));
+            at += len;
+        }
+        Baselines {
+            bytes,
+            src,
+            dst,
+            pipeline,
+            bind_groups,
+        }
+    }
+
+    /// One `vec4<u32>` copy of `bytes` (traffic: 2 x bytes).
+    pub fn record_copy_kernel(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&self.pipeline);
+        for (bg, (x, y)) in &self.bind_groups {
+            pass.set_bind_group(0, bg, &[]);
+            pass.dispatch_workgroups(*x, *y, 1);
+        }
+    }
+
+    /// One `copy_buffer_to_buffer` of `bytes` (traffic: 2 x bytes).
+    pub fn record_copy_buffer(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.copy_buffer_to_buffer(&self.src, 0, &self.dst, 0, self.bytes);
+    }
+}
+
+/// Time per call of `record`, from `iters` calls recorded into one encoder and one submit.
+pub fn time(ctx: &Context, iters: u64, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> Duration {
+    let device = ctx.device();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    for _ in 0..iters {
+        record(&mut encoder);
+    }
+    let buffer = encoder.finish();
+    let start = Instant::now();
+    ctx.queue().submit([buffer]);
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    start.elapsed() / iters.max(1) as u32
+}
+
+/// GB/s for `traffic` bytes per `per_call`.
+pub fn gbps(traffic: u64, per_call: Duration) -> f64 {
+    traffic as f64 / per_call.as_secs_f64() / 1e9
+}
+
+/// Repetitions so that one measurement moves about `target` bytes (at least 2).
+pub fn iterations(traffic: u64, target: u64) -> u64 {
+    (target / traffic.max(1)).clamp(2, 10_000)
+}
