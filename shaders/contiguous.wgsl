@@ -7,12 +7,10 @@
 // whole; it is written word by word, and its last word through a mask, so that the bytes after
 // the tensor keep their value.
 //
-// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 (read), 3 in1 (read),
-// all as array<vec4<u32>>.
+// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
+// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<vec4<u32>>.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> in0: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read> in1: array<vec4<u32>>;
 
 fn load(src: u32, i: u32) -> vec4<u32> {
     switch src {

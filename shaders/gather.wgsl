@@ -10,12 +10,10 @@
 //   it; they are written through a mask and keep their value.
 // `head.x` is the number of units (elements for WIDTH >= 4, words otherwise).
 //
-// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 (read), 3 in1 (read),
-// all as array<u32>.
+// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
+// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<u32>.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
-@group(0) @binding(2) var<storage, read> in0: array<u32>;
-@group(0) @binding(3) var<storage, read> in1: array<u32>;
 
 fn load_word(src: u32, i: u32) -> u32 {
     switch src {

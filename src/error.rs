@@ -382,6 +382,10 @@ pub enum Error {
         readable: u64,
     },
 
+    /// An operator was pushed into a batch of another context.
+    #[error("the operator was compiled on another Context than the batch's")]
+    ContextMismatch,
+
     // ----- Host data -----------------------------------------------------------------------
     /// Host data does not have the length the shape implies.
     #[error("expected {expected} elements for shape {}, got {found}", Shape(shape))]
@@ -480,6 +484,7 @@ impl Error {
             Error::PartialOverlap { .. } => "partial_overlap",
             Error::SharedBufferSpanTooLarge { .. } => "shared_buffer_span_too_large",
             Error::ReadOutOfBounds { .. } => "read_out_of_bounds",
+            Error::ContextMismatch => "context_mismatch",
             Error::DataLength { .. } => "data_length",
             Error::TensorTypeMismatch { .. } => "tensor_type_mismatch",
             Error::SizeOverflow { .. } => "size_overflow",

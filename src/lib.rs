@@ -75,8 +75,8 @@ pub use desc::{
 };
 pub use error::{Error, Operator, TensorName};
 pub use exec::{
-    BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor, RecordSummary,
-    Tensor, TensorBinding, XorBindings,
+    Batch, BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
+    RecordSummary, Tensor, TensorBinding, XorBindings, XorOperator,
 };
 pub use layout::{BindingPattern, ElementOp, KernelKind, Plan};
 

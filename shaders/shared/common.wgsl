@@ -11,8 +11,8 @@
 //            2 = in1.
 //
 // Binding 0 is the metadata below (a uniform with a dynamic offset, one 256-byte record per
-// dispatch). Bindings 1 to 3 are declared by each kernel: 1 the output (read_write), 2 and 3
-// the inputs (read).
+// dispatch). Binding 1, the output (read_write), is declared by each kernel; bindings 2 and 3,
+// the inputs, by shared/inputs_*.wgsl.
 //
 // Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):
 //   head.x  work units in this dispatch (vec4s, words or elements, per kernel)

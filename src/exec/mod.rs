@@ -2,15 +2,15 @@
 //! environment), compiled operators that record into the caller's encoder, blocking
 //! convenience calls, and typed GPU tensors.
 
+mod batch;
 mod binding;
 mod context;
 mod convenience;
 mod operator;
-mod record;
 mod tensor;
 
+pub use batch::{Batch, RecordSummary};
 pub use binding::{TensorBinding, XorBindings};
 pub use context::{Context, ContextOptions, LimitsChoice};
-pub use operator::{BitXor, BitwiseXor, LogicalXor};
-pub use record::RecordSummary;
+pub use operator::{BitXor, BitwiseXor, LogicalXor, XorOperator};
 pub use tensor::{Element, Tensor};

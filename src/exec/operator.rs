@@ -1,8 +1,8 @@
 //! Compiled operators: validated once, recorded many times.
 
+use super::batch::RecordSummary;
 use super::binding::XorBindings;
 use super::context::Context;
-use super::record::{RecordSummary, record};
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
 use crate::error::Error;
 use crate::kernels::pipelines::PipelineKey;
@@ -28,6 +28,7 @@ impl Compiled {
                     width: plan.data_type.size_in_bytes(),
                     a_src: 1,
                     b_src: 2,
+                    inputs_rw: false,
                 },
             )?;
         }
@@ -42,7 +43,10 @@ impl Compiled {
         encoder: &mut wgpu::CommandEncoder,
         bindings: &XorBindings<'_>,
     ) -> Result<RecordSummary, Error> {
-        record(&self.ctx.shared, &self.plan, bindings, encoder)
+        let mut batch = self.ctx.batch();
+        let summary = batch.push_plan(&self.ctx, &self.plan, bindings)?;
+        batch.record(encoder)?;
+        Ok(summary)
     }
 
     fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
@@ -60,6 +64,19 @@ impl Compiled {
             .map_err(|e| Error::Poll(e.to_string()))?;
         Ok(summary)
     }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A compiled operator that a [`crate::Batch`] can record: [`BitXor`], [`LogicalXor`] or
+/// [`BitwiseXor`].
+pub trait XorOperator: sealed::Sealed {
+    /// The plan decided at creation.
+    fn plan(&self) -> &Plan;
+    /// The context it records on.
+    fn context(&self) -> &Context;
 }
 
 macro_rules! compiled_operator {
@@ -112,6 +129,18 @@ macro_rules! compiled_operator {
 
             /// The context it records on.
             pub fn context(&self) -> &Context {
+                &self.compiled.ctx
+            }
+        }
+
+        impl sealed::Sealed for $name {}
+
+        impl XorOperator for $name {
+            fn plan(&self) -> &Plan {
+                &self.compiled.plan
+            }
+
+            fn context(&self) -> &Context {
                 &self.compiled.ctx
             }
         }

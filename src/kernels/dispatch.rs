@@ -1,56 +1,44 @@
 //! Dispatch sizing: from one piece of the work to its metadata record and grid.
 
 use super::params::Params;
+use super::select::tiled_inputs;
 use crate::layout::{KernelKind, Piece};
 
-/// Invocations per workgroup (`@workgroup_size(256)` in every kernel).
+/// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
 pub(crate) const WORKGROUP_SIZE: u32 = 256;
+
+/// Side of the tile kernel's square workgroup (`@workgroup_size(16, 16)`).
+const TILE: u64 = 16;
 
 /// One dispatch, ready to record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Dispatch {
     pub params: Params,
-    /// Workgroups in x and y.
-    pub groups: (u32, u32),
+    /// Workgroups in x, y and z.
+    pub groups: [u32; 3],
 }
 
 /// Builds the record and the grid of one piece.
 ///
-/// `base[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at which
-/// the binding it is read through starts, `width` the element size and `max_groups` the
-/// device's `max_compute_workgroups_per_dimension`. The split guarantees that every offset
-/// and count here fits in 32 bits.
+/// `start[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at
+/// which the binding it is read through starts, `width` the element size and `max_groups`
+/// the device's `max_compute_workgroups_per_dimension`. The split and the kernel choice
+/// guarantee that every offset and count here fits in 32 bits and every grid dimension in
+/// `max_groups`.
 pub(crate) fn build(
     kernel: KernelKind,
     piece: &Piece,
-    base: [u64; 3],
+    start: [u64; 3],
     window_start: [u64; 3],
     width: u64,
     max_groups: u32,
 ) -> Dispatch {
+    let max_groups = u64::from(max_groups.max(1));
     let elements: u64 = piece.sizes.iter().product();
+    let rank = piece.sizes.len();
     let rel: [u64; 3] =
-        std::array::from_fn(|o| (base[o] + piece.origin[o] * width - window_start[o]) / width);
-    let units = match kernel {
-        KernelKind::Contiguous => (elements * width).div_ceil(16),
-        KernelKind::Gather if width < 4 => {
-            let first = rel[0] * width / 4;
-            let end = ((rel[0] + elements) * width).div_ceil(4);
-            end - first
-        }
-        _ => elements,
-    };
-    let groups = units.div_ceil(u64::from(WORKGROUP_SIZE)).max(1);
-    let x = groups.min(u64::from(max_groups.max(1)));
-    let y = groups.div_ceil(x);
-
+        std::array::from_fn(|o| (start[o] + piece.origin[o] * width - window_start[o]) / width);
     let mut params = Params {
-        head: [
-            to_u32(units),
-            piece.sizes.len() as u32,
-            to_u32(x * u64::from(WORKGROUP_SIZE)),
-            to_u32(elements),
-        ],
         base: [to_u32(rel[0]), to_u32(rel[1]), to_u32(rel[2]), 0],
         ..Params::default()
     };
@@ -62,9 +50,50 @@ pub(crate) fn build(
         params.a_strides[d] = keep(piece.strides[1][d]);
         params.b_strides[d] = keep(piece.strides[2][d]);
     }
+    // Spreads `count` workgroups over y and z.
+    let spread = |count: u64| {
+        let y = count.clamp(1, max_groups);
+        (y, count.div_ceil(y))
+    };
+    let groups = match kernel {
+        KernelKind::Rows => {
+            let rows = elements / piece.sizes[rank - 1];
+            let blocks = (piece.sizes[rank - 1] * width).div_ceil(16);
+            let (y, z) = spread(rows);
+            params.head = [to_u32(blocks), rank as u32, to_u32(y), to_u32(rows)];
+            [blocks.div_ceil(u64::from(WORKGROUP_SIZE)), y, z]
+        }
+        KernelKind::Tile => {
+            let (y, z) = spread(piece.sizes[0].div_ceil(TILE));
+            params.head = [0, rank as u32, to_u32(y), to_u32(elements)];
+            params.base[3] = tiled_inputs(piece);
+            [piece.sizes[1].div_ceil(TILE), y, z]
+        }
+        _ => {
+            let units = match kernel {
+                KernelKind::Contiguous => (elements * width).div_ceil(16),
+                KernelKind::Gather if width < 4 => {
+                    let first = rel[0] * width / 4;
+                    let end = ((rel[0] + elements) * width).div_ceil(4);
+                    end - first
+                }
+                _ => elements,
+            };
+            let groups = units.div_ceil(u64::from(WORKGROUP_SIZE)).max(1);
+            let x = groups.min(max_groups);
+            let y = groups.div_ceil(x);
+            params.head = [
+                to_u32(units),
+                rank as u32,
+                to_u32(x * u64::from(WORKGROUP_SIZE)),
+                to_u32(elements),
+            ];
+            [x, y, 1]
+        }
+    };
     Dispatch {
         params,
-        groups: (to_u32(x), to_u32(y)),
+        groups: groups.map(to_u32),
     }
 }
 
@@ -80,10 +109,17 @@ fn to_u32(v: u64) -> u32 {
 mod tests {
     use super::*;
 
-    fn piece(n: u64, origin: [u64; 3]) -> Piece {
+    fn piece(sizes: &[u64], origin: [u64; 3]) -> Piece {
+        let packed = |s: &[u64]| {
+            let mut v = vec![1; s.len()];
+            for d in (0..s.len().saturating_sub(1)).rev() {
+                v[d] = v[d + 1] * s[d + 1];
+            }
+            v
+        };
         Piece {
-            sizes: vec![n],
-            strides: [vec![1], vec![1], vec![1]],
+            sizes: sizes.to_vec(),
+            strides: [packed(sizes), packed(sizes), packed(sizes)],
             origin,
             windows: [Some((0, 0)), Some((0, 0)), Some((0, 0))],
         }
@@ -93,14 +129,14 @@ mod tests {
     fn contiguous_counts_16_byte_blocks() {
         let d = build(
             KernelKind::Contiguous,
-            &piece(9, [0; 3]),
-            [0, 0, 0],
+            &piece(&[9], [0; 3]),
+            [0; 3],
             [0; 3],
             1,
             65535,
         );
         assert_eq!(d.params.head, [1, 1, 256, 9]);
-        assert_eq!(d.groups, (1, 1));
+        assert_eq!(d.groups, [1, 1, 1]);
     }
 
     #[test]
@@ -108,8 +144,8 @@ mod tests {
         // Elements 3..12 of u8: bytes 3..12, words 0..3.
         let d = build(
             KernelKind::Gather,
-            &piece(9, [3, 3, 3]),
-            [0, 0, 0],
+            &piece(&[9], [3, 3, 3]),
+            [0; 3],
             [0; 3],
             1,
             65535,
@@ -123,21 +159,48 @@ mod tests {
         let n = 65535u64 * 256 * 3;
         let d = build(
             KernelKind::Scatter,
-            &piece(n, [0; 3]),
+            &piece(&[n], [0; 3]),
             [0; 3],
             [0; 3],
             4,
             65535,
         );
-        assert_eq!(d.groups, (65535, 3));
+        assert_eq!(d.groups, [65535, 3, 1]);
         assert_eq!(d.params.head[2], 65535 * 256);
+    }
+
+    #[test]
+    fn rows_put_blocks_on_x_and_rows_on_y_and_z() {
+        let d = build(
+            KernelKind::Rows,
+            &piece(&[70000, 100], [0; 3]),
+            [0; 3],
+            [0; 3],
+            4,
+            65535,
+        );
+        assert_eq!(d.params.head, [25, 2, 65535, 70000]);
+        assert_eq!(d.groups, [1, 65535, 2]);
+    }
+
+    #[test]
+    fn tiles_cover_the_matrix() {
+        let d = build(
+            KernelKind::Tile,
+            &piece(&[33, 17], [0; 3]),
+            [0; 3],
+            [0; 3],
+            4,
+            65535,
+        );
+        assert_eq!(d.groups, [2, 3, 1]);
     }
 
     #[test]
     fn offsets_are_relative_to_the_window() {
         let d = build(
             KernelKind::Gather,
-            &piece(4, [10, 0, 0]),
+            &piece(&[4], [10, 0, 0]),
             [1024 + 16, 512, 0],
             [1024, 256, 0],
             4,

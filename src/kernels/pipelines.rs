@@ -20,58 +20,70 @@ pub(crate) struct PipelineKey {
     pub a_src: u32,
     /// Binding slot B is read from.
     pub b_src: u32,
+    /// Whether the input bindings are `read_write`.
+    pub inputs_rw: bool,
 }
 
-/// The bind group layout every kernel shares, and the pipelines made so far.
+/// The two bind group layouts (inputs read-only, inputs read-write) and the pipelines made
+/// so far.
 pub(crate) struct KernelCache {
-    pub bind_group_layout: wgpu::BindGroupLayout,
-    pipeline_layout: wgpu::PipelineLayout,
-    modules: Mutex<HashMap<KernelKind, wgpu::ShaderModule>>,
+    layouts: [(wgpu::BindGroupLayout, wgpu::PipelineLayout); 2],
+    modules: Mutex<HashMap<(KernelKind, bool), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
 }
 
 impl KernelCache {
     pub fn new(device: &wgpu::Device) -> KernelCache {
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("gpu-xor"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        // One bind group can serve several dispatches, each with its own record.
-                        has_dynamic_offset: true,
-                        min_binding_size: NonZeroU64::new(std::mem::size_of::<Params>() as u64),
-                    },
-                    count: None,
+        let layout = |inputs_rw: bool| {
+            let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
                 },
-                storage(1, false),
-                storage(2, true),
-                storage(3, true),
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("gpu-xor"),
-            bind_group_layouts: &[Some(&bind_group_layout)],
-            immediate_size: 0,
-        });
+                count: None,
+            };
+            let bind_group_layout =
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("gpu-xor"),
+                    entries: &[
+                        wgpu::BindGroupLayoutEntry {
+                            binding: 0,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty: wgpu::BindingType::Buffer {
+                                ty: wgpu::BufferBindingType::Uniform,
+                                // One bind group serves many dispatches, each with its record.
+                                has_dynamic_offset: true,
+                                min_binding_size: NonZeroU64::new(
+                                    std::mem::size_of::<Params>() as u64
+                                ),
+                            },
+                            count: None,
+                        },
+                        storage(1, false),
+                        storage(2, !inputs_rw),
+                        storage(3, !inputs_rw),
+                    ],
+                });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("gpu-xor"),
+                bind_group_layouts: &[Some(&bind_group_layout)],
+                immediate_size: 0,
+            });
+            (bind_group_layout, pipeline_layout)
+        };
         KernelCache {
-            bind_group_layout,
-            pipeline_layout,
+            layouts: [layout(false), layout(true)],
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The bind group layout for read-only or read-write input bindings.
+    pub fn bind_group_layout(&self, inputs_rw: bool) -> &wgpu::BindGroupLayout {
+        &self.layouts[usize::from(inputs_rw)].0
     }
 
     /// The pipeline for `key`, created on first use.
@@ -83,11 +95,12 @@ impl KernelCache {
         if let Some(p) = lock(&self.pipelines).get(&key) {
             return Ok(p.clone());
         }
-        let source = shaders::source(key.kernel)
+        let source = shaders::source(key.kernel, key.inputs_rw)
             .ok_or_else(|| Error::Pipeline(format!("no kernel for {:?}", key.kernel)))?;
+        let module_key = (key.kernel, key.inputs_rw);
         let module = {
             let mut modules = lock(&self.modules);
-            match modules.get(&key.kernel) {
+            match modules.get(&module_key) {
                 Some(m) => m.clone(),
                 None => {
                     let m = capture_errors(device, || {
@@ -96,7 +109,7 @@ impl KernelCache {
                             source: wgpu::ShaderSource::Wgsl(source.source.into()),
                         })
                     })?;
-                    modules.insert(key.kernel, m.clone());
+                    modules.insert(module_key, m.clone());
                     m
                 }
             }
@@ -110,7 +123,7 @@ impl KernelCache {
         let pipeline = capture_errors(device, || {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(source.name),
-                layout: Some(&self.pipeline_layout),
+                layout: Some(&self.layouts[usize::from(key.inputs_rw)].1),
                 module: &module,
                 entry_point: Some(source.entry_point),
                 compilation_options: wgpu::PipelineCompilationOptions {

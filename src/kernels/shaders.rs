@@ -1,8 +1,9 @@
 //! The WGSL sources, one table of them.
 //!
-//! Each kernel is `shaders/shared/common.wgsl` followed by its own file (WGSL has no
-//! includes); both parts are static text, joined at compile time. Pipelines specialise them
-//! through `override` constants only.
+//! Each kernel is `shaders/shared/common.wgsl`, then one of the input-binding parts
+//! (`shaders/shared/inputs_*.wgsl`: words or 16-byte blocks, `read` or `read_write`), then its
+//! own file; WGSL has no includes, so the static parts are joined at compile time. Pipelines
+//! specialise them through `override` constants only.
 
 use crate::layout::KernelKind;
 
@@ -14,51 +15,69 @@ pub const COMMON: &str = include_str!("../../shaders/shared/common.wgsl");
 pub struct ShaderSource {
     /// The kernel family it implements.
     pub kernel: KernelKind,
+    /// Whether its input bindings are `read_write` (for inputs in the output's buffer that
+    /// cannot share the output's binding).
+    pub inputs_read_write: bool,
     /// File name under `shaders/`.
     pub name: &'static str,
     /// The entry point.
     pub entry_point: &'static str,
-    /// Complete source: the shared part, then the kernel.
+    /// Complete source: the shared part, the input bindings, then the kernel.
     pub source: &'static str,
 }
 
-/// Every kernel.
-pub const KERNELS: [ShaderSource; 3] = [
-    ShaderSource {
-        kernel: KernelKind::Contiguous,
-        name: "contiguous.wgsl",
-        entry_point: "main",
-        source: concat!(
-            include_str!("../../shaders/shared/common.wgsl"),
-            "\n",
-            include_str!("../../shaders/contiguous.wgsl")
-        ),
-    },
-    ShaderSource {
-        kernel: KernelKind::Gather,
-        name: "gather.wgsl",
-        entry_point: "main",
-        source: concat!(
-            include_str!("../../shaders/shared/common.wgsl"),
-            "\n",
-            include_str!("../../shaders/gather.wgsl")
-        ),
-    },
-    ShaderSource {
-        kernel: KernelKind::Scatter,
-        name: "scatter.wgsl",
-        entry_point: "main",
-        source: concat!(
-            include_str!("../../shaders/shared/common.wgsl"),
-            "\n",
-            include_str!("../../shaders/scatter.wgsl")
-        ),
-    },
+macro_rules! kernel {
+    ($kernel:ident, $file:literal, $inputs:literal, $rw:literal) => {
+        ShaderSource {
+            kernel: KernelKind::$kernel,
+            inputs_read_write: $rw,
+            name: $file,
+            entry_point: "main",
+            source: concat!(
+                include_str!("../../shaders/shared/common.wgsl"),
+                "\n",
+                include_str!(concat!("../../shaders/shared/", $inputs)),
+                "\n",
+                include_str!(concat!("../../shaders/", $file))
+            ),
+        }
+    };
+}
+
+/// Every kernel, each with read-only and read-write input bindings.
+pub const KERNELS: [ShaderSource; 10] = [
+    kernel!(
+        Contiguous,
+        "contiguous.wgsl",
+        "inputs_blocks_read.wgsl",
+        false
+    ),
+    kernel!(
+        Contiguous,
+        "contiguous.wgsl",
+        "inputs_blocks_read_write.wgsl",
+        true
+    ),
+    kernel!(Rows, "rows.wgsl", "inputs_blocks_read.wgsl", false),
+    kernel!(Rows, "rows.wgsl", "inputs_blocks_read_write.wgsl", true),
+    kernel!(Gather, "gather.wgsl", "inputs_words_read.wgsl", false),
+    kernel!(Gather, "gather.wgsl", "inputs_words_read_write.wgsl", true),
+    kernel!(Tile, "tile.wgsl", "inputs_words_read.wgsl", false),
+    kernel!(Tile, "tile.wgsl", "inputs_words_read_write.wgsl", true),
+    kernel!(Scatter, "scatter.wgsl", "inputs_words_read.wgsl", false),
+    kernel!(
+        Scatter,
+        "scatter.wgsl",
+        "inputs_words_read_write.wgsl",
+        true
+    ),
 ];
 
 /// The source of one kernel family (`None` for [`KernelKind::Empty`]).
-pub fn source(kernel: KernelKind) -> Option<&'static ShaderSource> {
-    KERNELS.iter().find(|s| s.kernel == kernel)
+pub fn source(kernel: KernelKind, inputs_read_write: bool) -> Option<&'static ShaderSource> {
+    KERNELS
+        .iter()
+        .find(|s| s.kernel == kernel && s.inputs_read_write == inputs_read_write)
 }
 
 /// The override constants one pipeline is created with, by name.

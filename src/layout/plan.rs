@@ -22,9 +22,17 @@ pub enum KernelKind {
     Empty,
     /// All three operands dense: one invocation per 16 bytes, `vec4<u32>` loads and stores.
     Contiguous,
+    /// Rows that are dense in the output and dense or repeated in each input (row
+    /// broadcasting, padded rows): a 2-D grid of 16-byte blocks, no index division. Chosen per
+    /// piece when every row starts on a 16-byte boundary.
+    Rows,
     /// Dense output, strided or broadcast inputs: each invocation owns whole output words and
     /// gathers their lanes.
     Gather,
+    /// Two dimensions with a transposed input, 32- or 64-bit elements: 16 x 16 tiles staged
+    /// through workgroup memory so that reads and writes both run along memory. Chosen per
+    /// piece.
+    Tile,
     /// Strided output: each invocation owns one output element; 8- and 16-bit lanes are
     /// written with atomics so that no two invocations race on a word.
     Scatter,

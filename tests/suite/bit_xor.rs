@@ -4,7 +4,7 @@
 use gpu_xor::{BitXor, BitXorDesc, DataType, KernelKind, Tensor, TensorDesc};
 use half::f16;
 
-use crate::common::{DmlCase, DmlOp, ctx, place, random_bytes, small_windows};
+use crate::common::{DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, small_windows};
 use crate::per_type;
 
 #[test]
@@ -134,7 +134,7 @@ per_type!(
 fn awkward_counts(dt: DataType) {
     for n in (1..=9).chain([4095, 4097]) {
         let r = DmlCase::packed(DmlOp::BitXor, dt, &[n], u64::from(n)).check();
-        assert_eq!(r.dispatches, vec![KernelKind::Contiguous], "{dt} n={n}");
+        assert_kernel(&r, KernelKind::Contiguous);
     }
 }
 
@@ -171,6 +171,16 @@ fn strided(dt: DataType, a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: 
     assert!(r.dispatches.iter().all(|&k| k == kernel), "{dt}: {r:?}");
 }
 
+/// Transposed 32- and 64-bit inputs go through workgroup-memory tiles; narrower ones are
+/// gathered lane by lane.
+fn transposed_kernel(dt: DataType) -> KernelKind {
+    if dt.size_in_bytes() >= 4 {
+        KernelKind::Tile
+    } else {
+        KernelKind::Gather
+    }
+}
+
 fn zero_strides(dt: DataType) {
     let t = TensorDesc::new(dt, &[5, 7]);
     // Scalar broadcast, row broadcast, column broadcast.
@@ -205,7 +215,7 @@ fn padded_and_transposed_inputs(dt: DataType) {
         t.clone(),
         t.clone().with_strides(&[1, 6]),
         t.clone(),
-        KernelKind::Gather,
+        transposed_kernel(dt),
     );
     // Overlapping input (sliding window): row r starts at element r.
     strided(
@@ -241,13 +251,13 @@ fn strided_outputs(dt: DataType) {
         t.clone().with_strides(&[10, 2]),
         KernelKind::Scatter,
     );
-    // A transposed output is reordered to be dense: the gather kernel.
+    // A transposed output is reordered to be dense, which transposes the inputs.
     strided(
         dt,
         t.clone(),
         t.clone(),
         t.clone().with_strides(&[1, 4]),
-        KernelKind::Gather,
+        transposed_kernel(dt),
     );
 }
 
@@ -370,4 +380,65 @@ fn bit_xor_compiled_once_records_many_times() {
         bufs[3].to_vec::<u32>().unwrap(),
         bufs[0].to_vec::<u32>().unwrap()
     );
+}
+
+#[test]
+fn bit_xor_rows_kernel_for_row_and_column_broadcast() {
+    for (dt, rows, cols) in [
+        (DataType::U8, 37u32, 320u32),
+        (DataType::U16, 9, 200),
+        (DataType::U32, 5, 100),
+        (DataType::I64, 3, 50),
+    ] {
+        let t = TensorDesc::new(dt, &[rows, cols]);
+        // [rows, cols] ^ [cols] and [rows, 1] ^ [rows, cols].
+        for (a, b) in [
+            (t.clone(), t.clone().with_strides(&[0, 1])),
+            (t.clone().with_strides(&[1, 0]), t.clone()),
+        ] {
+            let r = DmlCase::distinct(DmlOp::BitXor, a, b, t.clone(), 21).check();
+            assert_kernel(&r, KernelKind::Rows);
+        }
+    }
+}
+
+#[test]
+fn bit_xor_rows_kernel_writes_padded_rows_and_leaves_the_padding() {
+    for (dt, cols, stride) in [
+        (DataType::U8, 300u32, 304u32),
+        (DataType::U16, 130, 136),
+        (DataType::F32, 67, 68),
+    ] {
+        let t = TensorDesc::new(dt, &[11, cols]);
+        let padded = t.clone().with_strides(&[stride, 1]);
+        let b = t.clone().with_strides(&[0, 1]);
+        let r = DmlCase::distinct(DmlOp::BitXor, padded.clone(), b, padded, 22).check();
+        assert_kernel(&r, KernelKind::Rows);
+    }
+}
+
+#[test]
+fn bit_xor_tile_kernel_on_odd_transposes() {
+    for dt in [DataType::U32, DataType::F32, DataType::U64, DataType::F64] {
+        for (rows, cols) in [(33u32, 17u32), (16, 16), (1, 40), (70, 3)] {
+            let t = TensorDesc::new(dt, &[rows, cols]);
+            let transposed = t.clone().with_strides(&[1, rows]);
+            DmlCase::distinct(DmlOp::BitXor, transposed.clone(), t.clone(), t.clone(), 23).check();
+            DmlCase::distinct(
+                DmlOp::BitXor,
+                transposed.clone(),
+                transposed.clone(),
+                t.clone(),
+                24,
+            )
+            .check();
+        }
+    }
+    // Across window seams a transposed operand spans every window, so pieces shrink to rows
+    // and the gather kernel takes them; the values are the same.
+    let t = TensorDesc::new(DataType::U32, &[40, 60]);
+    let transposed = t.clone().with_strides(&[1, 40]);
+    let r =
+        DmlCase::distinct(DmlOp::BitXor, t.clone(), transposed, t, 25).check_on(small_windows());
+    assert!(r.dispatches.len() > 1, "{r:?}");
 }

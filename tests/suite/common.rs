@@ -433,3 +433,11 @@ impl OvCase {
         self.check_on(ctx())
     }
 }
+
+/// Every dispatch of the call ran `kernel` (there may be several, one per window).
+pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::KernelKind) {
+    assert!(
+        !summary.dispatches.is_empty() && summary.dispatches.iter().all(|&k| k == kernel),
+        "expected only {kernel:?}: {summary:?}"
+    );
+}

@@ -3,7 +3,7 @@
 
 use gpu_xor::{BindingPattern, DataType, KernelKind, TensorDesc};
 
-use crate::common::{DmlCase, DmlOp, place, random_bytes, small_windows};
+use crate::common::{DmlCase, DmlOp, assert_kernel, place, random_bytes, small_windows};
 
 /// One buffer of `len` random bytes holding every tensor of the case.
 fn one_buffer(mut case: DmlCase, len: usize, places: [(usize, u64); 3]) -> DmlCase {
@@ -111,7 +111,7 @@ fn in_place_with_padded_strides_uses_atomic_lanes() {
         case.places[2] = case.places[0];
         let r = case.check();
         assert!(r.a_in_place);
-        assert_eq!(r.dispatches, vec![KernelKind::Scatter]);
+        assert_kernel(&r, KernelKind::Scatter);
     }
 }
 
@@ -170,4 +170,34 @@ fn in_place_with_a_different_description_is_refused() {
     );
     case.places[2] = case.places[0];
     case.check_error("alias_desc_mismatch");
+}
+
+/// Operands of one buffer further apart than one binding holds get bindings of their own
+/// (inputs in the output's buffer as read_write), in place or not.
+#[test]
+fn operands_far_apart_in_one_buffer() {
+    let w = small_windows();
+    for dt in [DataType::U8, DataType::U32, DataType::I64] {
+        let case = one_buffer(
+            DmlCase::packed(DmlOp::BitXor, dt, &[3000 / dt.size_in_bytes()], 14),
+            40_000,
+            [(0, 0), (0, 30_000), (0, 15_008)],
+        );
+        let r = case.check_on(w);
+        assert_eq!(r.binding_pattern, BindingPattern::AllShareBuffer);
+        // In place on A, B far away in the same buffer.
+        let case = one_buffer(
+            DmlCase::packed(DmlOp::BitXor, dt, &[3000 / dt.size_in_bytes()], 15),
+            40_000,
+            [(0, 96), (0, 30_000), (0, 96)],
+        );
+        assert!(case.check_on(w).a_in_place);
+        // Inputs far apart in their own buffer.
+        let case = one_buffer(
+            DmlCase::packed(DmlOp::BitXor, dt, &[3000 / dt.size_in_bytes()], 16),
+            40_000,
+            [(0, 0), (0, 30_000), (1, 512)],
+        );
+        case.check_on(w);
+    }
 }

@@ -88,7 +88,7 @@ fn every_kernel_translates_to_every_backend_with_every_override_set() {
                     )
                     .write(&module, &info, None)
                     .unwrap_or_else(|e| panic!("{what}: HLSL: {e}"));
-                    assert!(hlsl_out.contains("[numthreads(256, 1, 1)]"), "{what}: HLSL");
+                    assert!(hlsl_out.contains("[numthreads("), "{what}: HLSL");
 
                     let mut glsl_out = String::new();
                     glsl::Writer::new(
@@ -111,10 +111,7 @@ fn every_kernel_translates_to_every_backend_with_every_override_set() {
                     )
                     .and_then(|mut w| w.write().map(|_| ()))
                     .unwrap_or_else(|e| panic!("{what}: GLSL: {e}"));
-                    assert!(
-                        glsl_out.contains("layout(local_size_x = 256"),
-                        "{what}: GLSL"
-                    );
+                    assert!(glsl_out.contains("layout(local_size_x = "), "{what}: GLSL");
                     translated += 1;
                 }
             }

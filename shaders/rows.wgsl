@@ -1,0 +1,131 @@
+// Rows kernel. Entry point: `main`.
+//
+// The iteration space is rows (every dimension but the last, flattened over the dispatch
+// grid's y and z) of `L` elements (the last dimension). The output and every input whose
+// innermost stride is 1 hold each row as a dense run that starts on a 16-byte boundary; an
+// input whose innermost stride is 0 holds one element per row, repeated across it
+// (broadcasting such as [4096, 4096] ^ [4096], or [n, 1] ^ [n, m]). Invocation (x, row)
+// combines the x-th 16 bytes of its row: no division for the inner index, `vec4<u32>` loads
+// and stores like the contiguous kernel. The last block of a row is written word by word,
+// its last word through a mask, so bytes between rows keep their value.
+// `head.x` is the number of 16-byte blocks per row, `head.z` the number of rows per z slice
+// of the grid, `head.w` the number of rows.
+//
+// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
+// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<vec4<u32>>.
+
+@group(0) @binding(1) var<storage, read_write> out_buf: array<vec4<u32>>;
+
+fn load(src: u32, i: u32) -> vec4<u32> {
+    switch src {
+        case 0u: {
+            return out_buf[i];
+        }
+        case 1u: {
+            return in0[i];
+        }
+        default: {
+            return in1[i];
+        }
+    }
+}
+
+fn load_word(src: u32, w: u32) -> u32 {
+    return load(src, w >> 2u)[w & 3u];
+}
+
+// Element `e` of the window repeated across a 16-byte block.
+fn load_splat(src: u32, e: u32) -> vec4<u32> {
+    if WIDTH == 8u {
+        let lo = load_word(src, 2u * e);
+        let hi = load_word(src, 2u * e + 1u);
+        return vec4<u32>(lo, hi, lo, hi);
+    }
+    let byte = e * WIDTH;
+    let word = load_word(src, byte >> 2u);
+    if WIDTH == 4u {
+        return vec4<u32>(word);
+    }
+    let v = (word >> ((byte & 3u) * 8u)) & lane_mask();
+    if WIDTH == 2u {
+        return vec4<u32>(v | (v << 16u));
+    }
+    return vec4<u32>(v * 0x01010101u);
+}
+
+// Input block at element offset `row_start` of its row (inner stride 1), or the row's one
+// element repeated (inner stride 0).
+fn load_input(src: u32, row_start: u32, inner_stride: u32, x: u32) -> vec4<u32> {
+    if inner_stride == 0u {
+        return load_splat(src, row_start);
+    }
+    return load(src, row_start * WIDTH / 16u + x);
+}
+
+fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    if WIDTH == 8u {
+        return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
+    }
+    if !LOGICAL {
+        return a ^ b;
+    }
+    return vec4<u32>(
+        combine_word(a.x, b.x),
+        combine_word(a.y, b.y),
+        combine_word(a.z, b.z),
+        combine_word(a.w, b.w),
+    );
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let x = gid.x;
+    let row = gid.z * params.head.z + gid.y;
+    if x >= params.head.x || row >= params.head.w {
+        return;
+    }
+    let inner = params.head.y - 1u;
+    // Row start of each operand, in elements; the outermost index needs no division.
+    var rest = row;
+    var o = params.base.x;
+    var a = params.base.y;
+    var b = params.base.z;
+    if inner > 0u {
+        for (var k = inner - 1u; k > 0u; k--) {
+            let n = size_at(k);
+            let q = rest / n;
+            let r = rest - q * n;
+            o += r * out_stride_at(k);
+            a += r * a_stride_at(k);
+            b += r * b_stride_at(k);
+            rest = q;
+        }
+        o += rest * out_stride_at(0u);
+        a += rest * a_stride_at(0u);
+        b += rest * b_stride_at(0u);
+    }
+    let va = load_input(A_SRC, a, a_stride_at(inner), x);
+    let vb = load_input(B_SRC, b, b_stride_at(inner), x);
+    let r = combine4(va, vb);
+
+    let block = o * WIDTH / 16u + x;
+    let bytes = size_at(inner) * WIDTH;
+    let first_byte = x * 16u;
+    if first_byte + 16u <= bytes {
+        out_buf[block] = r;
+        return;
+    }
+    for (var k = 0u; k < 4u; k++) {
+        let start = first_byte + k * 4u;
+        if start >= bytes {
+            break;
+        }
+        let inside = bytes - start;
+        if inside >= 4u {
+            out_buf[block][k] = r[k];
+        } else {
+            let mask = (1u << (inside * 8u)) - 1u;
+            out_buf[block][k] = (out_buf[block][k] & ~mask) | (r[k] & mask);
+        }
+    }
+}

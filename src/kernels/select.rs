@@ -1,0 +1,86 @@
+//! Which kernel runs one piece, once its bindings are known.
+//!
+//! The plan names a family from the layout alone; the bindings decide whether the faster
+//! `vec4<u32>` kernels may run (every dense run on a 16-byte boundary, and room in the bound
+//! range to read whole 16-byte blocks at its end) and the piece's shape picks the 2-D kernels.
+
+use crate::layout::{KernelKind, Piece};
+
+/// Rows shorter than this many 16-byte blocks leave too many idle invocations for the rows
+/// kernel; the gather kernel takes them.
+const MIN_ROW_BLOCKS: u64 = 8;
+
+/// What the choice needs to know of the bindings.
+pub(crate) struct Bound {
+    /// Byte offset of each operand's first element in its buffer (`OUT`, `A`, `B`).
+    pub start: [u64; 3],
+    /// Per slot, the bound byte range in its buffer (its start is a multiple of 16).
+    pub range: [Option<(u64, u64)>; 3],
+    /// The device's `max_compute_workgroups_per_dimension`.
+    pub max_groups: u32,
+}
+
+impl Bound {
+    /// Whether every slot can read whole 16-byte blocks up to the end of what the piece uses.
+    fn room_for_blocks(&self, piece: &Piece) -> bool {
+        piece
+            .windows
+            .iter()
+            .zip(&self.range)
+            .all(|(used, bound)| match (used, bound) {
+                (Some((_, end)), Some((_, bound_end))) => end.div_ceil(16) * 16 <= *bound_end,
+                _ => true,
+            })
+    }
+}
+
+pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u64) -> KernelKind {
+    let first = |o: usize| bound.start[o] + piece.origin[o] * width;
+    let rank = piece.sizes.len();
+    match planned {
+        KernelKind::Contiguous => {
+            let aligned = (0..3).all(|o| first(o).is_multiple_of(16));
+            if aligned && bound.room_for_blocks(piece) {
+                KernelKind::Contiguous
+            } else {
+                KernelKind::Gather
+            }
+        }
+        KernelKind::Gather | KernelKind::Scatter if rank >= 2 => {
+            let inner = rank - 1;
+            let stride = |o: usize, d: usize| piece.strides[o][d];
+            let row_blocks = (piece.sizes[inner] * width).div_ceil(16);
+            let rows_fit = (0..3).all(|o| stride(o, inner) <= 1)
+                && stride(0, inner) == 1
+                && row_blocks >= MIN_ROW_BLOCKS
+                && row_blocks.div_ceil(256) <= u64::from(bound.max_groups)
+                && (0..3).filter(|&o| stride(o, inner) == 1).all(|o| {
+                    first(o).is_multiple_of(16)
+                        && (0..inner).all(|d| {
+                            piece.sizes[d] == 1 || (stride(o, d) * width).is_multiple_of(16)
+                        })
+                })
+                && bound.room_for_blocks(piece);
+            if rows_fit {
+                return KernelKind::Rows;
+            }
+            let tiled = |o: usize| stride(o, 1) > 1 && stride(o, 0) < stride(o, 1);
+            if planned == KernelKind::Gather
+                && rank == 2
+                && width >= 4
+                && (tiled(1) || tiled(2))
+                && piece.sizes[1].div_ceil(16) <= u64::from(bound.max_groups)
+            {
+                return KernelKind::Tile;
+            }
+            planned
+        }
+        other => other,
+    }
+}
+
+/// Which inputs the tile kernel stages through workgroup memory: bit 0 A, bit 1 B.
+pub(crate) fn tiled_inputs(piece: &Piece) -> u32 {
+    let tiled = |o: usize| piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1];
+    u32::from(tiled(1)) | (u32::from(tiled(2)) << 1)
+}
