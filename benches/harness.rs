@@ -211,7 +211,8 @@ impl Case {
         }
     }
 
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Records one call; returns what it recorded.
+    pub fn record_summary(&self, encoder: &mut wgpu::CommandEncoder) -> gpu_xor::RecordSummary {
         let b = |i: usize| {
             let (buf, off, size) = self.ranges[i];
             TensorBinding::range(&self.buffers[buf], off, size)
@@ -222,7 +223,11 @@ impl Case {
             Compiled::Logical(op) => op.record(encoder, &bindings),
             Compiled::Bitwise(op) => op.record(encoder, &bindings),
         }
-        .expect("record");
+        .expect("record")
+    }
+
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.record_summary(encoder);
     }
 }
 

@@ -84,6 +84,10 @@ fn main() -> Result<(), gpu_xor::Error> {
         );
         for (op, path, dt) in cases {
             let case = Case::new(&ctx, op, path, dt, bytes);
+            if std::env::var("BENCH_KERNELS").is_ok() {
+                let mut e = ctx.device().create_command_encoder(&Default::default());
+                eprintln!("{:?}", case.record_summary(&mut e).dispatches);
+            }
             let t = best(&ctx, 3, iterations(case.traffic, target), &|e| {
                 case.record(e)
             });

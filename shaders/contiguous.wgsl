@@ -8,7 +8,8 @@
 // the tensor keep their value.
 //
 // Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
-// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<vec4<u32>>.
+// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as
+// array<vec4<u32>>.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<vec4<u32>>;
 

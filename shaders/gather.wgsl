@@ -47,6 +47,19 @@ struct Cursor {
 }
 
 fn cursor_at(i: u32) -> Cursor {
+    if RANK == 1u {
+        return Cursor(i, params.base.y + i * a_stride_at(0u), params.base.z + i * b_stride_at(0u));
+    }
+    if RANK == 2u {
+        let n = size_at(1u);
+        let q = i / n;
+        let r = i - q * n;
+        return Cursor(
+            r,
+            params.base.y + q * a_stride_at(0u) + r * a_stride_at(1u),
+            params.base.z + q * b_stride_at(0u) + r * b_stride_at(1u),
+        );
+    }
     let rank = params.head.y;
     var rest = i;
     var c = Cursor(0u, params.base.y, params.base.z);

@@ -4,15 +4,16 @@
 // grid's y and z) of `L` elements (the last dimension). The output and every input whose
 // innermost stride is 1 hold each row as a dense run that starts on a 16-byte boundary; an
 // input whose innermost stride is 0 holds one element per row, repeated across it
-// (broadcasting such as [4096, 4096] ^ [4096], or [n, 1] ^ [n, m]). Invocation (x, row)
-// combines the x-th 16 bytes of its row: no division for the inner index, `vec4<u32>` loads
+// (broadcasting such as [4096, 4096] ^ [4096], or [n, 1] ^ [n, m]); A_MODE and B_MODE say
+// which (common.wgsl). Invocation (x, row) combines the x-th 16 bytes of its row: no division for the inner index, `vec4<u32>` loads
 // and stores like the contiguous kernel. The last block of a row is written word by word,
 // its last word through a mask, so bytes between rows keep their value.
 // `head.x` is the number of 16-byte blocks per row, `head.z` the number of rows per z slice
 // of the grid, `head.w` the number of rows.
 //
 // Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
-// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<vec4<u32>>.
+// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as
+// array<vec4<u32>>.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<vec4<u32>>;
 
@@ -53,10 +54,10 @@ fn load_splat(src: u32, e: u32) -> vec4<u32> {
     return vec4<u32>(v * 0x01010101u);
 }
 
-// Input block at element offset `row_start` of its row (inner stride 1), or the row's one
-// element repeated (inner stride 0).
-fn load_input(src: u32, row_start: u32, inner_stride: u32, x: u32) -> vec4<u32> {
-    if inner_stride == 0u {
+// Input block x of the row that starts at element `row_start` (mode 0), or the row's one
+// element repeated (mode 1).
+fn load_input(src: u32, mode: u32, row_start: u32, x: u32) -> vec4<u32> {
+    if mode == 1u {
         return load_splat(src, row_start);
     }
     return load(src, row_start * WIDTH / 16u + x);
@@ -85,12 +86,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let inner = params.head.y - 1u;
-    // Row start of each operand, in elements; the outermost index needs no division.
-    var rest = row;
+    // Row start of each operand, in elements. With RANK 2 there is one outer dimension and
+    // no loop; otherwise the row index is unravelled, the outermost part needing no division.
     var o = params.base.x;
     var a = params.base.y;
     var b = params.base.z;
-    if inner > 0u {
+    if RANK == 2u {
+        o += row * out_stride_at(0u);
+        a += row * a_stride_at(0u);
+        b += row * b_stride_at(0u);
+    } else {
+        var rest = row;
         for (var k = inner - 1u; k > 0u; k--) {
             let n = size_at(k);
             let q = rest / n;
@@ -104,8 +110,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         a += rest * a_stride_at(0u);
         b += rest * b_stride_at(0u);
     }
-    let va = load_input(A_SRC, a, a_stride_at(inner), x);
-    let vb = load_input(B_SRC, b, b_stride_at(inner), x);
+    let va = load_input(A_SRC, A_MODE, a, x);
+    let vb = load_input(B_SRC, B_MODE, b, x);
     let r = combine4(va, vb);
 
     let block = o * WIDTH / 16u + x;

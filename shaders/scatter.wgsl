@@ -44,23 +44,36 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if u >= params.head.x {
         return;
     }
-    var rest = u;
     var o = params.base.x;
     var a = params.base.y;
     var b = params.base.z;
-    // The outermost index needs no division: it is what is left.
-    for (var k = params.head.y - 1u; k > 0u; k--) {
-        let n = size_at(k);
-        let q = rest / n;
-        let r = rest - q * n;
-        o += r * out_stride_at(k);
-        a += r * a_stride_at(k);
-        b += r * b_stride_at(k);
-        rest = q;
+    if RANK == 1u {
+        o += u * out_stride_at(0u);
+        a += u * a_stride_at(0u);
+        b += u * b_stride_at(0u);
+    } else if RANK == 2u {
+        let n = size_at(1u);
+        let q = u / n;
+        let r = u - q * n;
+        o += q * out_stride_at(0u) + r * out_stride_at(1u);
+        a += q * a_stride_at(0u) + r * a_stride_at(1u);
+        b += q * b_stride_at(0u) + r * b_stride_at(1u);
+    } else {
+        // The outermost index needs no division: it is what is left.
+        var rest = u;
+        for (var k = params.head.y - 1u; k > 0u; k--) {
+            let n = size_at(k);
+            let q = rest / n;
+            let r = rest - q * n;
+            o += r * out_stride_at(k);
+            a += r * a_stride_at(k);
+            b += r * b_stride_at(k);
+            rest = q;
+        }
+        o += rest * out_stride_at(0u);
+        a += rest * a_stride_at(0u);
+        b += rest * b_stride_at(0u);
     }
-    o += rest * out_stride_at(0u);
-    a += rest * a_stride_at(0u);
-    b += rest * b_stride_at(0u);
 
     if WIDTH == 8u {
         let va = vec2<u32>(load_word(A_SRC, 2u * a), load_word(A_SRC, 2u * a + 1u));

@@ -1,26 +1,32 @@
 // Tile kernel. Entry point: `main`. For 32- and 64-bit elements (WIDTH 4 or 8).
 //
 // Two dimensions [rows, cols]; the output is dense, and at least one input is read across
-// its rows (a transposed view: its stride along `rows` is the small one). Each 16 x 16
-// workgroup owns a 16 x 16 tile of the output. First every invocation reads one element of
-// each tiled input with the workgroup's `x` running along `rows`, so that neighbouring
-// invocations read neighbouring addresses, and parks it in workgroup memory; after the
-// barrier each invocation combines one output element, taking tiled inputs from workgroup
-// memory (transposed back) and the others straight from their buffers, and stores it. Each
-// element is owned by one invocation; no word is shared, since elements are 4 or 8 bytes.
-// `base.w` says which inputs are tiled: bit 0 A, bit 1 B. `head.z` is the number of tile
-// rows per z slice of the grid.
+// its rows (a transposed view: its stride along `rows` is the small one). Each 32 x 8
+// workgroup owns a 32 x 32 tile of the output, four elements per invocation. First every
+// invocation reads its four elements of each tiled input with the workgroup's `x` running
+// along `rows`, so that neighbouring invocations read neighbouring addresses, and parks them
+// in workgroup memory; after the barrier each invocation combines four output elements,
+// taking tiled inputs from workgroup memory (transposed back) and the others straight from
+// their buffers, and stores them. Each element is owned by one invocation; no word is shared,
+// since elements are 4 or 8 bytes. Tile element (i, j) sits at column j ^ i of row i, which
+// keeps both the row-wise writes and the column-wise reads on distinct memory banks without
+// padding (padding would not fit two 64-bit tiles in 16 KiB). A_MODE / B_MODE = 1 mark the
+// tiled inputs (common.wgsl). `head.z` is the number of tile rows per z slice of the grid.
 //
 // Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
 // read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<u32>.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
 
-const TILE: u32 = 16u;
+const TILE: u32 = 32u;
+const ROWS_PER_PASS: u32 = 8u;
 
-// One padding column keeps the transposed reads off a single memory bank.
-var<workgroup> tile_a: array<array<vec2<u32>, 17>, 16>;
-var<workgroup> tile_b: array<array<vec2<u32>, 17>, 16>;
+// Low and high words apart, so that 32-bit elements move one word each; four 4 KiB arrays
+// fit WebGPU's 16 KiB of workgroup memory.
+var<workgroup> tile_a_lo: array<u32, 1024>;
+var<workgroup> tile_a_hi: array<u32, 1024>;
+var<workgroup> tile_b_lo: array<u32, 1024>;
+var<workgroup> tile_b_hi: array<u32, 1024>;
 
 fn load_word(src: u32, i: u32) -> u32 {
     switch src {
@@ -44,7 +50,12 @@ fn load_element(src: u32, e: u32) -> vec2<u32> {
     return vec2<u32>(load_word(src, e), 0u);
 }
 
-@compute @workgroup_size(16, 16)
+// Where tile element (i, j) is kept.
+fn slot(i: u32, j: u32) -> u32 {
+    return i * TILE + (j ^ i);
+}
+
+@compute @workgroup_size(32, 8)
 fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_id) l: vec3<u32>,
@@ -53,46 +64,63 @@ fn main(
     let cols = size_at(1u);
     let r0 = (wg.z * params.head.z + wg.y) * TILE;
     let c0 = wg.x * TILE;
-    let tiled_a = (params.base.w & 1u) != 0u;
-    let tiled_b = (params.base.w & 2u) != 0u;
 
-    // Phase 1: l.x runs along rows.
-    let pr = r0 + l.x;
-    let pc = c0 + l.y;
-    if pr < rows && pc < cols {
-        if tiled_a {
-            tile_a[l.y][l.x] = load_element(A_SRC, params.base.y + pr * a_stride_at(0u) + pc * a_stride_at(1u));
-        }
-        if tiled_b {
-            tile_b[l.y][l.x] = load_element(B_SRC, params.base.z + pr * b_stride_at(0u) + pc * b_stride_at(1u));
+    // Phase 1: l.x runs along rows; tile element (c - c0, r - r0).
+    for (var k = 0u; k < TILE; k += ROWS_PER_PASS) {
+        let r = r0 + l.x;
+        let c = c0 + l.y + k;
+        if r < rows && c < cols {
+            let at = slot(l.y + k, l.x);
+            if A_MODE == 1u {
+                let v = load_element(A_SRC, params.base.y + r * a_stride_at(0u) + c * a_stride_at(1u));
+                tile_a_lo[at] = v.x;
+                if WIDTH == 8u {
+                    tile_a_hi[at] = v.y;
+                }
+            }
+            if B_MODE == 1u {
+                let v = load_element(B_SRC, params.base.z + r * b_stride_at(0u) + c * b_stride_at(1u));
+                tile_b_lo[at] = v.x;
+                if WIDTH == 8u {
+                    tile_b_hi[at] = v.y;
+                }
+            }
         }
     }
     workgroupBarrier();
 
     // Phase 2: l.x runs along cols, like the output.
-    let r = r0 + l.y;
-    let c = c0 + l.x;
-    if r >= rows || c >= cols {
-        return;
-    }
-    var va: vec2<u32>;
-    if tiled_a {
-        va = tile_a[l.x][l.y];
-    } else {
-        va = load_element(A_SRC, params.base.y + r * a_stride_at(0u) + c * a_stride_at(1u));
-    }
-    var vb: vec2<u32>;
-    if tiled_b {
-        vb = tile_b[l.x][l.y];
-    } else {
-        vb = load_element(B_SRC, params.base.z + r * b_stride_at(0u) + c * b_stride_at(1u));
-    }
-    let o = params.base.x + r * out_stride_at(0u) + c * out_stride_at(1u);
-    if WIDTH == 8u {
-        let v = combine_pair(va, vb);
-        out_buf[2u * o] = v.x;
-        out_buf[2u * o + 1u] = v.y;
-    } else {
-        out_buf[o] = combine_lane(va.x, vb.x);
+    for (var k = 0u; k < TILE; k += ROWS_PER_PASS) {
+        let r = r0 + l.y + k;
+        let c = c0 + l.x;
+        if r < rows && c < cols {
+            let at = slot(l.x, l.y + k);
+            var va: vec2<u32>;
+            if A_MODE == 1u {
+                va = vec2<u32>(tile_a_lo[at], 0u);
+                if WIDTH == 8u {
+                    va.y = tile_a_hi[at];
+                }
+            } else {
+                va = load_element(A_SRC, params.base.y + r * a_stride_at(0u) + c * a_stride_at(1u));
+            }
+            var vb: vec2<u32>;
+            if B_MODE == 1u {
+                vb = vec2<u32>(tile_b_lo[at], 0u);
+                if WIDTH == 8u {
+                    vb.y = tile_b_hi[at];
+                }
+            } else {
+                vb = load_element(B_SRC, params.base.z + r * b_stride_at(0u) + c * b_stride_at(1u));
+            }
+            let o = params.base.x + r * out_stride_at(0u) + c * out_stride_at(1u);
+            if WIDTH == 8u {
+                let v = combine_pair(va, vb);
+                out_buf[2u * o] = v.x;
+                out_buf[2u * o + 1u] = v.y;
+            } else {
+                out_buf[o] = combine_lane(va.x, vb.x);
+            }
+        }
     }
 }

@@ -9,6 +9,12 @@
 //   A_SRC, B_SRC  which binding the input is read from: 0 = the output's (the buffer is
 //            shared with the output; wgpu allows one writable binding per buffer), 1 = in0,
 //            2 = in1.
+//   A_MODE, B_MODE  how the input is read, for the kernels that have a choice (0 elsewhere):
+//            rows.wgsl 0 = a dense row, 1 = one element repeated across the row;
+//            tile.wgsl 0 = straight from memory, 1 = staged through a workgroup tile.
+//            Constants rather than metadata, so that the path not taken is compiled out.
+//   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index
+//            arithmetic needs no loop; 0 reads it from the metadata (any rank up to 8).
 //
 // Binding 0 is the metadata below (a uniform with a dynamic offset, one 256-byte record per
 // dispatch). Binding 1, the output (read_write), is declared by each kernel; bindings 2 and 3,
@@ -27,6 +33,9 @@ override WIDTH: u32 = 4u;
 override LOGICAL: bool = false;
 override A_SRC: u32 = 1u;
 override B_SRC: u32 = 2u;
+override A_MODE: u32 = 0u;
+override B_MODE: u32 = 0u;
+override RANK: u32 = 0u;
 
 const WORKGROUP: u32 = 256u;
 

@@ -12,8 +12,10 @@ use crate::kernels::dispatch;
 use crate::kernels::params::Params;
 use crate::kernels::pipelines::PipelineKey;
 use crate::kernels::select::{self, Bound};
+use crate::kernels::shaders::Overrides;
 use crate::layout::{
-    A, B, BindingPattern, BoundOperand, KernelKind, OUT, OperandSpec, Plan, analyze_bindings, split,
+    A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, OUT, OperandSpec, Plan,
+    analyze_bindings, split,
 };
 
 /// Metadata records per uniform buffer (256 KiB at the usual 256-byte spacing).
@@ -221,32 +223,63 @@ impl Batch {
                 max_groups: shared.max_groups,
             };
             let kernel = select::choose(plan.kernel, piece, &choice, width);
-            let window_start = std::array::from_fn(|o| range[slot[o]].map_or(0, |r| r.0));
+            // An input read in place is read through a binding of its own (read_write, on the
+            // same range as the output) rather than through the output's: compilers then keep
+            // loads of it apart from stores to the output, which is sound because every
+            // element is read by the one invocation that writes it, before it writes it. The
+            // scatter kernel keeps reading through the output's atomic binding, since there
+            // other invocations change the neighbouring lanes of a word concurrently.
+            let own_bindings = kernel != KernelKind::Scatter && (1..3).any(|o| slot[o] == 0);
+            let (piece_slot, piece_rw, piece_range, piece_buffer) = if own_bindings {
+                let own = [0, 1, 2];
+                let mut own_range = [None; 3];
+                let mut own_buffer: [Option<&wgpu::Buffer>; 3] = [None; 3];
+                for o in 0..3 {
+                    own_range[own[o]] = range[slot[o]];
+                    own_buffer[own[o]] = Some(bound[o].buffer);
+                }
+                let rw = (1..3).any(|o| keys[o] == 0);
+                (own, rw, own_range, own_buffer)
+            } else {
+                (slot, inputs_rw, range, slot_buffer)
+            };
+            let window_start =
+                std::array::from_fn(|o| piece_range[piece_slot[o]].map_or(0, |r| r.0));
             let d = dispatch::build(kernel, piece, start, window_start, width, shared.max_groups);
+            let (a_mode, b_mode) = select::modes(kernel, piece);
             let pipeline = shared.kernels.pipeline(
                 &shared.device,
                 PipelineKey {
                     kernel,
-                    op: plan.op,
-                    width: width as u32,
-                    a_src: slot[A] as u32,
-                    b_src: slot[B] as u32,
-                    inputs_rw,
+                    inputs_rw: piece_rw,
+                    overrides: Overrides {
+                        width: width as u32,
+                        logical: plan.op == ElementOp::Logical,
+                        a_src: piece_slot[A] as u32,
+                        b_src: piece_slot[B] as u32,
+                        a_mode,
+                        b_mode,
+                        rank: select::rank_constant(kernel, piece.sizes.len()),
+                    },
                 },
             )?;
-            let slots: [Slot; 3] = std::array::from_fn(|s| match (slot_buffer[s], range[s]) {
-                (Some(buffer), Some((start, end))) => Slot {
-                    buffer: Some(buffer.clone()),
-                    start,
-                    end,
-                },
-                _ => Slot {
-                    buffer: None,
-                    start: 0,
-                    end: 0,
-                },
-            });
-            let set = BindSet { slots, inputs_rw };
+            let slots: [Slot; 3] =
+                std::array::from_fn(|s| match (piece_buffer[s], piece_range[s]) {
+                    (Some(buffer), Some((start, end))) => Slot {
+                        buffer: Some(buffer.clone()),
+                        start,
+                        end,
+                    },
+                    _ => Slot {
+                        buffer: None,
+                        start: 0,
+                        end: 0,
+                    },
+                });
+            let set = BindSet {
+                slots,
+                inputs_rw: piece_rw,
+            };
             let bind = match self.bind_index.get(&set) {
                 Some(&i) => i,
                 None => match new_sets.iter().position(|s| *s == set) {

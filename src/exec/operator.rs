@@ -6,7 +6,8 @@ use super::context::Context;
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
 use crate::error::Error;
 use crate::kernels::pipelines::PipelineKey;
-use crate::layout::{KernelKind, Plan};
+use crate::kernels::shaders::Overrides;
+use crate::layout::{ElementOp, KernelKind, Plan};
 
 /// What the three compiled operators share.
 #[derive(Clone, Debug)]
@@ -24,11 +25,19 @@ impl Compiled {
                 &ctx.shared.device,
                 PipelineKey {
                     kernel: plan.kernel,
-                    op: plan.op,
-                    width: plan.data_type.size_in_bytes(),
-                    a_src: 1,
-                    b_src: 2,
                     inputs_rw: false,
+                    overrides: Overrides {
+                        width: plan.data_type.size_in_bytes(),
+                        logical: plan.op == ElementOp::Logical,
+                        a_src: 1,
+                        b_src: 2,
+                        a_mode: 0,
+                        b_mode: 0,
+                        rank: crate::kernels::select::rank_constant(
+                            plan.kernel,
+                            plan.layout.rank(),
+                        ),
+                    },
                 },
             )?;
         }

@@ -1,14 +1,13 @@
 //! Dispatch sizing: from one piece of the work to its metadata record and grid.
 
 use super::params::Params;
-use super::select::tiled_inputs;
 use crate::layout::{KernelKind, Piece};
 
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
 pub(crate) const WORKGROUP_SIZE: u32 = 256;
 
-/// Side of the tile kernel's square workgroup (`@workgroup_size(16, 16)`).
-const TILE: u64 = 16;
+/// Side of the tile kernel's square tile (32 x 32 elements per 32 x 8 workgroup).
+const TILE: u64 = 32;
 
 /// One dispatch, ready to record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +65,6 @@ pub(crate) fn build(
         KernelKind::Tile => {
             let (y, z) = spread(piece.sizes[0].div_ceil(TILE));
             params.head = [0, rank as u32, to_u32(y), to_u32(elements)];
-            params.base[3] = tiled_inputs(piece);
             [piece.sizes[1].div_ceil(TILE), y, z]
         }
         _ => {
@@ -187,7 +185,7 @@ mod tests {
     fn tiles_cover_the_matrix() {
         let d = build(
             KernelKind::Tile,
-            &piece(&[33, 17], [0; 3]),
+            &piece(&[65, 33], [0; 3]),
             [0; 3],
             [0; 3],
             4,

@@ -5,23 +5,17 @@ use std::num::NonZeroU64;
 use std::sync::Mutex;
 
 use super::params::Params;
-use super::shaders::{self, override_constants};
+use super::shaders::{self, Overrides};
 use crate::error::Error;
-use crate::layout::{ElementOp, KernelKind};
+use crate::layout::KernelKind;
 
 /// What distinguishes one pipeline from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     pub kernel: KernelKind,
-    pub op: ElementOp,
-    /// Element size in bytes.
-    pub width: u32,
-    /// Binding slot A is read from.
-    pub a_src: u32,
-    /// Binding slot B is read from.
-    pub b_src: u32,
     /// Whether the input bindings are `read_write`.
     pub inputs_rw: bool,
+    pub overrides: Overrides,
 }
 
 /// The two bind group layouts (inputs read-only, inputs read-write) and the pipelines made
@@ -114,12 +108,7 @@ impl KernelCache {
                 }
             }
         };
-        let constants = override_constants(
-            key.width,
-            key.op == ElementOp::Logical,
-            key.a_src,
-            key.b_src,
-        );
+        let constants = key.overrides.constants();
         let pipeline = capture_errors(device, || {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(source.name),

@@ -69,7 +69,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 && rank == 2
                 && width >= 4
                 && (tiled(1) || tiled(2))
-                && piece.sizes[1].div_ceil(16) <= u64::from(bound.max_groups)
+                && piece.sizes[1].div_ceil(32) <= u64::from(bound.max_groups)
             {
                 return KernelKind::Tile;
             }
@@ -79,8 +79,26 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
     }
 }
 
-/// Which inputs the tile kernel stages through workgroup memory: bit 0 A, bit 1 B.
-pub(crate) fn tiled_inputs(piece: &Piece) -> u32 {
-    let tiled = |o: usize| piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1];
-    u32::from(tiled(1)) | (u32::from(tiled(2)) << 1)
+/// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows kernel 1 where
+/// the input repeats one element across each row, for the tile kernel 1 where it is staged
+/// through workgroup memory; 0 otherwise.
+pub(crate) fn modes(kernel: KernelKind, piece: &Piece) -> (u32, u32) {
+    let inner = piece.sizes.len() - 1;
+    let mode = |o: usize| match kernel {
+        KernelKind::Rows => u32::from(piece.strides[o][inner] == 0),
+        KernelKind::Tile => {
+            u32::from(piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1])
+        }
+        _ => 0,
+    };
+    (mode(1), mode(2))
+}
+
+/// The `RANK` override: the piece's rank where the kernel has a loop-free path for it (1 or 2
+/// for the gather and scatter kernels, 2 for the rows kernel), else 0.
+pub(crate) fn rank_constant(kernel: KernelKind, rank: usize) -> u32 {
+    match (kernel, rank) {
+        (KernelKind::Gather | KernelKind::Scatter, 1 | 2) | (KernelKind::Rows, 2) => rank as u32,
+        _ => 0,
+    }
 }

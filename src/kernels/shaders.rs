@@ -80,22 +80,38 @@ pub fn source(kernel: KernelKind, inputs_read_write: bool) -> Option<&'static Sh
         .find(|s| s.kernel == kernel && s.inputs_read_write == inputs_read_write)
 }
 
-/// The override constants one pipeline is created with, by name.
-///
-/// `width` is the element size in bytes, `logical` selects LOGICAL_XOR's function, and
-/// `a_src` / `b_src` the binding each input is read from (0 output, 1 and 2 inputs).
-pub fn override_constants(
-    width: u32,
-    logical: bool,
-    a_src: u32,
-    b_src: u32,
-) -> [(&'static str, f64); 4] {
-    [
-        ("WIDTH", f64::from(width)),
-        ("LOGICAL", if logical { 1.0 } else { 0.0 }),
-        ("A_SRC", f64::from(a_src)),
-        ("B_SRC", f64::from(b_src)),
-    ]
+/// The override constants of one pipeline (see `shaders/shared/common.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Overrides {
+    /// Element size in bytes: 1, 2, 4 or 8.
+    pub width: u32,
+    /// LOGICAL_XOR's function instead of bitwise XOR.
+    pub logical: bool,
+    /// The binding A is read from (0 output, 1 and 2 inputs).
+    pub a_src: u32,
+    /// The binding B is read from.
+    pub b_src: u32,
+    /// How A is read, for the rows and tile kernels (0 elsewhere).
+    pub a_mode: u32,
+    /// How B is read.
+    pub b_mode: u32,
+    /// The rank compiled in (1 or 2), or 0 to read it from the metadata.
+    pub rank: u32,
+}
+
+impl Overrides {
+    /// The constants by name, as pipeline creation takes them.
+    pub fn constants(&self) -> [(&'static str, f64); 7] {
+        [
+            ("WIDTH", f64::from(self.width)),
+            ("LOGICAL", if self.logical { 1.0 } else { 0.0 }),
+            ("A_SRC", f64::from(self.a_src)),
+            ("B_SRC", f64::from(self.b_src)),
+            ("A_MODE", f64::from(self.a_mode)),
+            ("B_MODE", f64::from(self.b_mode)),
+            ("RANK", f64::from(self.rank)),
+        ]
+    }
 }
 
 /// The (A, B) source pairs of the five binding patterns, in the order of

@@ -2,7 +2,7 @@
 //! naga and translated to SPIR-V (Vulkan), MSL (Metal), HLSL (DX12) and GLSL ES 3.1 (GL), so
 //! that backends without hardware here are still checked. Pure CPU: no adapter needed.
 
-use gpu_xor::kernels::shaders::{KERNELS, SOURCE_PAIRS, override_constants};
+use gpu_xor::kernels::shaders::{KERNELS, Overrides, SOURCE_PAIRS};
 use naga::back::{glsl, hlsl, msl, spv};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -22,15 +22,25 @@ fn every_kernel_translates_to_every_backend_with_every_override_set() {
             .unwrap_or_else(|e| panic!("{}: {}", kernel.name, e.emit_to_string(kernel.source)));
         for width in [1u32, 2, 4, 8] {
             for logical in [false, true] {
-                for (a_src, b_src) in SOURCE_PAIRS {
+                for (((a_src, b_src), (a_mode, b_mode)), rank) in SOURCE_PAIRS
+                    .into_iter()
+                    .flat_map(|p| [(0, 0), (0, 1), (1, 0), (1, 1)].map(|m| (p, m)))
+                    .flat_map(|pm| [0, 1, 2].map(|r| (pm, r)))
+                {
+                    let overrides = Overrides {
+                        width,
+                        logical,
+                        a_src,
+                        b_src,
+                        a_mode,
+                        b_mode,
+                        rank,
+                    };
                     let mut constants = naga::back::PipelineConstants::default();
-                    for (name, value) in override_constants(width, logical, a_src, b_src) {
+                    for (name, value) in overrides.constants() {
                         constants.insert(name.to_string(), value);
                     }
-                    let what = format!(
-                        "{} WIDTH={width} LOGICAL={logical} A_SRC={a_src} B_SRC={b_src}",
-                        kernel.name
-                    );
+                    let what = format!("{} {overrides:?}", kernel.name);
                     let entry = (naga::ShaderStage::Compute, kernel.entry_point);
                     let (module, info) = naga::back::pipeline_constants::process_overrides(
                         &module,
@@ -117,7 +127,10 @@ fn every_kernel_translates_to_every_backend_with_every_override_set() {
             }
         }
     }
-    assert_eq!(translated, KERNELS.len() * 4 * 2 * SOURCE_PAIRS.len());
+    assert_eq!(
+        translated,
+        KERNELS.len() * 4 * 2 * SOURCE_PAIRS.len() * 4 * 3
+    );
 }
 
 #[test]
