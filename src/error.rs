@@ -417,6 +417,19 @@ pub enum Error {
         value: u128,
     },
 
+    /// A buffer would exceed the device's `max_buffer_size`.
+    #[error("a {bytes}-byte buffer exceeds the device's max_buffer_size of {limit} bytes")]
+    BufferTooLarge {
+        /// The size asked for.
+        bytes: u64,
+        /// The device's limit.
+        limit: u64,
+    },
+
+    /// The device could not allocate a buffer.
+    #[error("buffer allocation failed: {0}")]
+    Allocation(String),
+
     // ----- Device and execution ---------------------------------------------------------------
     /// No adapter could be found or opened.
     #[error("no GPU adapter: {0}")]
@@ -488,6 +501,8 @@ impl Error {
             Error::DataLength { .. } => "data_length",
             Error::TensorTypeMismatch { .. } => "tensor_type_mismatch",
             Error::SizeOverflow { .. } => "size_overflow",
+            Error::BufferTooLarge { .. } => "buffer_too_large",
+            Error::Allocation(_) => "allocation",
             Error::NoAdapter(_) => "no_adapter",
             Error::RequestDevice(_) => "request_device",
             Error::Pipeline(_) => "pipeline",

@@ -316,6 +316,19 @@ impl Batch {
         self.dispatches.is_empty()
     }
 
+    /// How many distinct sets of bound ranges the pushed calls use: the number of bind groups
+    /// [`Batch::record`] creates per metadata buffer. Calls on the same buffers share one
+    /// whenever those buffers fit a binding whole.
+    pub fn bind_group_count(&self) -> usize {
+        self.bind_sets.len()
+    }
+
+    /// How many uniform buffers [`Batch::record`] creates for the metadata records (one per
+    /// 1,024 dispatches).
+    pub fn metadata_buffer_count(&self) -> usize {
+        self.dispatches.len().div_ceil(RECORDS_PER_BUFFER)
+    }
+
     /// Records every pushed call into `encoder`, in order, in one compute pass.
     pub fn record(self, encoder: &mut wgpu::CommandEncoder) -> Result<(), Error> {
         if self.dispatches.is_empty() {

@@ -253,12 +253,15 @@ impl Context {
         let start4 = offset - offset % 4;
         let end4 = end.div_ceil(4) * 4;
         let device = &self.shared.device;
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpu-xor read-back"),
-            size: end4 - start4,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let staging = crate::kernels::pipelines::capture(device, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu-xor read-back"),
+                size: end4 - start4,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+        .map_err(|e| Error::Allocation(e.to_string()))?;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("gpu-xor read-back"),
         });

@@ -91,12 +91,7 @@ impl Tensor {
                 found: bytes.len() / width,
             });
         }
-        let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpu-xor tensor"),
-            size: buffer_size(size),
-            usage: usage(),
-            mapped_at_creation: true,
-        });
+        let buffer = create(ctx, size, true)?;
         {
             let mut padded = vec![0u8; buffer.size() as usize];
             padded[..bytes.len()].copy_from_slice(bytes);
@@ -118,12 +113,7 @@ impl Tensor {
     /// A tensor of zeros.
     pub fn zeros(ctx: &Context, data_type: DataType, shape: &[usize]) -> Result<Tensor, Error> {
         let (_, size) = sizes(data_type, shape)?;
-        let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpu-xor tensor"),
-            size: buffer_size(size),
-            usage: usage(),
-            mapped_at_creation: false,
-        });
+        let buffer = create(ctx, size, false)?;
         Ok(Tensor {
             ctx: ctx.clone(),
             buffer,
@@ -212,12 +202,25 @@ impl Tensor {
     }
 }
 
-fn usage() -> wgpu::BufferUsages {
-    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
-}
-
-fn buffer_size(bytes: u64) -> u64 {
-    bytes.div_ceil(16).max(1) * 16
+/// A tensor's buffer: `bytes` rounded up to 16, checked against the device's
+/// `max_buffer_size`, allocation failures returned rather than raised.
+fn create(ctx: &Context, bytes: u64, mapped: bool) -> Result<wgpu::Buffer, Error> {
+    let size = bytes.div_ceil(16).max(1) * 16;
+    let limit = ctx.device().limits().max_buffer_size;
+    if size > limit {
+        return Err(Error::BufferTooLarge { bytes: size, limit });
+    }
+    crate::kernels::pipelines::capture(ctx.device(), || {
+        ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor tensor"),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: mapped,
+        })
+    })
+    .map_err(|e| Error::Allocation(e.to_string()))
 }
 
 /// Element count and byte size of a packed tensor, checked for overflow.

@@ -128,19 +128,25 @@ impl KernelCache {
     }
 }
 
-/// Runs `f` inside validation and internal error scopes and turns what they catch into an
-/// error, so that a driver that cannot compile a kernel does not reach the device's
-/// uncaptured-error handler.
-fn capture_errors<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T, Error> {
+/// Runs `f` inside validation, internal and out-of-memory error scopes and returns what they
+/// catch, so that a driver that cannot compile a kernel or allocate a buffer does not reach
+/// the device's uncaptured-error handler (which panics by default).
+pub(crate) fn capture<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T, wgpu::Error> {
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
     let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let value = f();
     let v = pollster::block_on(validation.pop());
     let i = pollster::block_on(internal.pop());
-    match v.or(i) {
+    let m = pollster::block_on(memory.pop());
+    match v.or(i).or(m) {
         None => Ok(value),
-        Some(e) => Err(Error::Pipeline(e.to_string())),
+        Some(e) => Err(e),
     }
+}
+
+fn capture_errors<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T, Error> {
+    capture(device, f).map_err(|e| Error::Pipeline(e.to_string()))
 }
 
 /// Locks a cache, recovering it if another thread panicked while holding it (the maps hold

@@ -384,3 +384,16 @@ fn bindings_are_checked_before_anything_is_recorded() {
         ctx.queue().submit([encoder.finish()]);
     }
 }
+
+#[test]
+fn tensors_larger_than_the_device_allows_are_refused() {
+    let ctx = ctx();
+    let limit = ctx.device().limits().max_buffer_size;
+    let elements = (limit / 8 + 1) as usize;
+    let e = gpu_xor::Tensor::zeros(ctx, DataType::U64, &[elements]).unwrap_err();
+    assert_eq!(e.rule(), "buffer_too_large", "{e}");
+    let e = gpu_xor::Tensor::zeros(ctx, DataType::U64, &[usize::MAX, 2]).unwrap_err();
+    assert_eq!(e.rule(), "size_overflow", "{e}");
+    let e = gpu_xor::Tensor::from_slice(ctx, &[3], &[1u8, 2]).unwrap_err();
+    assert_eq!(e.rule(), "data_length", "{e}");
+}

@@ -12,6 +12,7 @@ mod broadcast;
 mod conformance;
 mod errors;
 mod in_place;
+mod large;
 mod logical_xor;
 mod properties;
 mod shaders;

@@ -1,0 +1,217 @@
+//! Tensors beyond one storage binding, and batches of many calls.
+
+use gpu_xor::{
+    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
+    TensorBinding, TensorDesc, XorBindings,
+};
+
+use crate::common::{ctx, random_bytes};
+
+fn buffer(ctx: &Context, bytes: &[u8]) -> wgpu::Buffer {
+    let b = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("large"),
+        size: bytes.len() as u64,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    ctx.queue().write_buffer(&b, 0, bytes);
+    b
+}
+
+/// The largest tensor this device can hold for a "beyond one binding" test: 300 MiB, or less
+/// where `max_buffer_size` is smaller (WebGPU's default limits allow 256 MiB); it is always
+/// above the binding limit.
+fn large_size(ctx: &Context, wanted: u64) -> u64 {
+    let limits = ctx.device().limits();
+    let size = wanted.min(limits.max_buffer_size - 16384);
+    assert!(
+        size > limits.max_storage_buffer_binding_size,
+        "the device's buffers ({} bytes) are no larger than one binding",
+        limits.max_buffer_size
+    );
+    size - size % 4096
+}
+
+/// Compares a large read-back with what is expected; reports the first difference only.
+fn same(what: &str, got: &[u8], want: &[u8]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
+        panic!(
+            "{what}: byte {i}: got {:#04x}, expected {:#04x}",
+            got[i], want[i]
+        );
+    }
+}
+
+#[test]
+fn bit_xor_u8_300_mib_is_exact_and_leaves_its_surroundings() {
+    let ctx = ctx();
+    let n = large_size(ctx, 300 << 20);
+    let (lead, tail) = (4096u64 + 16, 4096u64);
+    let a = random_bytes(1, n as usize);
+    let b = random_bytes(2, n as usize);
+    let mut around = random_bytes(3, (lead + n + tail) as usize);
+    let ga = buffer(ctx, &a);
+    let gb = buffer(ctx, &b);
+    let go = buffer(ctx, &around);
+    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U8, &[n as u32])).unwrap();
+    let r = op
+        .run(&XorBindings::new(
+            TensorBinding::new(&ga),
+            TensorBinding::new(&gb),
+            TensorBinding::range(&go, lead, n),
+        ))
+        .unwrap();
+    // One dispatch per window at least (three at 300 MiB in 128 MiB bindings).
+    assert!(r.dispatches.len() as u64 >= n.div_ceil(ctx.max_window_bytes()), "{r:?}");
+    for (i, byte) in around[lead as usize..(lead + n) as usize]
+        .iter_mut()
+        .enumerate()
+    {
+        *byte = a[i] ^ b[i];
+    }
+    same(
+        "output buffer",
+        &ctx.read_buffer(&go, 0, lead + n + tail).unwrap(),
+        &around,
+    );
+}
+
+#[test]
+fn in_place_u32_beyond_one_binding() {
+    let ctx = ctx();
+    let n = large_size(ctx, 160 << 20);
+    let a = random_bytes(4, n as usize + 64);
+    let b = random_bytes(5, n as usize);
+    let ga = buffer(ctx, &a);
+    let gb = buffer(ctx, &b);
+    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[(n / 4) as u32])).unwrap();
+    let on_a = TensorBinding::range(&ga, 32, n);
+    let r = op
+        .run(&XorBindings::new(on_a, TensorBinding::new(&gb), on_a))
+        .unwrap();
+    assert!(r.a_in_place && r.dispatches.len() >= 2, "{r:?}");
+    let mut want = a.clone();
+    for i in 0..n as usize {
+        want[32 + i] ^= b[i];
+    }
+    same(
+        "in-place buffer",
+        &ctx.read_buffer(&ga, 0, n + 64).unwrap(),
+        &want,
+    );
+}
+
+#[test]
+fn row_broadcast_beyond_one_binding() {
+    let ctx = ctx();
+    let cols = 4096usize;
+    let rows = (large_size(ctx, 160 << 20) as usize) / cols;
+    let a = random_bytes(6, rows * cols);
+    let b = random_bytes(7, cols);
+    let ga = buffer(ctx, &a);
+    let gb = buffer(ctx, &b);
+    let mut around = random_bytes(8, rows * cols + 512);
+    let go = buffer(ctx, &around);
+    let op = BitwiseXor::new(
+        ctx,
+        &BitwiseXorDesc::new(DataType::U8, &[rows, cols], &[cols])
+            .with_broadcast(AutoBroadcast::Numpy),
+    )
+    .unwrap();
+    let r = op
+        .run(&XorBindings::new(
+            TensorBinding::new(&ga),
+            TensorBinding::new(&gb),
+            TensorBinding::range(&go, 256, (rows * cols) as u64),
+        ))
+        .unwrap();
+    assert!(r.dispatches.len() >= 2, "{r:?}");
+    for i in 0..rows * cols {
+        around[256 + i] = a[i] ^ b[i % cols];
+    }
+    same(
+        "broadcast output",
+        &ctx.read_buffer(&go, 0, around.len() as u64).unwrap(),
+        &around,
+    );
+}
+
+/// A thousand small calls in one batch: one metadata buffer, one bind group, one pass, and
+/// the same bytes as a thousand separate runs.
+#[test]
+fn a_thousand_calls_in_one_batch() {
+    let ctx = ctx();
+    let calls = 1000usize;
+    let len = 4096usize;
+    let a = random_bytes(9, calls * len);
+    let b = random_bytes(10, calls * len);
+    let (ga, gb) = (buffer(ctx, &a), buffer(ctx, &b));
+    let batched = buffer(ctx, &vec![0x5au8; calls * len]);
+    let single = buffer(ctx, &vec![0x5au8; calls * len]);
+    // Alternate types and strides, so that several pipelines and plans share the batch.
+    let u32_op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[(len / 4) as u32])).unwrap();
+    let t = TensorDesc::new(DataType::U8, &[64, 64]);
+    let bcast_op = BitXor::new(
+        ctx,
+        &BitXorDesc::new(t.clone(), t.clone().with_strides(&[0, 1]), t),
+    )
+    .unwrap();
+    let mut batch = ctx.batch();
+    for i in 0..calls {
+        let at = (i * len) as u64;
+        let bind = |out| {
+            XorBindings::new(
+                TensorBinding::range(&ga, at, len as u64),
+                TensorBinding::range(&gb, at, len as u64),
+                TensorBinding::range(out, at, len as u64),
+            )
+        };
+        if i % 3 == 0 {
+            batch.push(&bcast_op, &bind(&batched)).unwrap();
+            bcast_op.run(&bind(&single)).unwrap();
+        } else {
+            batch.push(&u32_op, &bind(&batched)).unwrap();
+            u32_op.run(&bind(&single)).unwrap();
+        }
+    }
+    assert_eq!(batch.len(), calls);
+    assert_eq!(batch.bind_group_count(), 1);
+    assert_eq!(batch.metadata_buffer_count(), 1);
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    batch.record(&mut encoder).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    let got = ctx.read_buffer(&batched, 0, (calls * len) as u64).unwrap();
+    let want = ctx.read_buffer(&single, 0, (calls * len) as u64).unwrap();
+    same("batched against single runs", &got, &want);
+    // And against the host: the u32 calls are plain XOR, the others repeat B's first row.
+    for i in (0..calls).step_by(97) {
+        for j in 0..len {
+            let x = if i % 3 == 0 {
+                a[i * len + j] ^ b[i * len + j % 64]
+            } else {
+                a[i * len + j] ^ b[i * len + j]
+            };
+            assert_eq!(got[i * len + j], x, "call {i} byte {j}");
+        }
+    }
+}
+
+#[test]
+fn batches_refuse_operators_of_other_contexts() {
+    let ctx = ctx();
+    let other = Context::new(ctx.device().clone(), ctx.queue().clone());
+    let op = BitXor::new(&other, &BitXorDesc::packed(DataType::U8, &[4])).unwrap();
+    let t = gpu_xor::Tensor::zeros(ctx, DataType::U8, &[4]).unwrap();
+    let mut batch = ctx.batch();
+    let e = batch
+        .push(
+            &op,
+            &XorBindings::new(t.binding(), t.binding(), t.binding()),
+        )
+        .unwrap_err();
+    assert_eq!(e.rule(), "context_mismatch");
+    assert!(batch.is_empty());
+}
