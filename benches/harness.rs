@@ -356,6 +356,74 @@ pub fn time(ctx: &Context, iters: u64, record: &dyn Fn(&mut wgpu::CommandEncoder
     start.elapsed() / iters.max(1) as u32
 }
 
+/// `calls` small calls of `bytes` bytes each (u32 BIT_XOR at distinct offsets of three
+/// buffers), for the batched-against-single comparison.
+pub struct SmallCalls {
+    op: BitXor,
+    buffers: [wgpu::Buffer; 3],
+    pub calls: u64,
+    pub bytes: u64,
+}
+
+impl SmallCalls {
+    pub fn new(ctx: &Context, calls: u64, bytes: u64) -> SmallCalls {
+        let op = BitXor::new(
+            ctx,
+            &BitXorDesc::packed(DataType::U32, &[(bytes / 4) as u32]),
+        )
+        .expect("desc");
+        let total = calls * bytes;
+        SmallCalls {
+            op,
+            buffers: [
+                storage(ctx, total, 11),
+                storage(ctx, total, 12),
+                storage(ctx, total, 13),
+            ],
+            calls,
+            bytes,
+        }
+    }
+
+    fn bindings(&self, i: u64) -> XorBindings<'_> {
+        let at = i * self.bytes;
+        let b = |k: usize| TensorBinding::range(&self.buffers[k], at, self.bytes);
+        XorBindings::new(b(0), b(1), b(2))
+    }
+
+    /// Every call pushed into one batch, recorded into one encoder, one submit, one wait.
+    pub fn batched(&self, ctx: &Context) -> Duration {
+        let start = Instant::now();
+        let mut batch = ctx.batch();
+        for i in 0..self.calls {
+            batch.push(&self.op, &self.bindings(i)).expect("push");
+        }
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        batch.record(&mut encoder).expect("record");
+        ctx.queue().submit([encoder.finish()]);
+        ctx.device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll");
+        start.elapsed()
+    }
+
+    /// Every call in an encoder and a submit of its own, one wait at the end.
+    pub fn single_submits(&self, ctx: &Context) -> Duration {
+        let start = Instant::now();
+        for i in 0..self.calls {
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            self.op
+                .record(&mut encoder, &self.bindings(i))
+                .expect("record");
+            ctx.queue().submit([encoder.finish()]);
+        }
+        ctx.device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll");
+        start.elapsed()
+    }
+}
+
 /// GB/s for `traffic` bytes per `per_call`.
 pub fn gbps(traffic: u64, per_call: Duration) -> f64 {
     traffic as f64 / per_call.as_secs_f64() / 1e9

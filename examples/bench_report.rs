@@ -1,108 +1,521 @@
-//! Prints one table of XOR throughput against the copy limit of the same adapter, measured in
-//! the same run. `cargo run --release --example bench_report` (about a minute on lavapipe).
+//! XOR throughput against the copy limit of the same adapter, measured in one run.
+//!
+//! `cargo run --release --example bench_report` prints, for the adapter `Context::from_env`
+//! picks (about a minute on lavapipe):
+//! - a sweep of sizes (4 KiB to above one binding) for contiguous BIT_XOR, row broadcasting
+//!   and the two baselines, a `vec4<u32>` copy kernel and `copy_buffer_to_buffer` of the same
+//!   bytes;
+//! - every path and type at 64 MiB per operand;
+//! - 1,000 small calls batched against 1,000 single submits;
+//! - each target of the performance issue with the figure reached.
+//!
+//! GB/s counts bytes read plus bytes written. With `--save` it also writes the tables to
+//! `benches/RESULTS.md` and the size sweep to `benches/throughput.svg`.
 
 #[path = "../benches/harness.rs"]
 mod harness;
 
-use gpu_xor::{Context, DataType};
-use harness::{Baselines, Case, Op, Path, gbps, iterations, time};
+use std::fmt::Write as _;
+use std::time::Duration;
 
-fn best(
-    ctx: &Context,
-    repeats: usize,
-    iters: u64,
-    record: &dyn Fn(&mut wgpu::CommandEncoder),
-) -> std::time::Duration {
-    time(ctx, 1, record); // warm-up: pipelines, first touch of memory
-    (0..repeats)
-        .map(|_| time(ctx, iters, record))
-        .min()
-        .expect("repeats")
+use gpu_xor::{Context, DataType};
+use harness::{Baselines, Case, Op, Path, SmallCalls, gbps, iterations, time};
+
+struct Row {
+    op: &'static str,
+    path: &'static str,
+    data_type: String,
+    bytes: u64,
+    gbps: f64,
+    kernel: f64,
+    copy: f64,
+    dispatch: String,
+}
+
+fn size_name(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut t = String::from(
+        "| operator | path | type | size | GB/s | / copy kernel | / copy_buffer_to_buffer | kernel |\n|---|---|---|---|---:|---:|---:|---|\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {} |",
+            r.op,
+            r.path,
+            r.data_type,
+            size_name(r.bytes),
+            r.gbps,
+            r.kernel,
+            r.copy,
+            r.dispatch
+        );
+    }
+    t
+}
+
+/// Cases measured together: every round times each once, in turn, so that slow drifts of a
+/// shared machine touch all of them alike; each keeps its best round.
+#[derive(Default)]
+struct Suite {
+    entries: Vec<Entry>,
+}
+
+struct Entry {
+    op: &'static str,
+    path: &'static str,
+    data_type: String,
+    bytes: u64,
+    traffic: u64,
+    dispatch: String,
+    record: Box<dyn Fn(&mut wgpu::CommandEncoder)>,
+    best: Duration,
+}
+
+impl Suite {
+    fn baselines(&mut self, ctx: &Context, bytes: u64) {
+        let base = std::rc::Rc::new(Baselines::new(ctx, bytes));
+        let traffic = 2 * base.bytes;
+        let b = base.clone();
+        self.push(
+            "copy",
+            "vec4<u32> kernel",
+            "-".into(),
+            bytes,
+            traffic,
+            "-".into(),
+            Box::new(move |e| b.record_copy_kernel(e)),
+        );
+        self.push(
+            "copy",
+            "copy_buffer_to_buffer",
+            "-".into(),
+            bytes,
+            traffic,
+            "-".into(),
+            Box::new(move |e| base.record_copy_buffer(e)),
+        );
+    }
+
+    fn case(&mut self, ctx: &Context, op: Op, path: Path, dt: DataType, bytes: u64) {
+        let case = Case::new(ctx, op, path, dt, bytes);
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        let summary = case.record_summary(&mut encoder);
+        let mut kernels: Vec<String> = summary
+            .dispatches
+            .iter()
+            .map(|k| format!("{k:?}"))
+            .collect();
+        kernels.dedup();
+        let dispatch = format!("{} x{}", kernels.join("+"), summary.dispatches.len());
+        let (traffic, case_bytes) = (case.traffic, case.bytes);
+        self.push(
+            op.name(),
+            path.name(),
+            dt.to_string(),
+            case_bytes,
+            traffic,
+            dispatch,
+            Box::new(move |e| case.record(e)),
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        op: &'static str,
+        path: &'static str,
+        data_type: String,
+        bytes: u64,
+        traffic: u64,
+        dispatch: String,
+        record: Box<dyn Fn(&mut wgpu::CommandEncoder)>,
+    ) {
+        self.entries.push(Entry {
+            op,
+            path,
+            data_type,
+            bytes,
+            traffic,
+            dispatch,
+            record,
+            best: Duration::MAX,
+        });
+    }
+
+    fn run(&mut self, ctx: &Context, rounds: usize) {
+        for e in &self.entries {
+            time(ctx, 1, &*e.record);
+        }
+        for _ in 0..rounds {
+            for e in &mut self.entries {
+                let t = time(ctx, iterations(e.traffic, 256 << 20), &*e.record);
+                e.best = e.best.min(t);
+            }
+        }
+    }
+
+    fn gbps(&self, op: &str, path: &str, data_type: &str, bytes: u64) -> f64 {
+        self.entries
+            .iter()
+            .find(|e| e.op == op && e.path == path && e.data_type == data_type && e.bytes == bytes)
+            .map_or(0.0, |e| gbps(e.traffic, e.best))
+    }
+
+    /// The table, each row against the baselines of its own size.
+    fn rows(&self) -> Vec<Row> {
+        self.entries
+            .iter()
+            .map(|e| {
+                let g = gbps(e.traffic, e.best);
+                let kernel = self
+                    .gbps("copy", "vec4<u32> kernel", "-", e.bytes)
+                    .max(self.gbps("copy", "vec4<u32> kernel", "-", self.baseline_size(e.bytes)));
+                let copy = self
+                    .gbps("copy", "copy_buffer_to_buffer", "-", e.bytes)
+                    .max(self.gbps(
+                        "copy",
+                        "copy_buffer_to_buffer",
+                        "-",
+                        self.baseline_size(e.bytes),
+                    ));
+                Row {
+                    op: e.op,
+                    path: e.path,
+                    data_type: e.data_type.clone(),
+                    bytes: e.bytes,
+                    gbps: g,
+                    kernel: g / kernel,
+                    copy: g / copy,
+                    dispatch: e.dispatch.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The baseline size closest to `bytes` (2-D cases round their sizes).
+    fn baseline_size(&self, bytes: u64) -> u64 {
+        self.entries
+            .iter()
+            .filter(|e| e.op == "copy")
+            .map(|e| e.bytes)
+            .min_by_key(|&b| b.abs_diff(bytes))
+            .unwrap_or(bytes)
+    }
+}
+
+/// Today's date from the system clock, as YYYY-MM-DD (civil calendar from days since 1970).
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A log-x line chart of GB/s against size, one line per series.
+/// One line of the chart: name, colour, (bytes, GB/s) points.
+type Series = (&'static str, &'static str, Vec<(u64, f64)>);
+
+fn svg(title: &str, series: &[Series]) -> String {
+    let (w, h, left, right, top, bottom) = (720.0, 420.0, 60.0, 190.0, 40.0, 50.0);
+    let xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| (p.0 as f64).log2()))
+        .collect();
+    let (x0, x1) = (
+        xs.iter().cloned().fold(f64::MAX, f64::min),
+        xs.iter().cloned().fold(f64::MIN, f64::max),
+    );
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| p.1))
+        .fold(0.0, f64::max)
+        * 1.1;
+    let px = |x: f64| left + (x - x0) / (x1 - x0).max(1e-9) * (w - left - right);
+    let py = |y: f64| h - bottom - y / ymax.max(1e-9) * (h - top - bottom);
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"24\" font-size=\"14\">{title}</text>\n"
+    );
+    for i in 0..=5 {
+        let y = ymax / 5.0 * f64::from(i);
+        let _ = writeln!(
+            out,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{y:.1}</text>",
+            w - right,
+            py(y),
+            py(y),
+            left - 6.0,
+            py(y) + 4.0
+        );
+    }
+    let mut sizes: Vec<u64> = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| p.0))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for s in sizes {
+        let x = px((s as f64).log2());
+        let _ = writeln!(
+            out,
+            "<text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            h - bottom + 18.0,
+            size_name(s)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">bytes per operand</text><text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">GB/s (read + written)</text>",
+        (left + w - right) / 2.0,
+        h - 12.0,
+        h / 2.0,
+        h / 2.0
+    );
+    for (i, (name, color, points)) in series.iter().enumerate() {
+        let path: Vec<String> = points
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", px((p.0 as f64).log2()), py(p.1)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
+            path.join(" ")
+        );
+        for p in points {
+            let _ = writeln!(
+                out,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{color}\"/>",
+                px((p.0 as f64).log2()),
+                py(p.1)
+            );
+        }
+        let ly = top + 10.0 + 20.0 * i as f64;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{}\" x2=\"{}\" y1=\"{ly}\" y2=\"{ly}\" stroke=\"{color}\" stroke-width=\"3\"/><text x=\"{}\" y=\"{}\">{name}</text>",
+            w - right + 10.0,
+            w - right + 30.0,
+            w - right + 36.0,
+            ly + 4.0
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "met" } else { "short" }
 }
 
 fn main() -> Result<(), gpu_xor::Error> {
+    let save = std::env::args().any(|a| a == "--save");
+    let quick = std::env::args().any(|a| a == "--quick");
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
-    println!(
-        "adapter: {} ({:?}, {:?})",
-        info.name, info.backend, info.device_type
+    let adapter = format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.backend, info.device_type, info.driver, info.driver_info
     );
-    let sizes: Vec<u64> = std::env::args()
-        .skip(1)
-        .map(|s| s.parse::<u64>().expect("size in MiB") << 20)
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![64 << 20]
+    let date = today();
+    println!("adapter: {adapter}\ndate: {date}\n");
+
+    // 1. The size sweep.
+    let window = ctx.max_window_bytes();
+    let above = (window + window / 4).next_multiple_of(1 << 20);
+    let sizes: Vec<u64> = if quick {
+        vec![4 << 10, 1 << 20, 16 << 20]
     } else {
-        sizes
+        vec![4 << 10, 1 << 20, 16 << 20, 64 << 20, above]
     };
-    let cases = [
+    let rounds = if quick { 3 } else { 5 };
+    let sweep_cases = [
         (Op::BitXor, Path::Contiguous, DataType::U32),
         (Op::BitXor, Path::Contiguous, DataType::U8),
-        (Op::BitXor, Path::Contiguous, DataType::U16),
-        (Op::BitXor, Path::Contiguous, DataType::F64),
-        (Op::BitXor, Path::InPlace, DataType::U32),
         (Op::BitXor, Path::BroadcastRow, DataType::U32),
-        (Op::BitXor, Path::Transposed, DataType::U32),
-        (Op::BitXor, Path::PaddedOutput, DataType::U8),
-        (Op::LogicalXor, Path::Contiguous, DataType::U8),
-        (Op::BitwiseXor, Path::BroadcastRow, DataType::U8),
     ];
-    println!(
-        "{:<12} {:<14} {:<5} {:>8} {:>9} {:>9} {:>9}",
-        "op", "path", "type", "MiB", "GB/s", "/kernel", "/copybuf"
-    );
+    let mut series: Vec<Series> = vec![
+        ("copy kernel", "#888888", vec![]),
+        ("copy_buffer", "#bbbbbb", vec![]),
+        ("bit_xor u32", "#1f77b4", vec![]),
+        ("bit_xor u8", "#2ca02c", vec![]),
+        ("row broadcast u32", "#d62728", vec![]),
+    ];
+    let mut sweep_rows = Vec::new();
     for &bytes in &sizes {
-        let base = Baselines::new(&ctx, bytes);
-        let target = 4 * bytes.max(64 << 20);
-        let k = best(&ctx, 3, iterations(2 * bytes, target), &|e| {
-            base.record_copy_kernel(e)
-        });
-        let c = best(&ctx, 3, iterations(2 * bytes, target), &|e| {
-            base.record_copy_buffer(e)
-        });
-        let (gk, gc) = (gbps(2 * bytes, k), gbps(2 * bytes, c));
-        println!(
-            "{:<12} {:<14} {:<5} {:>8} {:>9.2} {:>9} {:>9}",
-            "copy",
-            "vec4 kernel",
-            "",
-            bytes >> 20,
-            gk,
-            "1.00",
-            format!("{:.2}", gk / gc)
-        );
-        println!(
-            "{:<12} {:<14} {:<5} {:>8} {:>9.2} {:>9} {:>9}",
-            "copy",
-            "copy_buffer",
-            "",
-            bytes >> 20,
-            gc,
-            format!("{:.2}", gc / gk),
-            "1.00"
-        );
-        for (op, path, dt) in cases {
-            let case = Case::new(&ctx, op, path, dt, bytes);
-            if std::env::var("BENCH_KERNELS").is_ok() {
-                let mut e = ctx.device().create_command_encoder(&Default::default());
-                eprintln!("{:?}", case.record_summary(&mut e).dispatches);
-            }
-            let t = best(&ctx, 3, iterations(case.traffic, target), &|e| {
-                case.record(e)
-            });
-            let g = gbps(case.traffic, t);
-            println!(
-                "{:<12} {:<14} {:<5} {:>8} {:>9.2} {:>9.2} {:>9.2}",
-                op.name(),
-                path.name(),
-                dt.to_string(),
-                case.bytes >> 20,
-                g,
-                g / gk,
-                g / gc
-            );
+        let mut suite = Suite::default();
+        suite.baselines(&ctx, bytes);
+        for (op, path, dt) in sweep_cases {
+            suite.case(&ctx, op, path, dt, bytes);
         }
+        suite.run(&ctx, rounds);
+        let rows = suite.rows();
+        for (line, row) in series.iter_mut().zip(&rows) {
+            line.2.push((bytes, row.gbps));
+        }
+        sweep_rows.extend(rows);
+    }
+    let sweep_table = table(&sweep_rows);
+    println!("{sweep_table}");
+
+    // 2. Every path and type at 64 MiB (16 MiB with --quick).
+    let at: u64 = if quick { 16 << 20 } else { 64 << 20 };
+    let types = [
+        DataType::U32,
+        DataType::U8,
+        DataType::U16,
+        DataType::F64,
+        DataType::F32,
+        DataType::F16,
+        DataType::I64,
+        DataType::I32,
+        DataType::I16,
+        DataType::I8,
+        DataType::U64,
+    ];
+    let mut suite = Suite::default();
+    suite.baselines(&ctx, at);
+    for dt in types {
+        suite.case(&ctx, Op::BitXor, Path::Contiguous, dt, at);
+    }
+    suite.case(&ctx, Op::BitXor, Path::InPlace, DataType::U32, at);
+    suite.case(&ctx, Op::BitXor, Path::BroadcastRow, DataType::U32, at);
+    suite.case(&ctx, Op::BitwiseXor, Path::BroadcastRow, DataType::U8, at);
+    suite.case(&ctx, Op::BitXor, Path::Transposed, DataType::U32, at);
+    suite.case(&ctx, Op::BitXor, Path::PaddedOutput, DataType::U8, at);
+    suite.case(&ctx, Op::LogicalXor, Path::Contiguous, DataType::U8, at);
+    suite.case(&ctx, Op::LogicalXor, Path::Contiguous, DataType::U32, at);
+    suite.run(&ctx, rounds);
+    let paths = suite.rows();
+    let paths_table = table(&paths);
+    println!("{paths_table}");
+    let rate = |op: &str, path: &str, dt: DataType| {
+        paths
+            .iter()
+            .find(|r| r.op == op && r.path == path && r.data_type == dt.to_string())
+            .map_or(0.0, |r| r.gbps)
+    };
+    let base_kernel = paths[0].gbps;
+    let contiguous: Vec<(DataType, f64)> = types
+        .iter()
+        .map(|&dt| (dt, rate("bit_xor", "contiguous", dt)))
+        .collect();
+    let in_place = rate("bit_xor", "in-place", DataType::U32);
+    let bcast = rate("bit_xor", "broadcast-row", DataType::U32);
+    let transposed = rate("bit_xor", "transposed", DataType::U32);
+
+    // 3. Batched against single submits.
+    let small = SmallCalls::new(&ctx, 1000, 4096);
+    small.batched(&ctx);
+    small.single_submits(&ctx);
+    let batched = (0..3).map(|_| small.batched(&ctx)).min().expect("repeats");
+    let single = (0..3)
+        .map(|_| small.single_submits(&ctx))
+        .min()
+        .expect("repeats");
+    let batch_text = format!(
+        "1,000 BIT_XOR calls of 4 KiB: one batch {:.2} ms, 1,000 single submits {:.2} ms (batched / single = {:.3})\n",
+        batched.as_secs_f64() * 1e3,
+        single.as_secs_f64() * 1e3,
+        batched.as_secs_f64() / single.as_secs_f64()
+    );
+    println!("{batch_text}");
+
+    // 4. The targets.
+    let u32_rate = contiguous[0].1;
+    let worst = contiguous
+        .iter()
+        .map(|&(dt, g)| (dt, g / base_kernel))
+        .fold(
+            (DataType::U32, f64::MAX),
+            |a, b| if b.1 < a.1 { b } else { a },
+        );
+    let per_byte =
+        |dt: DataType| contiguous.iter().find(|c| c.0 == dt).map_or(0.0, |c| c.1) / u32_rate;
+    // Broadcast moves two bytes per output byte, contiguous three: compare output bytes.
+    let bcast_ratio = (bcast / 2.0) / (u32_rate / 3.0);
+    let batch_ratio = batched.as_secs_f64() / single.as_secs_f64();
+    let mut targets = String::from("| target | figure | verdict |\n|---|---|---|\n");
+    let mut target = |name: &str, figure: String, ok: bool| {
+        let _ = writeln!(targets, "| {name} | {figure} | {} |", verdict(ok));
+    };
+    target(
+        &format!(
+            "BIT_XOR contiguous {}, every type, >= 0.9 of the copy kernel",
+            size_name(at)
+        ),
+        format!(
+            "lowest {:.2} ({}); u32 {:.2}",
+            worst.1,
+            worst.0,
+            u32_rate / base_kernel
+        ),
+        worst.1 >= 0.9,
+    );
+    target(
+        "u8 within 10% of u32 per byte",
+        format!("{:.2}", per_byte(DataType::U8)),
+        (per_byte(DataType::U8) - 1.0).abs() <= 0.1,
+    );
+    target(
+        "u16 within 10% of u32 per byte",
+        format!("{:.2}", per_byte(DataType::U16)),
+        (per_byte(DataType::U16) - 1.0).abs() <= 0.1,
+    );
+    target(
+        "[4096, 4096] ^ [4096] >= 0.7 of contiguous per output byte",
+        format!("{bcast_ratio:.2}"),
+        bcast_ratio >= 0.7,
+    );
+    target(
+        "transposed 2-D u32 >= 0.3 of contiguous",
+        format!("{:.2}", transposed / u32_rate),
+        transposed / u32_rate >= 0.3,
+    );
+    target(
+        "in place at least as fast as out of place",
+        format!("{:.2}", in_place / u32_rate),
+        in_place / u32_rate >= 0.97,
+    );
+    target(
+        "1,000 batched 4 KiB calls <= 1/4 of 1,000 single submits",
+        format!("{batch_ratio:.3}"),
+        batch_ratio <= 0.25,
+    );
+    println!("{targets}");
+
+    if save {
+        let doc = format!(
+            "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; both baselines move the same bytes on the same adapter in the same run.\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Batching\n\n{batch_text}\n## Targets\n\n{targets}",
+            size_name(at)
+        );
+        std::fs::write(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/benches/RESULTS.md"),
+            doc,
+        )
+        .expect("write RESULTS.md");
+        std::fs::write(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/benches/throughput.svg"),
+            svg(&format!("XOR against copy on {}", info.name), &series),
+        )
+        .expect("write throughput.svg");
+        println!("wrote benches/RESULTS.md and benches/throughput.svg");
     }
     Ok(())
 }

@@ -7,7 +7,7 @@
 // whole; it is written word by word, and its last word through a mask, so that the bytes after
 // the tensor keep their value.
 //
-// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
+// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
 // read_write where they share the output's buffer: shared/inputs_*.wgsl), all as
 // array<vec4<u32>>.
 
@@ -44,16 +44,17 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    call = gid.z;
     let v = unit_index(gid);
-    if v >= params.head.x {
+    if v >= head().x {
         return;
     }
-    let o = params.base.x * WIDTH / 16u + v;
-    let a = params.base.y * WIDTH / 16u + v;
-    let b = params.base.z * WIDTH / 16u + v;
+    let o = base().x * WIDTH / 16u + v;
+    let a = base().y * WIDTH / 16u + v;
+    let b = base().z * WIDTH / 16u + v;
     let r = combine4(load(A_SRC, a), load(B_SRC, b));
 
-    let bytes = params.head.w * WIDTH;
+    let bytes = head().w * WIDTH;
     let first_byte = v * 16u;
     if first_byte + 16u <= bytes {
         out_buf[o] = r;

@@ -10,7 +10,7 @@
 //   it; they are written through a mask and keep their value.
 // `head.x` is the number of units (elements for WIDTH >= 4, words otherwise).
 //
-// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
+// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
 // read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<u32>.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
@@ -48,7 +48,7 @@ struct Cursor {
 
 fn cursor_at(i: u32) -> Cursor {
     if RANK == 1u {
-        return Cursor(i, params.base.y + i * a_stride_at(0u), params.base.z + i * b_stride_at(0u));
+        return Cursor(i, base().y + i * a_stride_at(0u), base().z + i * b_stride_at(0u));
     }
     if RANK == 2u {
         let n = size_at(1u);
@@ -56,13 +56,13 @@ fn cursor_at(i: u32) -> Cursor {
         let r = i - q * n;
         return Cursor(
             r,
-            params.base.y + q * a_stride_at(0u) + r * a_stride_at(1u),
-            params.base.z + q * b_stride_at(0u) + r * b_stride_at(1u),
+            base().y + q * a_stride_at(0u) + r * a_stride_at(1u),
+            base().z + q * b_stride_at(0u) + r * b_stride_at(1u),
         );
     }
-    let rank = params.head.y;
+    let rank = head().y;
     var rest = i;
-    var c = Cursor(0u, params.base.y, params.base.z);
+    var c = Cursor(0u, base().y, base().z);
     // The outermost index needs no division: it is what is left.
     for (var k = rank - 1u; k > 0u; k--) {
         let n = size_at(k);
@@ -85,8 +85,9 @@ fn cursor_at(i: u32) -> Cursor {
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    call = gid.z;
     let u = unit_index(gid);
-    if u >= params.head.x {
+    if u >= head().x {
         return;
     }
     if WIDTH == 8u {
@@ -94,27 +95,27 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         let a = vec2<u32>(load_word(A_SRC, 2u * c.a), load_word(A_SRC, 2u * c.a + 1u));
         let b = vec2<u32>(load_word(B_SRC, 2u * c.b), load_word(B_SRC, 2u * c.b + 1u));
         let r = combine_pair(a, b);
-        let o = 2u * (params.base.x + u);
+        let o = 2u * (base().x + u);
         out_buf[o] = r.x;
         out_buf[o + 1u] = r.y;
         return;
     }
     if WIDTH == 4u {
         let c = cursor_at(u);
-        out_buf[params.base.x + u] = combine_lane(load_word(A_SRC, c.a), load_word(B_SRC, c.b));
+        out_buf[base().x + u] = combine_lane(load_word(A_SRC, c.a), load_word(B_SRC, c.b));
         return;
     }
 
     // WIDTH 1 or 2: this invocation owns output word `w`.
     let per_word = 4u / WIDTH;
-    let first = params.base.x;
-    let end = first + params.head.w;
+    let first = base().x;
+    let end = first + head().w;
     let w = (first * WIDTH) / 4u + u;
     let lane0 = w * per_word;
     let start = max(lane0, first);
     let stop = min(lane0 + per_word, end);
 
-    let last = params.head.y - 1u;
+    let last = head().y - 1u;
     let inner_n = size_at(last);
     let step_a = a_stride_at(last);
     let step_b = b_stride_at(last);

@@ -8,10 +8,10 @@
 // which (common.wgsl). Invocation (x, row) combines the x-th 16 bytes of its row: no division for the inner index, `vec4<u32>` loads
 // and stores like the contiguous kernel. The last block of a row is written word by word,
 // its last word through a mask, so bytes between rows keep their value.
-// `head.x` is the number of 16-byte blocks per row, `head.z` the number of rows per z slice
-// of the grid, `head.w` the number of rows.
+// `head.x` is the number of 16-byte blocks per row, `head.w` the number of rows of this
+// record, `base.w` the first of them.
 //
-// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
+// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
 // read_write where they share the output's buffer: shared/inputs_*.wgsl), all as
 // array<vec4<u32>>.
 
@@ -80,17 +80,18 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    call = gid.z;
     let x = gid.x;
-    let row = gid.z * params.head.z + gid.y;
-    if x >= params.head.x || row >= params.head.w {
+    if x >= head().x || gid.y >= head().w {
         return;
     }
-    let inner = params.head.y - 1u;
+    let row = base().w + gid.y;
+    let inner = head().y - 1u;
     // Row start of each operand, in elements. With RANK 2 there is one outer dimension and
     // no loop; otherwise the row index is unravelled, the outermost part needing no division.
-    var o = params.base.x;
-    var a = params.base.y;
-    var b = params.base.z;
+    var o = base().x;
+    var a = base().y;
+    var b = base().z;
     if RANK == 2u {
         o += row * out_stride_at(0u);
         a += row * a_stride_at(0u);

@@ -10,7 +10,7 @@
 // Because the output is atomic, an input read through the output's binding is read with
 // atomicLoad as well.
 //
-// Bindings: 0 params (common.wgsl), 1 out_buf (read_write, array<atomic<u32>>), 2 in0 and
+// Bindings: 0 records (common.wgsl), 1 out_buf (read_write, array<atomic<u32>>), 2 in0 and
 // 3 in1 (read, or read_write where they share the output's buffer: shared/inputs_*.wgsl),
 // as array<u32>.
 
@@ -40,13 +40,14 @@ fn load_lane(src: u32, e: u32) -> u32 {
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    call = gid.z;
     let u = unit_index(gid);
-    if u >= params.head.x {
+    if u >= head().x {
         return;
     }
-    var o = params.base.x;
-    var a = params.base.y;
-    var b = params.base.z;
+    var o = base().x;
+    var a = base().y;
+    var b = base().z;
     if RANK == 1u {
         o += u * out_stride_at(0u);
         a += u * a_stride_at(0u);
@@ -61,7 +62,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     } else {
         // The outermost index needs no division: it is what is left.
         var rest = u;
-        for (var k = params.head.y - 1u; k > 0u; k--) {
+        for (var k = head().y - 1u; k > 0u; k--) {
             let n = size_at(k);
             let q = rest / n;
             let r = rest - q * n;

@@ -11,9 +11,9 @@
 // since elements are 4 or 8 bytes. Tile element (i, j) sits at column j ^ i of row i, which
 // keeps both the row-wise writes and the column-wise reads on distinct memory banks without
 // padding (padding would not fit two 64-bit tiles in 16 KiB). A_MODE / B_MODE = 1 mark the
-// tiled inputs (common.wgsl). `head.z` is the number of tile rows per z slice of the grid.
+// tiled inputs (common.wgsl). `base.w` is the first tile row of this record.
 //
-// Bindings: 0 params (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
+// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
 // read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<u32>.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
@@ -62,7 +62,8 @@ fn main(
 ) {
     let rows = size_at(0u);
     let cols = size_at(1u);
-    let r0 = (wg.z * params.head.z + wg.y) * TILE;
+    call = wg.z;
+    let r0 = (base().w + wg.y) * TILE;
     let c0 = wg.x * TILE;
 
     // Phase 1: l.x runs along rows; tile element (c - c0, r - r0).
@@ -72,14 +73,14 @@ fn main(
         if r < rows && c < cols {
             let at = slot(l.y + k, l.x);
             if A_MODE == 1u {
-                let v = load_element(A_SRC, params.base.y + r * a_stride_at(0u) + c * a_stride_at(1u));
+                let v = load_element(A_SRC, base().y + r * a_stride_at(0u) + c * a_stride_at(1u));
                 tile_a_lo[at] = v.x;
                 if WIDTH == 8u {
                     tile_a_hi[at] = v.y;
                 }
             }
             if B_MODE == 1u {
-                let v = load_element(B_SRC, params.base.z + r * b_stride_at(0u) + c * b_stride_at(1u));
+                let v = load_element(B_SRC, base().z + r * b_stride_at(0u) + c * b_stride_at(1u));
                 tile_b_lo[at] = v.x;
                 if WIDTH == 8u {
                     tile_b_hi[at] = v.y;
@@ -102,7 +103,7 @@ fn main(
                     va.y = tile_a_hi[at];
                 }
             } else {
-                va = load_element(A_SRC, params.base.y + r * a_stride_at(0u) + c * a_stride_at(1u));
+                va = load_element(A_SRC, base().y + r * a_stride_at(0u) + c * a_stride_at(1u));
             }
             var vb: vec2<u32>;
             if B_MODE == 1u {
@@ -111,9 +112,9 @@ fn main(
                     vb.y = tile_b_hi[at];
                 }
             } else {
-                vb = load_element(B_SRC, params.base.z + r * b_stride_at(0u) + c * b_stride_at(1u));
+                vb = load_element(B_SRC, base().z + r * b_stride_at(0u) + c * b_stride_at(1u));
             }
-            let o = params.base.x + r * out_stride_at(0u) + c * out_stride_at(1u);
+            let o = base().x + r * out_stride_at(0u) + c * out_stride_at(1u);
             if WIDTH == 8u {
                 let v = combine_pair(va, vb);
                 out_buf[2u * o] = v.x;

@@ -16,18 +16,22 @@
 //   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index
 //            arithmetic needs no loop; 0 reads it from the metadata (any rank up to 8).
 //
-// Binding 0 is the metadata below (a uniform with a dynamic offset, one 256-byte record per
-// dispatch). Binding 1, the output (read_write), is declared by each kernel; bindings 2 and 3,
-// the inputs, by shared/inputs_*.wgsl.
+// Binding 0 holds the metadata records below (a read-only storage buffer bound at a dynamic
+// offset): one record per call, and one call per workgroup layer of a dispatch (z), so that
+// one dispatch can run many independent calls of one shape. Each entry point sets `call`
+// from its z index first. Binding 1, the output (read_write), is declared by each kernel;
+// bindings 2 and 3, the inputs, by shared/inputs_*.wgsl.
 //
 // Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):
-//   head.x  work units in this dispatch (vec4s, words or elements, per kernel)
+//   head.x  work units of the call (vec4s, words or elements, per kernel)
 //   head.y  rank of the iteration space (1 to 8)
-//   head.z  invocations per row of the dispatch grid (the grid is 2-D past 65,535 groups)
-//   head.w  elements in this dispatch
-//   base    element offsets of the first out / a / b element inside their bound windows
+//   head.z  invocations per row of the dispatch grid (the flat kernels' 2-D grid)
+//   head.w  elements of the call (rows and tile kernels: rows / tile rows of this record)
+//   base    element offsets of the first out / a / b element inside their bound windows;
+//           base.w is the first row (rows kernel) or tile row (tile kernel) of this record
 //   sizes   sizes, outermost first, four per vec4
 //   *_strides  element strides of out / a / b, four per vec4
+//   pad     fills the record to 256 bytes, the offset alignment of storage bindings
 
 override WIDTH: u32 = 4u;
 override LOGICAL: bool = false;
@@ -46,28 +50,40 @@ struct Params {
     out_strides: array<vec4<u32>, 2>,
     a_strides: array<vec4<u32>, 2>,
     b_strides: array<vec4<u32>, 2>,
+    pad: array<vec4<u32>, 6>,
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> records: array<Params>;
+
+// The record of this invocation's call.
+var<private> call: u32;
+
+fn head() -> vec4<u32> {
+    return records[call].head;
+}
+
+fn base() -> vec4<u32> {
+    return records[call].base;
+}
 
 fn unit_index(gid: vec3<u32>) -> u32 {
-    return gid.y * params.head.z + gid.x;
+    return gid.y * head().z + gid.x;
 }
 
 fn size_at(d: u32) -> u32 {
-    return params.sizes[d >> 2u][d & 3u];
+    return records[call].sizes[d >> 2u][d & 3u];
 }
 
 fn out_stride_at(d: u32) -> u32 {
-    return params.out_strides[d >> 2u][d & 3u];
+    return records[call].out_strides[d >> 2u][d & 3u];
 }
 
 fn a_stride_at(d: u32) -> u32 {
-    return params.a_strides[d >> 2u][d & 3u];
+    return records[call].a_strides[d >> 2u][d & 3u];
 }
 
 fn b_stride_at(d: u32) -> u32 {
-    return params.b_strides[d >> 2u][d & 3u];
+    return records[call].b_strides[d >> 2u][d & 3u];
 }
 
 // Mask of one lane's bits, right-aligned.

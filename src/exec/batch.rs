@@ -9,17 +9,20 @@ use super::context::{Context, Shared};
 use super::operator::XorOperator;
 use crate::error::{Error, TensorName};
 use crate::kernels::dispatch;
-use crate::kernels::params::Params;
+use crate::kernels::params::{Params, RECORD_BYTES};
 use crate::kernels::pipelines::PipelineKey;
 use crate::kernels::select::{self, Bound};
 use crate::kernels::shaders::Overrides;
 use crate::layout::{
-    A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, OUT, OperandSpec, Plan,
+    A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, OUT, OperandSpec, Piece, Plan,
     analyze_bindings, split,
 };
 
-/// Metadata records per uniform buffer (256 KiB at the usual 256-byte spacing).
-const RECORDS_PER_BUFFER: usize = 1024;
+/// Calls one dispatch can hold (one per workgroup layer in z): 64 KiB of records.
+const MERGE_MAX: usize = 256;
+
+/// Records per metadata buffer (256 KiB), plus `MERGE_MAX` records of room after the last.
+const CHUNK_RECORDS: usize = 1024;
 
 /// What one recorded call did; tests use it to prove which path ran.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,11 +45,16 @@ impl RecordSummary {
     }
 }
 
-/// Many calls recorded together: one uniform buffer holds the metadata of every dispatch, one
-/// bind group serves every call on the same buffers, and one compute pass holds them all.
+/// Many calls recorded together, as few dispatches as their independence allows.
 ///
-/// Each [`Batch::push`] checks its bindings at once and records nothing on an error; calls
-/// run in the order they were pushed, each seeing the results of the ones before.
+/// One storage buffer holds the metadata of every call, one bind group serves every call on
+/// the same buffers, and one compute pass holds them all. Consecutive calls of one kernel on
+/// the same bindings with the same grid share a dispatch (one call per workgroup layer), as
+/// long as none of them writes bytes that another of them reads or writes; a call that
+/// depends on an earlier one starts a new dispatch, and wgpu orders dispatches.
+///
+/// Each [`Batch::push`] checks its bindings at once and adds nothing on an error; calls take
+/// effect in the order they were pushed.
 ///
 /// ```no_run
 /// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
@@ -75,16 +83,10 @@ impl RecordSummary {
 /// ```
 pub struct Batch {
     ctx: Context,
-    dispatches: Vec<Planned>,
+    records: Vec<Params>,
+    groups: Vec<Group>,
     bind_sets: Vec<BindSet>,
     bind_index: HashMap<BindSet, usize>,
-}
-
-/// What one bind group binds: three ranges, with read-only or read-write inputs.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct BindSet {
-    slots: [Slot; 3],
-    inputs_rw: bool,
 }
 
 /// One bound range: a buffer (or the unused-slot buffer) and its byte range.
@@ -95,17 +97,57 @@ struct Slot {
     end: u64,
 }
 
+/// What one bind group binds: three ranges, with read-only or read-write inputs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct BindSet {
+    slots: [Slot; 3],
+    inputs_rw: bool,
+}
+
+/// One piece, worked out before anything is added to the batch.
 struct Planned {
+    key: PipelineKey,
     pipeline: wgpu::ComputePipeline,
-    params: Params,
-    groups: [u32; 3],
+    records: Vec<dispatch::Dispatch>,
     bind: usize,
+    accesses: Vec<Access>,
+}
+
+/// One dispatch: consecutive records run by one pipeline on one bind group.
+struct Group {
+    key: PipelineKey,
+    pipeline: wgpu::ComputePipeline,
+    bind: usize,
+    grid: [u32; 2],
+    first: usize,
+    count: usize,
+    /// What its calls touch, to keep dependent calls out.
+    accesses: Vec<Access>,
+}
+
+/// Bytes a call reads or writes in one buffer, widened to 16-byte blocks.
+#[derive(Clone, Debug)]
+struct Access {
+    buffer: wgpu::Buffer,
+    start: u64,
+    end: u64,
+    write: bool,
+}
+
+impl Access {
+    fn conflicts(&self, other: &Access) -> bool {
+        (self.write || other.write)
+            && self.buffer == other.buffer
+            && self.start < other.end
+            && other.start < self.end
+    }
 }
 
 impl std::fmt::Debug for Batch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Batch")
-            .field("dispatches", &self.dispatches.len())
+            .field("records", &self.records.len())
+            .field("dispatches", &self.groups.len())
             .field("bind_groups", &self.bind_sets.len())
             .finish()
     }
@@ -116,7 +158,8 @@ impl Context {
     pub fn batch(&self) -> Batch {
         Batch {
             ctx: self.clone(),
-            dispatches: Vec::new(),
+            records: Vec::new(),
+            groups: Vec::new(),
             bind_sets: Vec::new(),
             bind_index: HashMap::new(),
         }
@@ -245,24 +288,23 @@ impl Batch {
             };
             let window_start =
                 std::array::from_fn(|o| piece_range[piece_slot[o]].map_or(0, |r| r.0));
-            let d = dispatch::build(kernel, piece, start, window_start, width, shared.max_groups);
+            let records =
+                dispatch::build(kernel, piece, start, window_start, width, shared.max_groups);
             let (a_mode, b_mode) = select::modes(kernel, piece);
-            let pipeline = shared.kernels.pipeline(
-                &shared.device,
-                PipelineKey {
-                    kernel,
-                    inputs_rw: piece_rw,
-                    overrides: Overrides {
-                        width: width as u32,
-                        logical: plan.op == ElementOp::Logical,
-                        a_src: piece_slot[A] as u32,
-                        b_src: piece_slot[B] as u32,
-                        a_mode,
-                        b_mode,
-                        rank: select::rank_constant(kernel, piece.sizes.len()),
-                    },
+            let key = PipelineKey {
+                kernel,
+                inputs_rw: piece_rw,
+                overrides: Overrides {
+                    width: width as u32,
+                    logical: plan.op == ElementOp::Logical,
+                    a_src: piece_slot[A] as u32,
+                    b_src: piece_slot[B] as u32,
+                    a_mode,
+                    b_mode,
+                    rank: select::rank_constant(kernel, piece.sizes.len()),
                 },
-            )?;
+            };
+            let pipeline = shared.kernels.pipeline(&shared.device, key)?;
             let slots: [Slot; 3] =
                 std::array::from_fn(|s| match (piece_buffer[s], piece_range[s]) {
                     (Some(buffer), Some((start, end))) => Slot {
@@ -291,10 +333,11 @@ impl Batch {
                 },
             };
             planned.push(Planned {
+                key,
                 pipeline,
-                params: d.params,
-                groups: d.groups,
+                records,
                 bind,
+                accesses: accesses(piece, start, width, &bound),
             });
             summary.dispatches.push(kernel);
         }
@@ -302,18 +345,67 @@ impl Batch {
             self.bind_index.insert(set.clone(), self.bind_sets.len());
             self.bind_sets.push(set);
         }
-        self.dispatches.extend(planned);
+        for p in planned {
+            self.add(p);
+        }
         Ok(summary)
     }
 
-    /// The number of dispatches pushed so far.
+    /// Appends one piece's records, joining the last dispatch where that is safe.
+    fn add(&mut self, p: Planned) {
+        let single = p.records.len() == 1;
+        for (i, d) in p.records.into_iter().enumerate() {
+            let index = self.records.len();
+            self.records.push(d.params);
+            let joins = self.groups.last().is_some_and(|g| {
+                g.key == p.key
+                    && g.bind == p.bind
+                    && g.grid == d.groups
+                    && g.count < MERGE_MAX
+                    // A piece's own records touch disjoint rows; another call must not
+                    // touch what this one writes, nor write what it reads.
+                    && (i > 0
+                        || (single
+                            && !g
+                                .accesses
+                                .iter()
+                                .any(|x| p.accesses.iter().any(|y| x.conflicts(y)))))
+            });
+            if joins {
+                let g = self.groups.last_mut().expect("a last group");
+                g.count += 1;
+                if i == 0 {
+                    g.accesses.extend(p.accesses.iter().cloned());
+                }
+            } else {
+                self.groups.push(Group {
+                    key: p.key,
+                    pipeline: p.pipeline.clone(),
+                    bind: p.bind,
+                    grid: d.groups,
+                    first: index,
+                    count: 1,
+                    accesses: p.accesses.clone(),
+                });
+            }
+        }
+    }
+
+    /// The number of calls recorded so far: one per piece of each pushed call (a call larger
+    /// than one binding is several pieces; an empty output is none).
     pub fn len(&self) -> usize {
-        self.dispatches.len()
+        self.records.len()
     }
 
     /// Whether nothing has been pushed (or only calls with empty outputs).
     pub fn is_empty(&self) -> bool {
-        self.dispatches.is_empty()
+        self.records.is_empty()
+    }
+
+    /// The number of dispatches [`Batch::record`] will record: calls that are independent and
+    /// of one shape share one.
+    pub fn dispatch_count(&self) -> usize {
+        self.groups.len()
     }
 
     /// How many distinct sets of bound ranges the pushed calls use: the number of bind groups
@@ -323,49 +415,82 @@ impl Batch {
         self.bind_sets.len()
     }
 
-    /// How many uniform buffers [`Batch::record`] creates for the metadata records (one per
-    /// 1,024 dispatches).
-    pub fn metadata_buffer_count(&self) -> usize {
-        self.dispatches.len().div_ceil(RECORDS_PER_BUFFER)
-    }
-
     /// Records every pushed call into `encoder`, in order, in one compute pass.
     pub fn record(self, encoder: &mut wgpu::CommandEncoder) -> Result<(), Error> {
-        if self.dispatches.is_empty() {
+        if self.groups.is_empty() {
             return Ok(());
         }
         let shared = &*self.ctx.shared;
-        let stride = shared.record_stride;
-        let chunks: Vec<wgpu::Buffer> = self
-            .dispatches
-            .chunks(RECORDS_PER_BUFFER)
-            .map(|chunk| params_buffer(shared, chunk, stride))
+        // Metadata buffers of up to CHUNK_RECORDS records each; a dispatch never straddles two.
+        let mut chunks: Vec<(usize, usize)> = Vec::new(); // (first record, records)
+        let mut placed: Vec<(usize, usize)> = Vec::with_capacity(self.groups.len()); // (chunk, offset)
+        for g in &self.groups {
+            let last = chunks.len().wrapping_sub(1);
+            match chunks.last_mut() {
+                Some((_, n)) if *n + g.count <= CHUNK_RECORDS => {
+                    placed.push((last, *n));
+                    *n += g.count;
+                }
+                _ => {
+                    chunks.push((g.first, g.count));
+                    placed.push((chunks.len() - 1, 0));
+                }
+            }
+        }
+        let buffers: Vec<wgpu::Buffer> = chunks
+            .iter()
+            .map(|&(first, n)| records_buffer(shared, &self.records[first..first + n]))
             .collect::<Result<_, _>>()?;
-        // One bind group per (metadata buffer, bound buffers) pair in use.
-        let mut groups: HashMap<(usize, usize), wgpu::BindGroup> = HashMap::new();
-        for (i, d) in self.dispatches.iter().enumerate() {
-            let chunk = i / RECORDS_PER_BUFFER;
-            groups
-                .entry((chunk, d.bind))
-                .or_insert_with(|| bind_group(shared, &chunks[chunk], &self.bind_sets[d.bind]));
+        let mut bind_groups: HashMap<(usize, usize), wgpu::BindGroup> = HashMap::new();
+        for (g, &(chunk, _)) in self.groups.iter().zip(&placed) {
+            bind_groups
+                .entry((chunk, g.bind))
+                .or_insert_with(|| bind_group(shared, &buffers[chunk], &self.bind_sets[g.bind]));
         }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gpu-xor"),
             timestamp_writes: None,
         });
         let mut current: Option<&wgpu::ComputePipeline> = None;
-        for (i, d) in self.dispatches.iter().enumerate() {
-            if current != Some(&d.pipeline) {
-                pass.set_pipeline(&d.pipeline);
-                current = Some(&d.pipeline);
+        for (g, &(chunk, at)) in self.groups.iter().zip(&placed) {
+            if current != Some(&g.pipeline) {
+                pass.set_pipeline(&g.pipeline);
+                current = Some(&g.pipeline);
             }
-            let chunk = i / RECORDS_PER_BUFFER;
-            let offset = (i % RECORDS_PER_BUFFER) as u64 * stride;
-            pass.set_bind_group(0, &groups[&(chunk, d.bind)], &[offset as u32]);
-            pass.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
+            let offset = at as u64 * RECORD_BYTES;
+            pass.set_bind_group(0, &bind_groups[&(chunk, g.bind)], &[offset as u32]);
+            pass.dispatch_workgroups(g.grid[0], g.grid[1], g.count as u32);
         }
         Ok(())
     }
+}
+
+/// What one piece reads and writes: each operand's elements from its first to its last,
+/// widened to 16-byte blocks (kernels read whole blocks and write whole words).
+fn accesses(
+    piece: &Piece,
+    start: [u64; 3],
+    width: u64,
+    bound: &[&TensorBinding<'_>; 3],
+) -> Vec<Access> {
+    (0..3)
+        .map(|o| {
+            let reach: u64 = piece
+                .sizes
+                .iter()
+                .zip(&piece.strides[o])
+                .map(|(&n, &s)| (n - 1) * s)
+                .sum();
+            let first = start[o] + piece.origin[o] * width;
+            let end = first + (reach + 1) * width;
+            Access {
+                buffer: bound[o].buffer.clone(),
+                start: first - first % 16,
+                end: end.div_ceil(16) * 16,
+                write: o == OUT,
+            }
+        })
+        .collect()
 }
 
 /// The range of `buffer` to bind for a piece that uses `[used_start, used_end)`: the whole
@@ -433,25 +558,18 @@ fn check_binding(
     Ok(())
 }
 
-/// A uniform buffer holding the records of `dispatches`, `stride` bytes apart.
-fn params_buffer(
-    shared: &Shared,
-    dispatches: &[Planned],
-    stride: u64,
-) -> Result<wgpu::Buffer, Error> {
-    let size = stride * dispatches.len() as u64;
+/// A storage buffer holding `records`, with `MERGE_MAX` records of zeros after them, so
+/// that a binding of `MERGE_MAX` records fits at any record.
+fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, Error> {
+    let size = (records.len() + MERGE_MAX) as u64 * RECORD_BYTES;
     let buffer = shared.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("gpu-xor params"),
+        label: Some("gpu-xor records"),
         size,
-        usage: wgpu::BufferUsages::UNIFORM,
+        usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: true,
     });
     let mut bytes = vec![0u8; size as usize];
-    for (i, d) in dispatches.iter().enumerate() {
-        let at = i * stride as usize;
-        bytes[at..at + std::mem::size_of::<Params>()]
-            .copy_from_slice(bytemuck::bytes_of(&d.params));
-    }
+    bytes[..std::mem::size_of_val(records)].copy_from_slice(bytemuck::cast_slice(records));
     buffer
         .get_mapped_range_mut(..)
         .map_err(|e| Error::Map(e.to_string()))?
@@ -460,7 +578,7 @@ fn params_buffer(
     Ok(buffer)
 }
 
-fn bind_group(shared: &Shared, params: &wgpu::Buffer, set: &BindSet) -> wgpu::BindGroup {
+fn bind_group(shared: &Shared, records: &wgpu::Buffer, set: &BindSet) -> wgpu::BindGroup {
     fn storage<'a>(slot: &'a Slot, dummy: &'a wgpu::Buffer) -> wgpu::BindingResource<'a> {
         match &slot.buffer {
             Some(buffer) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -478,9 +596,9 @@ fn bind_group(shared: &Shared, params: &wgpu::Buffer, set: &BindSet) -> wgpu::Bi
             wgpu::BindGroupEntry {
                 binding: 0,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: params,
+                    buffer: records,
                     offset: 0,
-                    size: NonZeroU64::new(std::mem::size_of::<Params>() as u64),
+                    size: NonZeroU64::new(MERGE_MAX as u64 * RECORD_BYTES),
                 }),
             },
             wgpu::BindGroupEntry {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::desc::FeatureLevel;
 use crate::error::Error;
-use crate::kernels::params::{MAX_KERNEL_RANK, record_stride};
+use crate::kernels::params::MAX_KERNEL_RANK;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 
@@ -57,7 +57,6 @@ pub(crate) struct Shared {
     pub dummy: wgpu::Buffer,
     pub windows: Limits,
     pub max_groups: u32,
-    pub record_stride: u64,
 }
 
 impl std::fmt::Debug for Context {
@@ -117,7 +116,6 @@ impl Context {
                 max_rank: MAX_KERNEL_RANK,
             },
             max_groups: limits.max_compute_workgroups_per_dimension,
-            record_stride: record_stride(limits.min_uniform_buffer_offset_alignment),
             kernels,
             dummy,
             device,

@@ -9,15 +9,16 @@ pub(crate) const WORKGROUP_SIZE: u32 = 256;
 /// Side of the tile kernel's square tile (32 x 32 elements per 32 x 8 workgroup).
 const TILE: u64 = 32;
 
-/// One dispatch, ready to record.
+/// One call's record and the grid it runs on (x and y; the dispatch's z picks the record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Dispatch {
     pub params: Params,
-    /// Workgroups in x, y and z.
-    pub groups: [u32; 3],
+    /// Workgroups in x and y.
+    pub groups: [u32; 2],
 }
 
-/// Builds the record and the grid of one piece.
+/// Builds the records and grids of one piece: one record, or for the rows and tile kernels
+/// one per `max_groups` rows (or tile rows), which then run as separate calls.
 ///
 /// `start[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at
 /// which the binding it is read through starts, `width` the element size and `max_groups`
@@ -31,7 +32,7 @@ pub(crate) fn build(
     window_start: [u64; 3],
     width: u64,
     max_groups: u32,
-) -> Dispatch {
+) -> Vec<Dispatch> {
     let max_groups = u64::from(max_groups.max(1));
     let elements: u64 = piece.sizes.iter().product();
     let rank = piece.sizes.len();
@@ -49,24 +50,42 @@ pub(crate) fn build(
         params.a_strides[d] = keep(piece.strides[1][d]);
         params.b_strides[d] = keep(piece.strides[2][d]);
     }
-    // Spreads `count` workgroups over y and z.
-    let spread = |count: u64| {
-        let y = count.clamp(1, max_groups);
-        (y, count.div_ceil(y))
+    // Rows (or tile rows) in chunks of at most `max_groups`, one record each.
+    let chunks = |total: u64, x: u64, head: [u64; 3]| -> Vec<Dispatch> {
+        (0..total)
+            .step_by(max_groups as usize)
+            .map(|first| {
+                let count = (total - first).min(max_groups);
+                let mut p = params;
+                p.head = [
+                    to_u32(head[0]),
+                    to_u32(head[1]),
+                    to_u32(head[2]),
+                    to_u32(count),
+                ];
+                p.base[3] = to_u32(first);
+                Dispatch {
+                    params: p,
+                    groups: [to_u32(x), to_u32(count)],
+                }
+            })
+            .collect()
     };
-    let groups = match kernel {
+    match kernel {
         KernelKind::Rows => {
             let rows = elements / piece.sizes[rank - 1];
             let blocks = (piece.sizes[rank - 1] * width).div_ceil(16);
-            let (y, z) = spread(rows);
-            params.head = [to_u32(blocks), rank as u32, to_u32(y), to_u32(rows)];
-            [blocks.div_ceil(u64::from(WORKGROUP_SIZE)), y, z]
+            chunks(
+                rows,
+                blocks.div_ceil(u64::from(WORKGROUP_SIZE)),
+                [blocks, rank as u64, 0],
+            )
         }
-        KernelKind::Tile => {
-            let (y, z) = spread(piece.sizes[0].div_ceil(TILE));
-            params.head = [0, rank as u32, to_u32(y), to_u32(elements)];
-            [piece.sizes[1].div_ceil(TILE), y, z]
-        }
+        KernelKind::Tile => chunks(
+            piece.sizes[0].div_ceil(TILE),
+            piece.sizes[1].div_ceil(TILE),
+            [0, rank as u64, 0],
+        ),
         _ => {
             let units = match kernel {
                 KernelKind::Contiguous => (elements * width).div_ceil(16),
@@ -86,12 +105,11 @@ pub(crate) fn build(
                 to_u32(x * u64::from(WORKGROUP_SIZE)),
                 to_u32(elements),
             ];
-            [x, y, 1]
+            vec![Dispatch {
+                params,
+                groups: [to_u32(x), to_u32(y)],
+            }]
         }
-    };
-    Dispatch {
-        params,
-        groups: groups.map(to_u32),
     }
 }
 
@@ -132,9 +150,9 @@ mod tests {
             [0; 3],
             1,
             65535,
-        );
+        )[0];
         assert_eq!(d.params.head, [1, 1, 256, 9]);
-        assert_eq!(d.groups, [1, 1, 1]);
+        assert_eq!(d.groups, [1, 1]);
     }
 
     #[test]
@@ -147,7 +165,7 @@ mod tests {
             [0; 3],
             1,
             65535,
-        );
+        )[0];
         assert_eq!(d.params.head[0], 3);
         assert_eq!(d.params.base, [3, 3, 3, 0]);
     }
@@ -162,13 +180,13 @@ mod tests {
             [0; 3],
             4,
             65535,
-        );
-        assert_eq!(d.groups, [65535, 3, 1]);
+        )[0];
+        assert_eq!(d.groups, [65535, 3]);
         assert_eq!(d.params.head[2], 65535 * 256);
     }
 
     #[test]
-    fn rows_put_blocks_on_x_and_rows_on_y_and_z() {
+    fn rows_put_blocks_on_x_and_rows_in_records_of_at_most_max_groups() {
         let d = build(
             KernelKind::Rows,
             &piece(&[70000, 100], [0; 3]),
@@ -177,8 +195,11 @@ mod tests {
             4,
             65535,
         );
-        assert_eq!(d.params.head, [25, 2, 65535, 70000]);
-        assert_eq!(d.groups, [1, 65535, 2]);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].params.head, [25, 2, 0, 65535]);
+        assert_eq!(d[1].params.head, [25, 2, 0, 70000 - 65535]);
+        assert_eq!(d[1].params.base[3], 65535);
+        assert_eq!(d[0].groups, [1, 65535]);
     }
 
     #[test]
@@ -190,8 +211,8 @@ mod tests {
             [0; 3],
             4,
             65535,
-        );
-        assert_eq!(d.groups, [2, 3, 1]);
+        )[0];
+        assert_eq!(d.groups, [2, 3]);
     }
 
     #[test]
@@ -203,7 +224,7 @@ mod tests {
             [1024, 256, 0],
             4,
             65535,
-        );
+        )[0];
         assert_eq!(d.params.base, [14, 64, 0, 0]);
     }
 }

@@ -1,30 +1,34 @@
-//! The metadata record each dispatch reads (binding 0).
+//! The metadata record each call reads (binding 0).
 
 use bytemuck::{Pod, Zeroable};
 
 /// Dimensions a kernel takes; higher ranks are cut into pieces by the host.
 pub(crate) const MAX_KERNEL_RANK: usize = 8;
 
+/// Bytes of one record: a multiple of every device's `min_storage_buffer_offset_alignment`
+/// (WebGPU caps it at 256), so that any record can start a dispatch's binding.
+pub(crate) const RECORD_BYTES: u64 = 256;
+
 /// Mirrors `struct Params` of `shaders/shared/common.wgsl`, field for field; the arrays of
-/// eight are `array<vec4<u32>, 2>` there (uniform arrays need 16-byte strides).
+/// eight are `array<vec4<u32>, 2>` there.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub(crate) struct Params {
-    /// Work units, rank, invocations per grid row, elements.
+    /// Work units, rank, invocations per grid row, elements (or rows).
     pub head: [u32; 4],
-    /// Element offsets of out, a, b in their windows; the fourth is unused.
+    /// Element offsets of out, a, b in their windows; first row or tile row.
     pub base: [u32; 4],
     pub sizes: [u32; MAX_KERNEL_RANK],
     pub out_strides: [u32; MAX_KERNEL_RANK],
     pub a_strides: [u32; MAX_KERNEL_RANK],
     pub b_strides: [u32; MAX_KERNEL_RANK],
+    pub pad: [u32; 24],
 }
 
-/// Bytes between two records in the metadata buffer: the record rounded up to the device's
-/// `min_uniform_buffer_offset_alignment`.
-pub(crate) fn record_stride(min_uniform_offset_alignment: u32) -> u64 {
-    let align = u64::from(min_uniform_offset_alignment.max(16));
-    (std::mem::size_of::<Params>() as u64).div_ceil(align) * align
+impl Default for Params {
+    fn default() -> Params {
+        Params::zeroed()
+    }
 }
 
 #[cfg(test)]
@@ -35,6 +39,7 @@ mod tests {
     /// The Rust struct and every shader's `Params` agree on size and field offsets.
     #[test]
     fn params_layout_matches_wgsl() {
+        assert_eq!(std::mem::size_of::<Params>() as u64, RECORD_BYTES);
         for k in KERNELS {
             let module = naga::front::wgsl::parse_str(k.source).expect(k.name);
             let mut layouter = naga::proc::Layouter::default();
@@ -54,18 +59,13 @@ mod tests {
                 panic!("Params is a struct");
             };
             let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
-            assert_eq!(offsets, vec![0, 16, 32, 64, 96, 128], "{}", k.name);
-            assert_eq!(std::mem::offset_of!(Params, sizes), 32);
-            assert_eq!(std::mem::offset_of!(Params, out_strides), 64);
-            assert_eq!(std::mem::offset_of!(Params, a_strides), 96);
-            assert_eq!(std::mem::offset_of!(Params, b_strides), 128);
+            assert_eq!(offsets, vec![0, 16, 32, 64, 96, 128, 160], "{}", k.name);
         }
-    }
-
-    #[test]
-    fn records_are_spaced_by_the_uniform_alignment() {
-        assert_eq!(record_stride(256), 256);
-        assert_eq!(record_stride(64), 192);
-        assert_eq!(record_stride(1), 160);
+        assert_eq!(std::mem::offset_of!(Params, base), 16);
+        assert_eq!(std::mem::offset_of!(Params, sizes), 32);
+        assert_eq!(std::mem::offset_of!(Params, out_strides), 64);
+        assert_eq!(std::mem::offset_of!(Params, a_strides), 96);
+        assert_eq!(std::mem::offset_of!(Params, b_strides), 128);
+        assert_eq!(std::mem::offset_of!(Params, pad), 160);
     }
 }

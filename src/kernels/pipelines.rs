@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::Mutex;
 
-use super::params::Params;
+use super::params::RECORD_BYTES;
 use super::shaders::{self, Overrides};
 use crate::error::Error;
 use crate::layout::KernelKind;
@@ -47,12 +47,11 @@ impl KernelCache {
                             binding: 0,
                             visibility: wgpu::ShaderStages::COMPUTE,
                             ty: wgpu::BindingType::Buffer {
-                                ty: wgpu::BufferBindingType::Uniform,
-                                // One bind group serves many dispatches, each with its record.
+                                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                                // One bind group serves many dispatches, each starting at
+                                // its own records.
                                 has_dynamic_offset: true,
-                                min_binding_size: NonZeroU64::new(
-                                    std::mem::size_of::<Params>() as u64
-                                ),
+                                min_binding_size: NonZeroU64::new(RECORD_BYTES),
                             },
                             count: None,
                         },

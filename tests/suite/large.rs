@@ -65,7 +65,10 @@ fn bit_xor_u8_300_mib_is_exact_and_leaves_its_surroundings() {
         ))
         .unwrap();
     // One dispatch per window at least (three at 300 MiB in 128 MiB bindings).
-    assert!(r.dispatches.len() as u64 >= n.div_ceil(ctx.max_window_bytes()), "{r:?}");
+    assert!(
+        r.dispatches.len() as u64 >= n.div_ceil(ctx.max_window_bytes()),
+        "{r:?}"
+    );
     for (i, byte) in around[lead as usize..(lead + n) as usize]
         .iter_mut()
         .enumerate()
@@ -179,7 +182,8 @@ fn a_thousand_calls_in_one_batch() {
     }
     assert_eq!(batch.len(), calls);
     assert_eq!(batch.bind_group_count(), 1);
-    assert_eq!(batch.metadata_buffer_count(), 1);
+    // Neighbouring calls of one operator share dispatches; a change of operator starts one.
+    assert!(batch.dispatch_count() <= 1 + 2 * calls / 3, "{batch:?}");
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
     batch.record(&mut encoder).unwrap();
     ctx.queue().submit([encoder.finish()]);
@@ -197,6 +201,53 @@ fn a_thousand_calls_in_one_batch() {
             assert_eq!(got[i * len + j], x, "call {i} byte {j}");
         }
     }
+}
+
+/// Independent calls of one shape share dispatches; a call that reads an earlier call's
+/// output starts a new one, and sees that output.
+#[test]
+fn batches_merge_independent_calls_and_order_dependent_ones() {
+    let ctx = ctx();
+    let (calls, len) = (600usize, 256usize);
+    let a = random_bytes(21, calls * len);
+    let b = random_bytes(22, calls * len);
+    let (ga, gb) = (buffer(ctx, &a), buffer(ctx, &b));
+    let out = buffer(ctx, &vec![0u8; calls * len]);
+    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U8, &[len as u32])).unwrap();
+    fn at(buf: &wgpu::Buffer, i: usize) -> TensorBinding<'_> {
+        TensorBinding::range(buf, (i * 256) as u64, 256)
+    }
+    let mut batch = ctx.batch();
+    for i in 0..calls {
+        batch
+            .push(&op, &XorBindings::new(at(&ga, i), at(&gb, i), at(&out, i)))
+            .unwrap();
+    }
+    assert_eq!(batch.dispatch_count(), calls.div_ceil(256), "{batch:?}");
+    // A chain: slot i + 1 of `out` becomes slot i of `out` XOR slot i + 1 of B, in order.
+    for i in 0..calls - 1 {
+        batch
+            .push(
+                &op,
+                &XorBindings::new(at(&out, i), at(&gb, i + 1), at(&out, i + 1)),
+            )
+            .unwrap();
+    }
+    assert!(batch.dispatch_count() >= calls, "{batch:?}");
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    batch.record(&mut encoder).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    let mut want: Vec<u8> = a.iter().zip(&b).map(|(x, y)| x ^ y).collect();
+    for i in 0..calls - 1 {
+        for j in 0..len {
+            want[(i + 1) * len + j] = want[i * len + j] ^ b[(i + 1) * len + j];
+        }
+    }
+    same(
+        "chained batch",
+        &ctx.read_buffer(&out, 0, (calls * len) as u64).unwrap(),
+        &want,
+    );
 }
 
 #[test]
