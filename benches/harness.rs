@@ -212,12 +212,17 @@ impl Case {
     }
 
     /// Records one call; returns what it recorded.
-    pub fn record_summary(&self, encoder: &mut wgpu::CommandEncoder) -> gpu_xor::RecordSummary {
+    fn bindings(&self) -> XorBindings<'_> {
         let b = |i: usize| {
             let (buf, off, size) = self.ranges[i];
             TensorBinding::range(&self.buffers[buf], off, size)
         };
-        let bindings = XorBindings::new(b(0), b(1), b(2));
+        XorBindings::new(b(0), b(1), b(2))
+    }
+
+    /// Records one call; returns what it recorded.
+    pub fn record_summary(&self, encoder: &mut wgpu::CommandEncoder) -> gpu_xor::RecordSummary {
+        let bindings = self.bindings();
         match &self.compiled {
             Compiled::Bit(op) => op.record(encoder, &bindings),
             Compiled::Logical(op) => op.record(encoder, &bindings),
@@ -226,8 +231,20 @@ impl Case {
         .expect("record")
     }
 
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        self.record_summary(encoder);
+    /// Records `n` calls through one batch (one metadata buffer per 1,024 calls; the calls all
+    /// write the same output, so each keeps a dispatch of its own).
+    pub fn record_many(&self, ctx: &Context, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        let bindings = self.bindings();
+        let mut batch = ctx.batch();
+        for _ in 0..n {
+            match &self.compiled {
+                Compiled::Bit(op) => batch.push(op, &bindings),
+                Compiled::Logical(op) => batch.push(op, &bindings),
+                Compiled::Bitwise(op) => batch.push(op, &bindings),
+            }
+            .expect("push");
+        }
+        batch.record(encoder).expect("record");
     }
 }
 
@@ -324,29 +341,36 @@ impl Baselines {
         }
     }
 
-    /// One `vec4<u32>` copy of `bytes` (traffic: 2 x bytes).
-    pub fn record_copy_kernel(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// `n` `vec4<u32>` copies of `bytes` (traffic: 2 x bytes each).
+    pub fn record_copy_kernel(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(&self.pipeline);
-        for (bg, (x, y)) in &self.bind_groups {
-            pass.set_bind_group(0, bg, &[]);
-            pass.dispatch_workgroups(*x, *y, 1);
+        for _ in 0..n {
+            for (bg, (x, y)) in &self.bind_groups {
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups(*x, *y, 1);
+            }
         }
     }
 
-    /// One `copy_buffer_to_buffer` of `bytes` (traffic: 2 x bytes).
-    pub fn record_copy_buffer(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.copy_buffer_to_buffer(&self.src, 0, &self.dst, 0, self.bytes);
+    /// `n` `copy_buffer_to_buffer` of `bytes` (traffic: 2 x bytes each).
+    pub fn record_copy_buffer(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        for _ in 0..n {
+            encoder.copy_buffer_to_buffer(&self.src, 0, &self.dst, 0, self.bytes);
+        }
     }
 }
 
-/// Time per call of `record`, from `iters` calls recorded into one encoder and one submit.
-pub fn time(ctx: &Context, iters: u64, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> Duration {
+/// Time per call, from `record` putting `iters` calls into one encoder, one submit and one
+/// wait (only the submit and the wait are timed).
+pub fn time(
+    ctx: &Context,
+    iters: u64,
+    record: &dyn Fn(&mut wgpu::CommandEncoder, u64),
+) -> Duration {
     let device = ctx.device();
     let mut encoder = device.create_command_encoder(&Default::default());
-    for _ in 0..iters {
-        record(&mut encoder);
-    }
+    record(&mut encoder, iters);
     let buffer = encoder.finish();
     let start = Instant::now();
     ctx.queue().submit([buffer]);

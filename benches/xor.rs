@@ -1,1 +1,137 @@
-fn main() {}
+//! Criterion benchmarks: `cargo bench`.
+//!
+//! One group per (operator, path); in each, one benchmark per (type, size) and, at every
+//! size, the two baselines on the same adapter: a `vec4<u32>` copy kernel and
+//! `copy_buffer_to_buffer` of the same bytes. Throughput is bytes read plus bytes written.
+//! The `batching` group compares 1,000 calls of 4 KiB in one batch with 1,000 single
+//! submits. Set `GPU_XOR_BENCH_QUICK=1` (or run under `CI`) for small sizes only.
+//! `benches/README.md` says what each group measures.
+
+#[path = "harness.rs"]
+mod harness;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use gpu_xor::{Context, DataType};
+use harness::{Baselines, Case, Op, Path, SmallCalls, time};
+
+fn size_name(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{}MiB", bytes >> 20)
+    } else {
+        format!("{}KiB", bytes >> 10)
+    }
+}
+
+fn sizes(ctx: &Context) -> Vec<u64> {
+    let quick =
+        std::env::var_os("GPU_XOR_BENCH_QUICK").is_some() || std::env::var_os("CI").is_some();
+    if quick {
+        return vec![4 << 10, 1 << 20];
+    }
+    let window = ctx.max_window_bytes();
+    vec![
+        4 << 10,
+        1 << 20,
+        16 << 20,
+        64 << 20,
+        (window + window / 4).next_multiple_of(1 << 20),
+    ]
+}
+
+fn group(c: &mut Criterion, ctx: &Context, op: Op, path: Path, types: &[DataType]) {
+    let mut g = c.benchmark_group(format!("{}/{}", op.name(), path.name()));
+    g.sample_size(10);
+    for bytes in sizes(ctx) {
+        let base = Baselines::new(ctx, bytes);
+        g.throughput(Throughput::Bytes(2 * base.bytes));
+        g.bench_function(BenchmarkId::new("copy-kernel", size_name(bytes)), |b| {
+            b.iter_custom(|iters| {
+                time(ctx, iters, &|e, n| base.record_copy_kernel(e, n)) * iters as u32
+            })
+        });
+        g.bench_function(
+            BenchmarkId::new("copy_buffer_to_buffer", size_name(bytes)),
+            |b| {
+                b.iter_custom(|iters| {
+                    time(ctx, iters, &|e, n| base.record_copy_buffer(e, n)) * iters as u32
+                })
+            },
+        );
+        drop(base);
+        for &dt in types {
+            let case = Case::new(ctx, op, path, dt, bytes);
+            g.throughput(Throughput::Bytes(case.traffic));
+            g.bench_function(BenchmarkId::new(dt.to_string(), size_name(bytes)), |b| {
+                b.iter_custom(|iters| {
+                    time(ctx, iters, &|e, n| case.record_many(ctx, e, n)) * iters as u32
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let ctx = Context::from_env().expect("a GPU adapter");
+    let info = ctx.adapter_info();
+    eprintln!("adapter: {} ({:?})", info.name, info.backend);
+    let all = [
+        DataType::U8,
+        DataType::U16,
+        DataType::U32,
+        DataType::U64,
+        DataType::F16,
+        DataType::F32,
+        DataType::F64,
+    ];
+    group(c, &ctx, Op::BitXor, Path::Contiguous, &all);
+    group(c, &ctx, Op::BitXor, Path::InPlace, &[DataType::U32]);
+    group(
+        c,
+        &ctx,
+        Op::BitXor,
+        Path::BroadcastRow,
+        &[DataType::U8, DataType::U32],
+    );
+    group(
+        c,
+        &ctx,
+        Op::BitXor,
+        Path::Transposed,
+        &[DataType::U32, DataType::U64],
+    );
+    group(
+        c,
+        &ctx,
+        Op::BitXor,
+        Path::PaddedOutput,
+        &[DataType::U8, DataType::U32],
+    );
+    group(
+        c,
+        &ctx,
+        Op::LogicalXor,
+        Path::Contiguous,
+        &[DataType::U8, DataType::U32],
+    );
+    group(
+        c,
+        &ctx,
+        Op::BitwiseXor,
+        Path::BroadcastRow,
+        &[DataType::U8, DataType::Bool, DataType::I64],
+    );
+
+    let mut g = c.benchmark_group("batching");
+    g.sample_size(10);
+    let small = SmallCalls::new(&ctx, 1000, 4096);
+    g.throughput(Throughput::Bytes(small.calls * small.bytes * 3));
+    g.bench_function("1000x4KiB/one-batch", |b| b.iter(|| small.batched(&ctx)));
+    g.bench_function("1000x4KiB/single-submits", |b| {
+        b.iter(|| small.single_submits(&ctx))
+    });
+    g.finish();
+}
+
+criterion_group!(xor, benches);
+criterion_main!(xor);

@@ -61,6 +61,9 @@ fn table(rows: &[Row]) -> String {
     t
 }
 
+/// Records `n` calls of one case into an encoder.
+type Recorder = Box<dyn Fn(&mut wgpu::CommandEncoder, u64)>;
+
 /// Cases measured together: every round times each once, in turn, so that slow drifts of a
 /// shared machine touch all of them alike; each keeps its best round.
 #[derive(Default)]
@@ -75,7 +78,7 @@ struct Entry {
     bytes: u64,
     traffic: u64,
     dispatch: String,
-    record: Box<dyn Fn(&mut wgpu::CommandEncoder)>,
+    record: Recorder,
     best: Duration,
 }
 
@@ -91,7 +94,7 @@ impl Suite {
             bytes,
             traffic,
             "-".into(),
-            Box::new(move |e| b.record_copy_kernel(e)),
+            Box::new(move |e, n| b.record_copy_kernel(e, n)),
         );
         self.push(
             "copy",
@@ -100,7 +103,7 @@ impl Suite {
             bytes,
             traffic,
             "-".into(),
-            Box::new(move |e| base.record_copy_buffer(e)),
+            Box::new(move |e, n| base.record_copy_buffer(e, n)),
         );
     }
 
@@ -116,6 +119,7 @@ impl Suite {
         kernels.dedup();
         let dispatch = format!("{} x{}", kernels.join("+"), summary.dispatches.len());
         let (traffic, case_bytes) = (case.traffic, case.bytes);
+        let ctx = ctx.clone();
         self.push(
             op.name(),
             path.name(),
@@ -123,7 +127,7 @@ impl Suite {
             case_bytes,
             traffic,
             dispatch,
-            Box::new(move |e| case.record(e)),
+            Box::new(move |e, n| case.record_many(&ctx, e, n)),
         );
     }
 
@@ -136,7 +140,7 @@ impl Suite {
         bytes: u64,
         traffic: u64,
         dispatch: String,
-        record: Box<dyn Fn(&mut wgpu::CommandEncoder)>,
+        record: Recorder,
     ) {
         self.entries.push(Entry {
             op,

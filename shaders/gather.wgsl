@@ -84,8 +84,11 @@ fn cursor_at(i: u32) -> Cursor {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    call = gid.z;
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wg: vec3<u32>,
+) {
+    call = wg.z;
     let u = unit_index(gid);
     if u >= head().x {
         return;

@@ -79,8 +79,11 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    call = gid.z;
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wg: vec3<u32>,
+) {
+    call = wg.z;
     let x = gid.x;
     if x >= head().x || gid.y >= head().w {
         return;

@@ -39,8 +39,11 @@ fn load_lane(src: u32, e: u32) -> u32 {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    call = gid.z;
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wg: vec3<u32>,
+) {
+    call = wg.z;
     let u = unit_index(gid);
     if u >= head().x {
         return;

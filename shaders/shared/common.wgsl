@@ -16,10 +16,10 @@
 //   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index
 //            arithmetic needs no loop; 0 reads it from the metadata (any rank up to 8).
 //
-// Binding 0 holds the metadata records below (a read-only storage buffer bound at a dynamic
-// offset): one record per call, and one call per workgroup layer of a dispatch (z), so that
-// one dispatch can run many independent calls of one shape. Each entry point sets `call`
-// from its z index first. Binding 1, the output (read_write), is declared by each kernel;
+// Binding 0 holds the metadata records below (a uniform buffer bound at a dynamic offset):
+// one record per call, and one call per workgroup layer of a dispatch (z), so that one
+// dispatch can run many independent calls of one shape. Each entry point sets `call` from its
+// workgroup's z index first. Binding 1, the output (read_write), is declared by each kernel;
 // bindings 2 and 3, the inputs, by shared/inputs_*.wgsl.
 //
 // Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):
@@ -31,7 +31,8 @@
 //           base.w is the first row (rows kernel) or tile row (tile kernel) of this record
 //   sizes   sizes, outermost first, four per vec4
 //   *_strides  element strides of out / a / b, four per vec4
-//   pad     fills the record to 256 bytes, the offset alignment of storage bindings
+//   pad     fills the record to 256 bytes, the largest dynamic-offset alignment WebGPU
+//           allows, so that any record can start a dispatch's binding
 
 override WIDTH: u32 = 4u;
 override LOGICAL: bool = false;
@@ -53,9 +54,12 @@ struct Params {
     pad: array<vec4<u32>, 6>,
 }
 
-@group(0) @binding(0) var<storage, read> records: array<Params>;
+@group(0) @binding(0) var<uniform> records: array<Params, RECORDS>;
 
-// The record of this invocation's call.
+// Records one binding holds: 16 KiB, the least uniform binding any wgpu device allows.
+const RECORDS: u32 = 64u;
+
+// The record of this invocation's call (the workgroup's z, the same for the whole workgroup).
 var<private> call: u32;
 
 fn head() -> vec4<u32> {

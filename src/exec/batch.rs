@@ -9,7 +9,7 @@ use super::context::{Context, Shared};
 use super::operator::XorOperator;
 use crate::error::{Error, TensorName};
 use crate::kernels::dispatch;
-use crate::kernels::params::{Params, RECORD_BYTES};
+use crate::kernels::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::kernels::pipelines::PipelineKey;
 use crate::kernels::select::{self, Bound};
 use crate::kernels::shaders::Overrides;
@@ -18,8 +18,8 @@ use crate::layout::{
     analyze_bindings, split,
 };
 
-/// Calls one dispatch can hold (one per workgroup layer in z): 64 KiB of records.
-const MERGE_MAX: usize = 256;
+/// Calls one dispatch can hold (one per workgroup layer in z).
+const MERGE_MAX: usize = RECORDS_PER_BINDING;
 
 /// Records per metadata buffer (256 KiB), plus `MERGE_MAX` records of room after the last.
 const CHUNK_RECORDS: usize = 1024;
@@ -47,7 +47,7 @@ impl RecordSummary {
 
 /// Many calls recorded together, as few dispatches as their independence allows.
 ///
-/// One storage buffer holds the metadata of every call, one bind group serves every call on
+/// One uniform buffer holds the metadata of every call, one bind group serves every call on
 /// the same buffers, and one compute pass holds them all. Consecutive calls of one kernel on
 /// the same bindings with the same grid share a dispatch (one call per workgroup layer), as
 /// long as none of them writes bytes that another of them reads or writes; a call that
@@ -558,14 +558,14 @@ fn check_binding(
     Ok(())
 }
 
-/// A storage buffer holding `records`, with `MERGE_MAX` records of zeros after them, so
+/// A uniform buffer holding `records`, with `MERGE_MAX` records of zeros after them, so
 /// that a binding of `MERGE_MAX` records fits at any record.
 fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, Error> {
     let size = (records.len() + MERGE_MAX) as u64 * RECORD_BYTES;
     let buffer = shared.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("gpu-xor records"),
         size,
-        usage: wgpu::BufferUsages::STORAGE,
+        usage: wgpu::BufferUsages::UNIFORM,
         mapped_at_creation: true,
     });
     let mut bytes = vec![0u8; size as usize];

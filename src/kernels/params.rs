@@ -5,9 +5,13 @@ use bytemuck::{Pod, Zeroable};
 /// Dimensions a kernel takes; higher ranks are cut into pieces by the host.
 pub(crate) const MAX_KERNEL_RANK: usize = 8;
 
-/// Bytes of one record: a multiple of every device's `min_storage_buffer_offset_alignment`
+/// Bytes of one record: a multiple of every device's `min_uniform_buffer_offset_alignment`
 /// (WebGPU caps it at 256), so that any record can start a dispatch's binding.
 pub(crate) const RECORD_BYTES: u64 = 256;
+
+/// Records one binding holds (`RECORDS` in common.wgsl): 16 KiB, within every device's
+/// `max_uniform_buffer_binding_size`. It is also the most calls one dispatch runs.
+pub(crate) const RECORDS_PER_BINDING: usize = 64;
 
 /// Mirrors `struct Params` of `shaders/shared/common.wgsl`, field for field; the arrays of
 /// eight are `array<vec4<u32>, 2>` there.

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::Mutex;
 
-use super::params::RECORD_BYTES;
+use super::params::{RECORD_BYTES, RECORDS_PER_BINDING};
 use super::shaders::{self, Overrides};
 use crate::error::Error;
 use crate::layout::KernelKind;
@@ -47,11 +47,13 @@ impl KernelCache {
                             binding: 0,
                             visibility: wgpu::ShaderStages::COMPUTE,
                             ty: wgpu::BindingType::Buffer {
-                                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                                ty: wgpu::BufferBindingType::Uniform,
                                 // One bind group serves many dispatches, each starting at
                                 // its own records.
                                 has_dynamic_offset: true,
-                                min_binding_size: NonZeroU64::new(RECORD_BYTES),
+                                min_binding_size: NonZeroU64::new(
+                                    RECORDS_PER_BINDING as u64 * RECORD_BYTES,
+                                ),
                             },
                             count: None,
                         },
