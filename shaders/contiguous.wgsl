@@ -7,40 +7,8 @@
 // whole; it is written word by word, and its last word through a mask, so that the bytes after
 // the tensor keep their value.
 //
-// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
-// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as
-// array<vec4<u32>>.
-
-@group(0) @binding(1) var<storage, read_write> out_buf: array<vec4<u32>>;
-
-fn load(src: u32, i: u32) -> vec4<u32> {
-    switch src {
-        case 0u: {
-            return out_buf[i];
-        }
-        case 1u: {
-            return in0[i];
-        }
-        default: {
-            return in1[i];
-        }
-    }
-}
-
-fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-    if WIDTH == 8u {
-        return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
-    }
-    if !LOGICAL {
-        return a ^ b;
-    }
-    return vec4<u32>(
-        combine_word(a.x, b.x),
-        combine_word(a.y, b.y),
-        combine_word(a.z, b.z),
-        combine_word(a.w, b.w),
-    );
-}
+// Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
+// (shared/bindings_blocks_*.wgsl).
 
 @compute @workgroup_size(256)
 fn main(

@@ -10,78 +10,8 @@
 //   it; they are written through a mask and keep their value.
 // `head.x` is the number of units (elements for WIDTH >= 4, words otherwise).
 //
-// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
-// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<u32>.
-
-@group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
-
-fn load_word(src: u32, i: u32) -> u32 {
-    switch src {
-        case 0u: {
-            return out_buf[i];
-        }
-        case 1u: {
-            return in0[i];
-        }
-        default: {
-            return in1[i];
-        }
-    }
-}
-
-// Element `e` of the window (WIDTH <= 4), right-aligned.
-fn load_lane(src: u32, e: u32) -> u32 {
-    if WIDTH == 4u {
-        return load_word(src, e);
-    }
-    let byte = e * WIDTH;
-    return (load_word(src, byte >> 2u) >> ((byte & 3u) * 8u)) & lane_mask();
-}
-
-// Where logical index `i` of this dispatch reads A and B, and its index along the innermost
-// dimension.
-struct Cursor {
-    inner: u32,
-    a: u32,
-    b: u32,
-}
-
-fn cursor_at(i: u32) -> Cursor {
-    if RANK == 1u {
-        return Cursor(i, base().y + i * a_stride_at(0u), base().z + i * b_stride_at(0u));
-    }
-    if RANK == 2u {
-        let n = size_at(1u);
-        let q = i / n;
-        let r = i - q * n;
-        return Cursor(
-            r,
-            base().y + q * a_stride_at(0u) + r * a_stride_at(1u),
-            base().z + q * b_stride_at(0u) + r * b_stride_at(1u),
-        );
-    }
-    let rank = head().y;
-    var rest = i;
-    var c = Cursor(0u, base().y, base().z);
-    // The outermost index needs no division: it is what is left.
-    for (var k = rank - 1u; k > 0u; k--) {
-        let n = size_at(k);
-        let q = rest / n;
-        let r = rest - q * n;
-        if k == rank - 1u {
-            c.inner = r;
-        }
-        c.a += r * a_stride_at(k);
-        c.b += r * b_stride_at(k);
-        rest = q;
-    }
-    if rank == 1u {
-        c.inner = rest;
-    }
-    c.a += rest * a_stride_at(0u);
-    c.b += rest * b_stride_at(0u);
-    return c;
-}
+// Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
+// (shared/bindings_words_*.wgsl).
 
 @compute @workgroup_size(256)
 fn main(
@@ -94,7 +24,7 @@ fn main(
         return;
     }
     if WIDTH == 8u {
-        let c = cursor_at(u);
+        let c = offsets_of(u, rank());
         let a = vec2<u32>(load_word(A_SRC, 2u * c.a), load_word(A_SRC, 2u * c.a + 1u));
         let b = vec2<u32>(load_word(B_SRC, 2u * c.b), load_word(B_SRC, 2u * c.b + 1u));
         let r = combine_pair(a, b);
@@ -104,7 +34,7 @@ fn main(
         return;
     }
     if WIDTH == 4u {
-        let c = cursor_at(u);
+        let c = offsets_of(u, rank());
         out_buf[base().x + u] = combine_lane(load_word(A_SRC, c.a), load_word(B_SRC, c.b));
         return;
     }
@@ -118,12 +48,12 @@ fn main(
     let start = max(lane0, first);
     let stop = min(lane0 + per_word, end);
 
-    let last = head().y - 1u;
+    let last = rank() - 1u;
     let inner_n = size_at(last);
     let step_a = a_stride_at(last);
     let step_b = b_stride_at(last);
 
-    var c = cursor_at(start - first);
+    var c = offsets_of(start - first, rank());
     var value = 0u;
     var mask = 0u;
     for (var e = start; e < stop; e++) {
@@ -136,7 +66,7 @@ fn main(
                 c.a += step_a;
                 c.b += step_b;
             } else {
-                c = cursor_at(e + 1u - first);
+                c = offsets_of(e + 1u - first, rank());
             }
         }
     }

@@ -11,29 +11,8 @@
 // `head.x` is the number of 16-byte blocks per row, `head.w` the number of rows of this
 // record, `base.w` the first of them.
 //
-// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
-// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as
-// array<vec4<u32>>.
-
-@group(0) @binding(1) var<storage, read_write> out_buf: array<vec4<u32>>;
-
-fn load(src: u32, i: u32) -> vec4<u32> {
-    switch src {
-        case 0u: {
-            return out_buf[i];
-        }
-        case 1u: {
-            return in0[i];
-        }
-        default: {
-            return in1[i];
-        }
-    }
-}
-
-fn load_word(src: u32, w: u32) -> u32 {
-    return load(src, w >> 2u)[w & 3u];
-}
+// Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
+// (shared/bindings_blocks_*.wgsl).
 
 // Element `e` of the window repeated across a 16-byte block.
 fn load_splat(src: u32, e: u32) -> vec4<u32> {
@@ -63,21 +42,6 @@ fn load_input(src: u32, mode: u32, row_start: u32, x: u32) -> vec4<u32> {
     return load(src, row_start * WIDTH / 16u + x);
 }
 
-fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-    if WIDTH == 8u {
-        return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
-    }
-    if !LOGICAL {
-        return a ^ b;
-    }
-    return vec4<u32>(
-        combine_word(a.x, b.x),
-        combine_word(a.y, b.y),
-        combine_word(a.z, b.z),
-        combine_word(a.w, b.w),
-    );
-}
-
 @compute @workgroup_size(256)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -89,31 +53,12 @@ fn main(
         return;
     }
     let row = base().w + gid.y;
-    let inner = head().y - 1u;
-    // Row start of each operand, in elements. With RANK 2 there is one outer dimension and
-    // no loop; otherwise the row index is unravelled, the outermost part needing no division.
-    var o = base().x;
-    var a = base().y;
-    var b = base().z;
-    if RANK == 2u {
-        o += row * out_stride_at(0u);
-        a += row * a_stride_at(0u);
-        b += row * b_stride_at(0u);
-    } else {
-        var rest = row;
-        for (var k = inner - 1u; k > 0u; k--) {
-            let n = size_at(k);
-            let q = rest / n;
-            let r = rest - q * n;
-            o += r * out_stride_at(k);
-            a += r * a_stride_at(k);
-            b += r * b_stride_at(k);
-            rest = q;
-        }
-        o += rest * out_stride_at(0u);
-        a += rest * a_stride_at(0u);
-        b += rest * b_stride_at(0u);
-    }
+    let inner = rank() - 1u;
+    // Row start of each operand, in elements (over every dimension but the last).
+    let at = offsets_of(row, rank() - 1u);
+    let o = at.o;
+    let a = at.a;
+    let b = at.b;
     let va = load_input(A_SRC, A_MODE, a, x);
     let vb = load_input(B_SRC, B_MODE, b, x);
     let r = combine4(va, vb);

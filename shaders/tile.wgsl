@@ -13,10 +13,8 @@
 // padding (padding would not fit two 64-bit tiles in 16 KiB). A_MODE / B_MODE = 1 mark the
 // tiled inputs (common.wgsl). `base.w` is the first tile row of this record.
 //
-// Bindings: 0 records (common.wgsl), 1 out_buf (read_write), 2 in0 and 3 in1 (read, or
-// read_write where they share the output's buffer: shared/inputs_*.wgsl), all as array<u32>.
-
-@group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
+// Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
+// (shared/bindings_words_*.wgsl).
 
 const TILE: u32 = 32u;
 const ROWS_PER_PASS: u32 = 8u;
@@ -27,20 +25,6 @@ var<workgroup> tile_a_lo: array<u32, 1024>;
 var<workgroup> tile_a_hi: array<u32, 1024>;
 var<workgroup> tile_b_lo: array<u32, 1024>;
 var<workgroup> tile_b_hi: array<u32, 1024>;
-
-fn load_word(src: u32, i: u32) -> u32 {
-    switch src {
-        case 0u: {
-            return out_buf[i];
-        }
-        case 1u: {
-            return in0[i];
-        }
-        default: {
-            return in1[i];
-        }
-    }
-}
 
 // Element `e` of the window as (low word, high word); the high word is 0 for WIDTH 4.
 fn load_element(src: u32, e: u32) -> vec2<u32> {

@@ -19,8 +19,9 @@
 // Binding 0 holds the metadata records below (a uniform buffer bound at a dynamic offset):
 // one record per call, and one call per workgroup layer of a dispatch (z), so that one
 // dispatch can run many independent calls of one shape. Each entry point sets `call` from its
-// workgroup's z index first. Binding 1, the output (read_write), is declared by each kernel;
-// bindings 2 and 3, the inputs, by shared/inputs_*.wgsl.
+// workgroup's z index first. Bindings 1 (the output, read_write) to 3 (the inputs) and the
+// loaders `load_word` (and `load` for 16-byte blocks) come from one of shared/bindings_*.wgsl,
+// placed between this file and the kernel.
 //
 // Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):
 //   head.x  work units of the call (vec4s, words or elements, per kernel)
@@ -142,4 +143,86 @@ fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     let a_set = (a.x | a.y) != 0u;
     let b_set = (b.x | b.y) != 0u;
     return vec2<u32>(select(0u, 1u, a_set != b_set), 0u);
+}
+
+// Element `e` of binding `src` (WIDTH <= 4), right-aligned.
+fn load_lane(src: u32, e: u32) -> u32 {
+    if WIDTH == 4u {
+        return load_word(src, e);
+    }
+    let byte = e * WIDTH;
+    return (load_word(src, byte >> 2u) >> ((byte & 3u) * 8u)) & lane_mask();
+}
+
+// A 16-byte block of packed elements.
+fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    if WIDTH == 8u {
+        return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
+    }
+    if !LOGICAL {
+        return a ^ b;
+    }
+    return vec4<u32>(
+        combine_word(a.x, b.x),
+        combine_word(a.y, b.y),
+        combine_word(a.z, b.z),
+        combine_word(a.w, b.w),
+    );
+}
+
+// Element offsets of out, a and b for index `i` over the first `dims` dimensions (the rest
+// are not visited), and the index along the last of them.
+struct Offsets {
+    o: u32,
+    a: u32,
+    b: u32,
+    inner: u32,
+}
+
+// With `dims` a constant 1 or 2 (from RANK) no loop is compiled in; otherwise the index is
+// unravelled dimension by dimension, the outermost needing no division.
+fn offsets_of(i: u32, dims: u32) -> Offsets {
+    let b = base();
+    if dims == 1u {
+        return Offsets(
+            b.x + i * out_stride_at(0u),
+            b.y + i * a_stride_at(0u),
+            b.z + i * b_stride_at(0u),
+            i,
+        );
+    }
+    if dims == 2u {
+        let n = size_at(1u);
+        let q = i / n;
+        let r = i - q * n;
+        return Offsets(
+            b.x + q * out_stride_at(0u) + r * out_stride_at(1u),
+            b.y + q * a_stride_at(0u) + r * a_stride_at(1u),
+            b.z + q * b_stride_at(0u) + r * b_stride_at(1u),
+            r,
+        );
+    }
+    var rest = i;
+    var at = Offsets(b.x, b.y, b.z, 0u);
+    for (var k = dims - 1u; k > 0u; k--) {
+        let n = size_at(k);
+        let q = rest / n;
+        let r = rest - q * n;
+        if k == dims - 1u {
+            at.inner = r;
+        }
+        at.o += r * out_stride_at(k);
+        at.a += r * a_stride_at(k);
+        at.b += r * b_stride_at(k);
+        rest = q;
+    }
+    at.o += rest * out_stride_at(0u);
+    at.a += rest * a_stride_at(0u);
+    at.b += rest * b_stride_at(0u);
+    return at;
+}
+
+// The rank of the iteration space: RANK where it is compiled in, else the record's.
+fn rank() -> u32 {
+    return select(head().y, RANK, RANK != 0u);
 }

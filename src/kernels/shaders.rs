@@ -1,9 +1,9 @@
 //! The WGSL sources, one table of them.
 //!
-//! Each kernel is `shaders/shared/common.wgsl`, then one of the input-binding parts
-//! (`shaders/shared/inputs_*.wgsl`: words or 16-byte blocks, `read` or `read_write`), then its
-//! own file; WGSL has no includes, so the static parts are joined at compile time. Pipelines
-//! specialise them through `override` constants only.
+//! Each kernel is `shaders/shared/common.wgsl`, then one of the binding parts
+//! (`shaders/shared/bindings_*.wgsl`: 16-byte blocks, words or atomic words, inputs `read` or
+//! `read_write`), then its own file; WGSL has no includes, so the static parts are joined at
+//! compile time. Pipelines specialise them through `override` constants only.
 
 use crate::layout::KernelKind;
 
@@ -22,7 +22,7 @@ pub struct ShaderSource {
     pub name: &'static str,
     /// The entry point.
     pub entry_point: &'static str,
-    /// Complete source: the shared part, the input bindings, then the kernel.
+    /// Complete source: the shared part, the bindings, then the kernel.
     pub source: &'static str,
 }
 
@@ -49,26 +49,31 @@ pub const KERNELS: [ShaderSource; 10] = [
     kernel!(
         Contiguous,
         "contiguous.wgsl",
-        "inputs_blocks_read.wgsl",
+        "bindings_blocks_read.wgsl",
         false
     ),
     kernel!(
         Contiguous,
         "contiguous.wgsl",
-        "inputs_blocks_read_write.wgsl",
+        "bindings_blocks_read_write.wgsl",
         true
     ),
-    kernel!(Rows, "rows.wgsl", "inputs_blocks_read.wgsl", false),
-    kernel!(Rows, "rows.wgsl", "inputs_blocks_read_write.wgsl", true),
-    kernel!(Gather, "gather.wgsl", "inputs_words_read.wgsl", false),
-    kernel!(Gather, "gather.wgsl", "inputs_words_read_write.wgsl", true),
-    kernel!(Tile, "tile.wgsl", "inputs_words_read.wgsl", false),
-    kernel!(Tile, "tile.wgsl", "inputs_words_read_write.wgsl", true),
-    kernel!(Scatter, "scatter.wgsl", "inputs_words_read.wgsl", false),
+    kernel!(Rows, "rows.wgsl", "bindings_blocks_read.wgsl", false),
+    kernel!(Rows, "rows.wgsl", "bindings_blocks_read_write.wgsl", true),
+    kernel!(Gather, "gather.wgsl", "bindings_words_read.wgsl", false),
+    kernel!(
+        Gather,
+        "gather.wgsl",
+        "bindings_words_read_write.wgsl",
+        true
+    ),
+    kernel!(Tile, "tile.wgsl", "bindings_words_read.wgsl", false),
+    kernel!(Tile, "tile.wgsl", "bindings_words_read_write.wgsl", true),
+    kernel!(Scatter, "scatter.wgsl", "bindings_atomic_read.wgsl", false),
     kernel!(
         Scatter,
         "scatter.wgsl",
-        "inputs_words_read_write.wgsl",
+        "bindings_atomic_read_write.wgsl",
         true
     ),
 ];
