@@ -400,19 +400,7 @@ fn main() -> Result<(), gpu_xor::Error> {
 
     // 2. Every path and type at 64 MiB (16 MiB with --quick).
     let at: u64 = if quick { 16 << 20 } else { 64 << 20 };
-    let types = [
-        DataType::U32,
-        DataType::U8,
-        DataType::U16,
-        DataType::F64,
-        DataType::F32,
-        DataType::F16,
-        DataType::I64,
-        DataType::I32,
-        DataType::I16,
-        DataType::I8,
-        DataType::U64,
-    ];
+    let types = DataType::DIRECTML;
     let mut suite = Suite::default();
     suite.baselines(&ctx, at);
     for dt in types {
@@ -462,7 +450,7 @@ fn main() -> Result<(), gpu_xor::Error> {
     println!("{batch_text}");
 
     // 4. The targets.
-    let u32_rate = contiguous[0].1;
+    let u32_rate = rate("bit_xor", "contiguous", DataType::U32);
     let worst = contiguous
         .iter()
         .map(|&(dt, g)| (dt, g / base_kernel))

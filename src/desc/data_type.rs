@@ -57,6 +57,21 @@ impl DataType {
         DataType::Bool,
     ];
 
+    /// DirectML's eleven types (every type but [`DataType::Bool`]).
+    pub const DIRECTML: [DataType; 11] = [
+        DataType::F64,
+        DataType::F32,
+        DataType::F16,
+        DataType::I64,
+        DataType::I32,
+        DataType::I16,
+        DataType::I8,
+        DataType::U64,
+        DataType::U32,
+        DataType::U16,
+        DataType::U8,
+    ];
+
     /// Size of one element in bytes: 1, 2, 4 or 8.
     pub const fn size_in_bytes(self) -> u32 {
         match self {
@@ -171,5 +186,7 @@ mod tests {
             .filter(|t| !t.is_directml())
             .collect();
         assert_eq!(missing, [DataType::Bool]);
+        assert!(DataType::DIRECTML.iter().all(|t| t.is_directml()));
+        assert_eq!(DataType::DIRECTML[..], DataType::ALL[..11]);
     }
 }

@@ -1,6 +1,6 @@
 //! DirectML LOGICAL_XOR on the GPU: full-width truth, feature levels, strides and in place.
 
-use gpu_xor::{DataType, FeatureLevel, KernelKind, Tensor, TensorDesc};
+use gpu_xor::{DataType, Element, FeatureLevel, KernelKind, Tensor, TensorDesc};
 
 use crate::common::{DmlCase, DmlOp, assert_kernel, ctx, small_windows};
 use crate::per_type;
@@ -9,14 +9,13 @@ fn truth(a: u64, b: u64) -> u64 {
     u64::from((a != 0) != (b != 0))
 }
 
-#[test]
-fn logical_xor_u8_truth_at_full_width() {
-    let values = [0u8, 1, 2, 0x10, 0x7f, 0x80, 0xfe, 0xff];
-    let a: Vec<u8> = values
+/// Every pair of `values` through LOGICAL_XOR on the GPU, against the truth table.
+fn truth_table<T: Element + Into<u64> + std::fmt::LowerHex>(values: &[T]) {
+    let a: Vec<T> = values
         .iter()
         .flat_map(|&x| values.iter().map(move |_| x))
         .collect();
-    let b: Vec<u8> = values.iter().flat_map(|_| values.iter().copied()).collect();
+    let b: Vec<T> = values.iter().flat_map(|_| values.iter().copied()).collect();
     let ctx = ctx();
     let n = a.len();
     let out = ctx
@@ -25,11 +24,11 @@ fn logical_xor_u8_truth_at_full_width() {
             &Tensor::from_slice(ctx, &[n], &b).unwrap(),
         )
         .unwrap()
-        .to_vec::<u8>()
+        .to_vec::<T>()
         .unwrap();
     for i in 0..n {
         assert_eq!(
-            u64::from(out[i]),
+            out[i].into(),
             truth(a[i].into(), b[i].into()),
             "{:#x} xor {:#x}",
             a[i],
@@ -39,9 +38,14 @@ fn logical_xor_u8_truth_at_full_width() {
 }
 
 #[test]
+fn logical_xor_u8_truth_at_full_width() {
+    truth_table(&[0u8, 1, 2, 0x10, 0x7f, 0x80, 0xfe, 0xff]);
+}
+
+#[test]
 fn logical_xor_u32_truth_at_full_width() {
     // 0x100, 0x8000_0000 and 0xffff_ff00 are true although their low byte is zero.
-    let values = [
+    truth_table(&[
         0u32,
         1,
         0x100,
@@ -50,31 +54,7 @@ fn logical_xor_u32_truth_at_full_width() {
         0xffff_ff00,
         0xffff_ffff,
         0x00ff_0000,
-    ];
-    let a: Vec<u32> = values
-        .iter()
-        .flat_map(|&x| values.iter().map(move |_| x))
-        .collect();
-    let b: Vec<u32> = values.iter().flat_map(|_| values.iter().copied()).collect();
-    let ctx = ctx();
-    let n = a.len();
-    let out = ctx
-        .logical_xor(
-            &Tensor::from_slice(ctx, &[n], &a).unwrap(),
-            &Tensor::from_slice(ctx, &[n], &b).unwrap(),
-        )
-        .unwrap()
-        .to_vec::<u32>()
-        .unwrap();
-    for i in 0..n {
-        assert_eq!(
-            u64::from(out[i]),
-            truth(a[i].into(), b[i].into()),
-            "{:#x} xor {:#x}",
-            a[i],
-            b[i]
-        );
-    }
+    ]);
 }
 
 fn sparse(mut case: DmlCase, keep_every: usize) -> DmlCase {

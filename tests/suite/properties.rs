@@ -6,20 +6,6 @@ use proptest::prelude::*;
 
 use crate::common::{DmlCase, DmlOp, place, random_bytes, small_windows};
 
-const DML_TYPES: [DataType; 11] = [
-    DataType::F64,
-    DataType::F32,
-    DataType::F16,
-    DataType::I64,
-    DataType::I32,
-    DataType::I16,
-    DataType::I8,
-    DataType::U64,
-    DataType::U32,
-    DataType::U16,
-    DataType::U8,
-];
-
 /// How one tensor is laid out over the shared sizes.
 #[derive(Clone, Copy, Debug)]
 enum Layout {
@@ -154,7 +140,7 @@ proptest! {
 
     #[test]
     fn bit_xor_matches_reference_everywhere(
-        dt in proptest::sample::select(DML_TYPES.to_vec()),
+        dt in proptest::sample::select(DataType::DIRECTML.to_vec()),
         sizes in proptest::collection::vec(1u32..6, 1..5),
         layouts in (layout(true), layout(true), layout(false)),
         offsets in proptest::array::uniform3((0u64..4).prop_map(|k| k * 16)),
