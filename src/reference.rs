@@ -131,7 +131,7 @@ pub fn bitwise_xor(
         .output_shape()?;
     let width = data_type.size_in_bytes() as usize;
     for (s, bytes) in [(a_shape, a), (b_shape, b)] {
-        let n: usize = s.iter().product();
+        let n = checked_count(s, width)?;
         if bytes.len() != n * width {
             return Err(Error::DataLength {
                 shape: s.to_vec(),
@@ -145,7 +145,7 @@ pub fn bitwise_xor(
         AutoBroadcast::Pdpd { axis } if axis >= 0 => axis as usize,
         _ => shape.len() - b_shape.len(),
     };
-    let count: usize = shape.iter().product();
+    let count = checked_count(&shape, width)?;
     let mut out = vec![0u8; count * width];
     let mut index = vec![0usize; shape.len()];
     for i in 0..count {
@@ -272,23 +272,49 @@ fn offsets(
             &packed
         }
     };
-    let count: usize = sizes.iter().product();
+    let count = checked_count(sizes, width)?;
+    // The last element is the furthest (strides are unsigned): checking it checks them all,
+    // and bounds every sum below.
+    if count > 0 {
+        let last = sizes
+            .iter()
+            .zip(strides)
+            .try_fold(offset as u128, |acc, (&n, &s)| {
+                (n as u128 - 1)
+                    .checked_mul(s as u128)?
+                    .checked_mul(width as u128)?
+                    .checked_add(acc)
+            })
+            .unwrap_or(u128::MAX);
+        if last + width as u128 > len as u128 {
+            return Err(Error::BindingTooSmall {
+                tensor,
+                size: len as u64,
+                required: u64::try_from(last + width as u128).unwrap_or(u64::MAX),
+            });
+        }
+    }
     let mut index = vec![0usize; sizes.len()];
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
         unravel(i, sizes, &mut index);
         let element: usize = index.iter().zip(strides).map(|(i, s)| i * s).sum();
-        let byte = offset + element * width;
-        if byte + width > len {
-            return Err(Error::BindingTooSmall {
-                tensor,
-                size: len as u64,
-                required: (byte + width) as u64,
-            });
-        }
-        out.push(byte);
+        out.push(offset + element * width);
     }
     Ok(out)
+}
+
+/// The element count of `shape`, refused when its bytes would not fit in memory's address
+/// range.
+fn checked_count(shape: &[usize], width: usize) -> Result<usize, Error> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|n| n.checked_mul(width).is_some())
+        .ok_or(Error::SizeOverflow {
+            what: "tensor bytes",
+            value: shape.iter().map(|&d| d as u128).product::<u128>() * width as u128,
+        })
 }
 
 fn unravel(mut i: usize, sizes: &[usize], index: &mut [usize]) {
@@ -382,5 +408,27 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.rule(), "binding_too_small");
+        // Strides so large that the offsets overflow are refused, not wrapped.
+        let huge = StridedView {
+            strides: Some(&[usize::MAX]),
+            ..view
+        };
+        let e = bit_xor(
+            &huge,
+            &huge,
+            &mut StridedViewMut::packed(DataType::U8, &[2], &mut out),
+        )
+        .unwrap_err();
+        assert_eq!(e.rule(), "binding_too_small");
+        let e = bitwise_xor(
+            DataType::U8,
+            &[usize::MAX, 2],
+            &[],
+            &[1],
+            &[0],
+            AutoBroadcast::Numpy,
+        )
+        .unwrap_err();
+        assert_eq!(e.rule(), "size_overflow");
     }
 }
