@@ -10,7 +10,7 @@ use super::operator::XorOperator;
 use crate::error::{Error, TensorName};
 use crate::kernels::dispatch;
 use crate::kernels::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
-use crate::kernels::pipelines::PipelineKey;
+use crate::kernels::pipelines::{PipelineKey, capture};
 use crate::kernels::select::{self, Bound};
 use crate::kernels::shaders::Overrides;
 use crate::layout::{
@@ -562,12 +562,15 @@ fn check_binding(
 /// that a binding of `MERGE_MAX` records fits at any record.
 fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, Error> {
     let size = (records.len() + MERGE_MAX) as u64 * RECORD_BYTES;
-    let buffer = shared.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("gpu-xor records"),
-        size,
-        usage: wgpu::BufferUsages::UNIFORM,
-        mapped_at_creation: true,
-    });
+    let buffer = capture(&shared.device, || {
+        shared.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor records"),
+            size,
+            usage: wgpu::BufferUsages::UNIFORM,
+            mapped_at_creation: true,
+        })
+    })
+    .map_err(|e| Error::Allocation(e.to_string()))?;
     let mut bytes = vec![0u8; size as usize];
     bytes[..std::mem::size_of_val(records)].copy_from_slice(bytemuck::cast_slice(records));
     buffer

@@ -6,7 +6,12 @@
 /// The buffer needs `wgpu::BufferUsages::STORAGE`. For the DirectML operators the offset is a
 /// multiple of 16 (and of the tensor's `GuaranteedBaseOffsetAlignment`) and the size at least
 /// `TotalTensorSizeInBytes`; for BitwiseXor the offset is a multiple of 4 and of the element
-/// size, and the size at least the tensor's bytes rounded up to 4.
+/// size, and the size at least the tensor's bytes rounded up to 4. All of this is checked when
+/// recording, with a typed error.
+///
+/// Three things wgpu checks that this crate cannot see, and that stay the caller's to keep:
+/// the buffer belongs to the context's device, it is not destroyed, and it is not mapped when
+/// the commands are submitted.
 #[derive(Clone, Copy, Debug)]
 pub struct TensorBinding<'a> {
     /// The buffer.
