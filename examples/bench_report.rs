@@ -368,7 +368,7 @@ fn main() -> Result<(), gpu_xor::Error> {
     } else {
         vec![4 << 10, 1 << 20, 16 << 20, 64 << 20, above]
     };
-    let rounds = if quick { 3 } else { 5 };
+    let rounds = if quick { 2 } else { 4 };
     let sweep_cases = [
         (Op::BitXor, Path::Contiguous, DataType::U32),
         (Op::BitXor, Path::Contiguous, DataType::U8),
