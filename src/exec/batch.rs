@@ -34,7 +34,9 @@ pub struct RecordSummary {
     pub a_in_place: bool,
     /// Whether the output aliased B exactly (in place).
     pub b_in_place: bool,
-    /// The kernel of each dispatch, in recording order (empty for an empty output).
+    /// The kernel of each piece of the call, in order: one piece, or one per window for a
+    /// call larger than one binding; none for an empty output. (In a [`Batch`], pieces of
+    /// independent calls may then share a dispatch.)
     pub dispatches: Vec<KernelKind>,
 }
 
@@ -274,15 +276,12 @@ impl Batch {
             // other invocations change the neighbouring lanes of a word concurrently.
             let own_bindings = kernel != KernelKind::Scatter && (1..3).any(|o| slot[o] == 0);
             let (piece_slot, piece_rw, piece_range, piece_buffer) = if own_bindings {
-                let own = [0, 1, 2];
-                let mut own_range = [None; 3];
-                let mut own_buffer: [Option<&wgpu::Buffer>; 3] = [None; 3];
-                for o in 0..3 {
-                    own_range[own[o]] = range[slot[o]];
-                    own_buffer[own[o]] = Some(bound[o].buffer);
-                }
-                let rw = (1..3).any(|o| keys[o] == 0);
-                (own, rw, own_range, own_buffer)
+                (
+                    [0, 1, 2],
+                    (1..3).any(|o| keys[o] == 0),
+                    std::array::from_fn(|o| range[slot[o]]),
+                    std::array::from_fn(|o| Some(bound[o].buffer)),
+                )
             } else {
                 (slot, inputs_rw, range, slot_buffer)
             };
@@ -391,8 +390,9 @@ impl Batch {
         }
     }
 
-    /// The number of calls recorded so far: one per piece of each pushed call (a call larger
-    /// than one binding is several pieces; an empty output is none).
+    /// The number of metadata records so far: one per piece of each pushed call (a call
+    /// larger than one binding is several pieces, a rows or tile piece of more than 65,535 rows
+    /// several records, an empty output none).
     pub fn len(&self) -> usize {
         self.records.len()
     }
