@@ -8,7 +8,7 @@
 // the tensor keep their value.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
-// (shared/bindings_blocks_*.wgsl).
+// (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
 
 @compute @workgroup_size(256)
 fn main(
@@ -25,24 +25,5 @@ fn main(
     let b = base().z * WIDTH / 16u + v;
     let r = combine4(load(A_SRC, a), load(B_SRC, b));
 
-    let bytes = head().w * WIDTH;
-    let first_byte = v * 16u;
-    if first_byte + 16u <= bytes {
-        out_buf[o] = r;
-        return;
-    }
-    // The last block: whole words, then the partial word through a mask.
-    for (var k = 0u; k < 4u; k++) {
-        let start = first_byte + k * 4u;
-        if start >= bytes {
-            break;
-        }
-        let inside = bytes - start;
-        if inside >= 4u {
-            out_buf[o][k] = r[k];
-        } else {
-            let mask = (1u << (inside * 8u)) - 1u;
-            out_buf[o][k] = (out_buf[o][k] & ~mask) | (r[k] & mask);
-        }
-    }
+    store_block(o, r, v * 16u, head().w * WIDTH);
 }

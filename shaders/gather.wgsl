@@ -11,7 +11,7 @@
 // `head.x` is the number of units (elements for WIDTH >= 4, words otherwise).
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
-// (shared/bindings_words_*.wgsl).
+// (shared/inputs_words_*.wgsl, shared/words.wgsl).
 
 @compute @workgroup_size(256)
 fn main(

@@ -12,7 +12,7 @@
 // record, `base.w` the first of them.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
-// (shared/bindings_blocks_*.wgsl).
+// (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
 
 // Element `e` of the window repeated across a 16-byte block.
 fn load_splat(src: u32, e: u32) -> vec4<u32> {
@@ -63,24 +63,5 @@ fn main(
     let vb = load_input(B_SRC, B_MODE, b, x);
     let r = combine4(va, vb);
 
-    let block = o * WIDTH / 16u + x;
-    let bytes = size_at(inner) * WIDTH;
-    let first_byte = x * 16u;
-    if first_byte + 16u <= bytes {
-        out_buf[block] = r;
-        return;
-    }
-    for (var k = 0u; k < 4u; k++) {
-        let start = first_byte + k * 4u;
-        if start >= bytes {
-            break;
-        }
-        let inside = bytes - start;
-        if inside >= 4u {
-            out_buf[block][k] = r[k];
-        } else {
-            let mask = (1u << (inside * 8u)) - 1u;
-            out_buf[block][k] = (out_buf[block][k] & ~mask) | (r[k] & mask);
-        }
-    }
+    store_block(o * WIDTH / 16u + x, r, x * 16u, size_at(inner) * WIDTH);
 }

@@ -9,7 +9,7 @@
 // is. Only this invocation ever changes this lane, so the old value it reads stays valid.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf as atomic words, 2 in0, 3 in1 as words
-// (shared/bindings_atomic_*.wgsl).
+// (shared/inputs_words_*.wgsl, shared/atomic.wgsl).
 
 @compute @workgroup_size(256)
 fn main(

@@ -14,7 +14,7 @@
 // tiled inputs (common.wgsl). `base.w` is the first tile row of this record.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
-// (shared/bindings_words_*.wgsl).
+// (shared/inputs_words_*.wgsl, shared/words.wgsl).
 
 const TILE: u32 = 32u;
 const ROWS_PER_PASS: u32 = 8u;

@@ -19,8 +19,9 @@
 // Binding 0 holds the metadata records below (a uniform buffer bound at a dynamic offset):
 // one record per call, and one call per workgroup layer of a dispatch (z), so that one
 // dispatch can run many independent calls of one shape. Each entry point sets `call` from its
-// workgroup's z index first. Bindings 1 (the output, read_write) to 3 (the inputs) and the
-// loaders `load_word` (and `load` for 16-byte blocks) come from one of shared/bindings_*.wgsl,
+// workgroup's z index first. Bindings 2 and 3 (the inputs) come from one of
+// shared/inputs_*.wgsl, binding 1 (the output, read_write) and the loaders `load_word` (and
+// `load` for 16-byte blocks) from shared/blocks.wgsl, words.wgsl or atomic.wgsl; both are
 // placed between this file and the kernel.
 //
 // Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):

@@ -1,9 +1,10 @@
 //! The WGSL sources, one table of them.
 //!
-//! Each kernel is `shaders/shared/common.wgsl`, then one of the binding parts
-//! (`shaders/shared/bindings_*.wgsl`: 16-byte blocks, words or atomic words, inputs `read` or
-//! `read_write`), then its own file; WGSL has no includes, so the static parts are joined at
-//! compile time. Pipelines specialise them through `override` constants only.
+//! Each kernel is `shaders/shared/common.wgsl`, then its input bindings
+//! (`shaders/shared/inputs_{blocks,words}_{read,read_write}.wgsl`), then its output binding
+//! and loaders (`shaders/shared/blocks.wgsl`, `words.wgsl` or `atomic.wgsl`), then its own
+//! file; WGSL has no includes, so the static parts are joined at compile time. Pipelines
+//! specialise them through `override` constants only.
 
 use crate::layout::KernelKind;
 
@@ -22,12 +23,12 @@ pub struct ShaderSource {
     pub name: &'static str,
     /// The entry point.
     pub entry_point: &'static str,
-    /// Complete source: the shared part, the bindings, then the kernel.
+    /// Complete source: the shared part, the bindings and loaders, then the kernel.
     pub source: &'static str,
 }
 
 macro_rules! kernel {
-    ($kernel:ident, $file:literal, $inputs:literal, $rw:literal) => {
+    ($kernel:ident, $file:literal, $output:literal, $inputs:literal, $rw:literal) => {
         ShaderSource {
             kernel: KernelKind::$kernel,
             inputs_read_write: $rw,
@@ -36,7 +37,9 @@ macro_rules! kernel {
             source: concat!(
                 include_str!("../../shaders/shared/common.wgsl"),
                 "\n",
-                include_str!(concat!("../../shaders/shared/", $inputs)),
+                include_str!(concat!("../../shaders/shared/inputs_", $inputs, ".wgsl")),
+                "\n",
+                include_str!(concat!("../../shaders/shared/", $output, ".wgsl")),
                 "\n",
                 include_str!(concat!("../../shaders/", $file))
             ),
@@ -49,33 +52,25 @@ pub const KERNELS: [ShaderSource; 10] = [
     kernel!(
         Contiguous,
         "contiguous.wgsl",
-        "bindings_blocks_read.wgsl",
+        "blocks",
+        "blocks_read",
         false
     ),
     kernel!(
         Contiguous,
         "contiguous.wgsl",
-        "bindings_blocks_read_write.wgsl",
+        "blocks",
+        "blocks_read_write",
         true
     ),
-    kernel!(Rows, "rows.wgsl", "bindings_blocks_read.wgsl", false),
-    kernel!(Rows, "rows.wgsl", "bindings_blocks_read_write.wgsl", true),
-    kernel!(Gather, "gather.wgsl", "bindings_words_read.wgsl", false),
-    kernel!(
-        Gather,
-        "gather.wgsl",
-        "bindings_words_read_write.wgsl",
-        true
-    ),
-    kernel!(Tile, "tile.wgsl", "bindings_words_read.wgsl", false),
-    kernel!(Tile, "tile.wgsl", "bindings_words_read_write.wgsl", true),
-    kernel!(Scatter, "scatter.wgsl", "bindings_atomic_read.wgsl", false),
-    kernel!(
-        Scatter,
-        "scatter.wgsl",
-        "bindings_atomic_read_write.wgsl",
-        true
-    ),
+    kernel!(Rows, "rows.wgsl", "blocks", "blocks_read", false),
+    kernel!(Rows, "rows.wgsl", "blocks", "blocks_read_write", true),
+    kernel!(Gather, "gather.wgsl", "words", "words_read", false),
+    kernel!(Gather, "gather.wgsl", "words", "words_read_write", true),
+    kernel!(Tile, "tile.wgsl", "words", "words_read", false),
+    kernel!(Tile, "tile.wgsl", "words", "words_read_write", true),
+    kernel!(Scatter, "scatter.wgsl", "atomic", "words_read", false),
+    kernel!(Scatter, "scatter.wgsl", "atomic", "words_read_write", true),
 ];
 
 /// The source of one kernel family (`None` for [`KernelKind::Empty`]).

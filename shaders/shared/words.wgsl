@@ -1,9 +1,7 @@
-// Bindings 1 to 3 as u32 words, inputs `read`, and their loader; placed between common.wgsl
-// and a kernel that moves words (gather.wgsl, tile.wgsl).
+// The output as u32 words, and the loader of the kernels that move words (gather.wgsl,
+// tile.wgsl). Placed after shared/inputs_words_*.wgsl.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;
-@group(0) @binding(2) var<storage, read> in0: array<u32>;
-@group(0) @binding(3) var<storage, read> in1: array<u32>;
 
 // Word `w` of binding `src` (0 the output's, 1 in0, 2 in1).
 fn load_word(src: u32, w: u32) -> u32 {
