@@ -86,25 +86,25 @@ impl Suite {
     fn baselines(&mut self, ctx: &Context, bytes: u64) {
         let base = std::rc::Rc::new(Baselines::new(ctx, bytes));
         let traffic = 2 * base.bytes;
+        let copy = |path, record| Entry {
+            op: "copy",
+            path,
+            data_type: "-".into(),
+            bytes,
+            traffic,
+            dispatch: "-".into(),
+            record,
+            best: Duration::MAX,
+        };
         let b = base.clone();
-        self.push(
-            "copy",
+        self.entries.push(copy(
             "vec4<u32> kernel",
-            "-".into(),
-            bytes,
-            traffic,
-            "-".into(),
             Box::new(move |e, n| b.record_copy_kernel(e, n)),
-        );
-        self.push(
-            "copy",
+        ));
+        self.entries.push(copy(
             "copy_buffer_to_buffer",
-            "-".into(),
-            bytes,
-            traffic,
-            "-".into(),
             Box::new(move |e, n| base.record_copy_buffer(e, n)),
-        );
+        ));
     }
 
     fn case(&mut self, ctx: &Context, op: Op, path: Path, dt: DataType, bytes: u64) {
@@ -117,39 +117,15 @@ impl Suite {
             .map(|k| format!("{k:?}"))
             .collect();
         kernels.dedup();
-        let dispatch = format!("{} x{}", kernels.join("+"), summary.dispatches.len());
-        let (traffic, case_bytes) = (case.traffic, case.bytes);
         let ctx = ctx.clone();
-        self.push(
-            op.name(),
-            path.name(),
-            dt.to_string(),
-            case_bytes,
-            traffic,
-            dispatch,
-            Box::new(move |e, n| case.record_many(&ctx, e, n)),
-        );
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn push(
-        &mut self,
-        op: &'static str,
-        path: &'static str,
-        data_type: String,
-        bytes: u64,
-        traffic: u64,
-        dispatch: String,
-        record: Recorder,
-    ) {
         self.entries.push(Entry {
-            op,
-            path,
-            data_type,
-            bytes,
-            traffic,
-            dispatch,
-            record,
+            op: op.name(),
+            path: path.name(),
+            data_type: dt.to_string(),
+            bytes: case.bytes,
+            traffic: case.traffic,
+            dispatch: format!("{} x{}", kernels.join("+"), summary.dispatches.len()),
+            record: Box::new(move |e, n| case.record_many(&ctx, e, n)),
             best: Duration::MAX,
         });
     }

@@ -357,9 +357,11 @@ pub enum Error {
         output: (u64, u64),
     },
 
-    /// Operands that share one buffer lie further apart than one storage binding can reach.
+    /// A binding window cannot hold what one piece of a call reads through it. Operands of one
+    /// buffer that lie far apart are given bindings of their own first, so this is left only
+    /// for a window too small for single elements.
     #[error(
-        "operands sharing one buffer span {span} bytes, more than one storage binding ({limit} bytes) can hold"
+        "a piece of the call needs {span} bytes in one binding, more than a window ({limit} bytes) holds"
     )]
     SharedBufferSpanTooLarge {
         /// The bytes one binding would have to cover.

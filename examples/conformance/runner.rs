@@ -438,19 +438,7 @@ fn run_dml(ctx: &Context, c: &Fields<'_>, op: DmlOp, seed: u64) -> Result<(), St
     if let Some(kind) = c.error_kind()? {
         return match created {
             Err(e) => same_rule(kind, &e, "creating the operator"),
-            Ok(compiled) => {
-                let operands = operands()?;
-                let inputs = error_case_inputs(c, &operands)?;
-                execute(
-                    &ctx,
-                    &compiled,
-                    seed,
-                    alias,
-                    &operands,
-                    inputs,
-                    Check::Error(kind),
-                )
-            }
+            Ok(compiled) => run_error_case(&ctx, c, &compiled, seed, alias, &operands()?, kind),
         };
     }
 
@@ -570,17 +558,8 @@ fn run_openvino(ctx: &Context, c: &Fields<'_>, seed: u64) -> Result<(), String> 
                     operand("b", b_type, &b_shape)?,
                     operand("out", a_type, &out_shape)?,
                 ];
-                let inputs = error_case_inputs(c, &operands)?;
                 let compiled = Compiled::Broadcast(compiled);
-                execute(
-                    ctx,
-                    &compiled,
-                    seed,
-                    alias,
-                    &operands,
-                    inputs,
-                    Check::Error(kind),
-                )
+                run_error_case(ctx, c, &compiled, seed, alias, &operands, kind)
             }
         };
     }
@@ -688,17 +667,32 @@ fn run_valid(
 
 /// An error case's input data, when it fits the tensors; otherwise the inputs keep the
 /// sentinel (the data of an error case only matters if the operator wrongly runs).
-fn error_case_inputs(
+/// An error case whose operator was created: its refusal must come when it runs, with the
+/// case's rule. Inputs are the case's data where it fits the operands, else generated.
+fn run_error_case(
+    ctx: &Context,
     c: &Fields<'_>,
+    compiled: &Compiled,
+    seed: u64,
+    alias: Alias,
     operands: &[Operand; 3],
-) -> Result<[Option<Vec<u64>>; 2], String> {
+    kind: &str,
+) -> Result<(), String> {
     let mut inputs = [None, None];
     for (i, t) in ["a", "b"].into_iter().enumerate() {
         inputs[i] = c
             .u64_list(t)?
             .filter(|data| check_data(data, &operands[i]).is_ok());
     }
-    Ok(inputs)
+    execute(
+        ctx,
+        compiled,
+        seed,
+        alias,
+        operands,
+        inputs,
+        Check::Error(kind),
+    )
 }
 
 /// Data must hold one value per element position the strides reach (the physical buffer for

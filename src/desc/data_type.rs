@@ -41,22 +41,6 @@ pub enum DataType {
 }
 
 impl DataType {
-    /// Every type, DirectML's eleven first, then [`DataType::Bool`].
-    pub const ALL: [DataType; 12] = [
-        DataType::F64,
-        DataType::F32,
-        DataType::F16,
-        DataType::I64,
-        DataType::I32,
-        DataType::I16,
-        DataType::I8,
-        DataType::U64,
-        DataType::U32,
-        DataType::U16,
-        DataType::U8,
-        DataType::Bool,
-    ];
-
     /// DirectML's eleven types (every type but [`DataType::Bool`]).
     pub const DIRECTML: [DataType; 11] = [
         DataType::F64,
@@ -71,6 +55,17 @@ impl DataType {
         DataType::U16,
         DataType::U8,
     ];
+
+    /// Every type: [`DataType::DIRECTML`], then [`DataType::Bool`].
+    pub const ALL: [DataType; 12] = {
+        let mut all = [DataType::Bool; 12];
+        let mut i = 0;
+        while i < DataType::DIRECTML.len() {
+            all[i] = DataType::DIRECTML[i];
+            i += 1;
+        }
+        all
+    };
 
     /// Size of one element in bytes: 1, 2, 4 or 8.
     pub const fn size_in_bytes(self) -> u32 {

@@ -5,9 +5,7 @@ use super::binding::XorBindings;
 use super::context::Context;
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
 use crate::error::Error;
-use crate::kernels::pipelines::PipelineKey;
-use crate::kernels::shaders::Overrides;
-use crate::layout::{ElementOp, KernelKind, Plan};
+use crate::layout::Plan;
 
 /// What the three compiled operators share.
 #[derive(Clone, Debug)]
@@ -17,34 +15,13 @@ struct Compiled {
 }
 
 impl Compiled {
-    /// Keeps the plan and compiles the pipeline its first call most likely needs (three
-    /// distinct buffers), so that a driver that cannot build it fails here, not mid-record.
-    fn new(ctx: &Context, plan: Plan) -> Result<Compiled, Error> {
-        if plan.kernel != KernelKind::Empty {
-            ctx.shared.kernels.pipeline(
-                &ctx.shared.device,
-                PipelineKey {
-                    kernel: plan.kernel,
-                    inputs_rw: false,
-                    overrides: Overrides {
-                        width: plan.data_type.size_in_bytes(),
-                        logical: plan.op == ElementOp::Logical,
-                        a_src: 1,
-                        b_src: 2,
-                        a_mode: 0,
-                        b_mode: 0,
-                        rank: crate::kernels::select::rank_constant(
-                            plan.kernel,
-                            plan.layout.rank(),
-                        ),
-                    },
-                },
-            )?;
-        }
-        Ok(Compiled {
+    /// Keeps the plan. Pipelines are made when a call first needs them (the kernel and its
+    /// constants depend on the bindings too) and cached on the context.
+    fn new(ctx: &Context, plan: Plan) -> Compiled {
+        Compiled {
             ctx: ctx.clone(),
             plan,
-        })
+        }
     }
 
     fn record(
@@ -103,7 +80,7 @@ macro_rules! compiled_operator {
             pub fn new($ctx: &Context, $d: &$desc) -> Result<$name, Error> {
                 let plan = $plan?;
                 Ok($name {
-                    compiled: Compiled::new($ctx, plan)?,
+                    compiled: Compiled::new($ctx, plan),
                     desc: $d.clone(),
                 })
             }

@@ -56,9 +56,11 @@ pub(crate) fn self_overlaps(sizes: &[u64], strides: &[u64]) -> bool {
 
 /// How the buffers of one call are bound.
 ///
-/// wgpu refuses one buffer in two bindings of a dispatch when either is writable, even for
-/// ranges that do not overlap, so each distinct buffer is bound once and an operand that
-/// shares the output's buffer is read through the output's `read_write` binding.
+/// wgpu refuses one buffer in a read-only and a writable binding of one dispatch, even for
+/// ranges that do not overlap. So operands of one buffer share one binding where a binding can
+/// hold them all; an input in the output's buffer is read either through the output's
+/// `read_write` binding (the scatter kernel) or through a `read_write` binding of its own,
+/// which wgpu allows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum BindingPattern {

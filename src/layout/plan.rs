@@ -171,7 +171,7 @@ impl Plan {
         self.elements
     }
 
-    /// Bytes the output binding must hold.
+    /// Bytes the binding of `tensor` must hold.
     pub fn required_binding_size(&self, tensor: TensorName) -> u64 {
         self.operands[slot(tensor)].required_bytes
     }

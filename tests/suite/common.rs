@@ -68,6 +68,20 @@ pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
     out
 }
 
+/// A storage buffer (also a copy source and destination) holding `bytes`.
+pub fn buffer(ctx: &Context, bytes: &[u8]) -> wgpu::Buffer {
+    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test"),
+        size: bytes.len() as u64,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    ctx.queue().write_buffer(&buffer, 0, bytes);
+    buffer
+}
+
 /// Which operator a case runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DmlOp {
@@ -169,18 +183,7 @@ impl DmlCase {
     pub fn upload(&self, ctx: &Context) -> Vec<wgpu::Buffer> {
         self.buffers
             .iter()
-            .map(|bytes| {
-                let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("test"),
-                    size: bytes.len() as u64,
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                ctx.queue().write_buffer(&buffer, 0, bytes);
-                buffer
-            })
+            .map(|bytes| buffer(ctx, bytes))
             .collect()
     }
 

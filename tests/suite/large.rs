@@ -5,20 +5,7 @@ use gpu_xor::{
     TensorBinding, TensorDesc, XorBindings,
 };
 
-use crate::common::{ctx, random_bytes};
-
-fn buffer(ctx: &Context, bytes: &[u8]) -> wgpu::Buffer {
-    let b = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("large"),
-        size: bytes.len() as u64,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    ctx.queue().write_buffer(&b, 0, bytes);
-    b
-}
+use crate::common::{buffer, ctx, random_bytes};
 
 /// The largest tensor this device can hold for a "beyond one binding" test: 300 MiB, or less
 /// where `max_buffer_size` is smaller (WebGPU's default limits allow 256 MiB); it is always
