@@ -8,6 +8,8 @@ use crate::kernels::params::MAX_KERNEL_RANK;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 
+use super::readback::PendingRead;
+
 /// Largest window bound at once even where the device allows more, so that every byte
 /// offset inside a window fits in 32 bits in the kernels.
 const MAX_WINDOW_CAP: u64 = 1 << 31;
@@ -217,76 +219,48 @@ impl Context {
             .map_err(|e| Error::Poll(e.to_string()))
     }
 
-    /// Copies `size` bytes at `offset` of `buffer` back to the host, blocking.
+    /// Copies `size` bytes at `offset` of `buffer` back to the host, blocking until they are
+    /// there (native only; [`Context::read_buffer_async`] is the form that never blocks).
     ///
     /// The buffer needs `wgpu::BufferUsages::COPY_SRC`. Work submitted before this call is
     /// seen by the copy.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_buffer(
         &self,
         buffer: &wgpu::Buffer,
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>, Error> {
-        if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
-            return Err(Error::MissingUsage {
-                tensor: None,
-                needed: "COPY_SRC",
-                usage: format!("{:?}", buffer.usage()),
-            });
+        match PendingRead::start(&self.shared.device, &self.shared.queue, buffer, offset, size)? {
+            Some(pending) => pending.wait(),
+            None => Ok(Vec::new()),
         }
-        // Copies move whole words: the range is widened to 4-byte boundaries, which must lie
-        // within the buffer's declared size.
-        let readable = buffer.size() - buffer.size() % 4;
-        let end = offset
-            .checked_add(size)
-            .filter(|&e| e.div_ceil(4) * 4 <= readable)
-            .ok_or(Error::ReadOutOfBounds {
-                offset,
-                size,
-                readable,
-            })?;
-        if size == 0 {
-            return Ok(Vec::new());
+    }
+
+    /// Copies `size` bytes at `offset` of `buffer` back to the host, without blocking.
+    ///
+    /// The copy is submitted when this is called; the future completes when the bytes are
+    /// mapped. In a browser the map completes from the event loop. On native, the future
+    /// drives the device with non-blocking polls each time it is polled, so any executor
+    /// (`pollster::block_on` included) brings it to an end.
+    ///
+    /// ```no_run
+    /// # async fn f(ctx: gpu_xor::Context, out: wgpu::Buffer) -> Result<(), gpu_xor::Error> {
+    /// let bytes = ctx.read_buffer_async(&out, 0, 16).await?;
+    /// assert_eq!(bytes.len(), 16);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn read_buffer_async(
+        &self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        size: u64,
+    ) -> Result<Vec<u8>, Error> {
+        match PendingRead::start(&self.shared.device, &self.shared.queue, buffer, offset, size)? {
+            Some(pending) => pending.finish().await,
+            None => Ok(Vec::new()),
         }
-        let start4 = offset - offset % 4;
-        let end4 = end.div_ceil(4) * 4;
-        let device = &self.shared.device;
-        let staging = crate::kernels::pipelines::capture(device, || {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpu-xor read-back"),
-                size: end4 - start4,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })
-        .map_err(|e| Error::Allocation(e.to_string()))?;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("gpu-xor read-back"),
-        });
-        encoder.copy_buffer_to_buffer(buffer, start4, &staging, 0, end4 - start4);
-        let index = self.shared.queue.submit([encoder.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            })
-            .map_err(|e| Error::Poll(e.to_string()))?;
-        rx.recv()
-            .map_err(|e| Error::Map(e.to_string()))?
-            .map_err(|e| Error::Map(e.to_string()))?;
-        let bytes = {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| Error::Map(e.to_string()))?;
-            let from = (offset - start4) as usize;
-            view[from..from + size as usize].to_vec()
-        };
-        staging.unmap();
-        Ok(bytes)
     }
 }
 

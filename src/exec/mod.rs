@@ -7,6 +7,7 @@ mod binding;
 mod context;
 mod convenience;
 mod operator;
+mod readback;
 mod tensor;
 
 pub use batch::{Batch, RecordSummary};
