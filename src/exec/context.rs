@@ -231,7 +231,13 @@ impl Context {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>, Error> {
-        match PendingRead::start(&self.shared.device, &self.shared.queue, buffer, offset, size)? {
+        match PendingRead::start(
+            &self.shared.device,
+            &self.shared.queue,
+            buffer,
+            offset,
+            size,
+        )? {
             Some(pending) => pending.wait(),
             None => Ok(Vec::new()),
         }
@@ -257,7 +263,13 @@ impl Context {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>, Error> {
-        match PendingRead::start(&self.shared.device, &self.shared.queue, buffer, offset, size)? {
+        match PendingRead::start(
+            &self.shared.device,
+            &self.shared.queue,
+            buffer,
+            offset,
+            size,
+        )? {
             Some(pending) => pending.finish().await,
             None => Ok(Vec::new()),
         }

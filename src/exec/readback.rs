@@ -12,6 +12,11 @@ use std::task::{Context as TaskContext, Poll, Waker};
 use crate::error::Error;
 use crate::kernels::pipelines::capture;
 
+/// How long a blocking read waits, after the device has finished the copy, for a map callback
+/// that another thread's poll is delivering.
+#[cfg(not(target_arch = "wasm32"))]
+const MAP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What the map callback leaves for the future.
 #[derive(Default)]
 struct MapSlot {
@@ -119,20 +124,27 @@ impl PendingRead {
                 timeout: None,
             })
             .map_err(|e| Error::Poll(e.to_string()))?;
-        // The callback runs inside that poll; one more non-blocking poll covers a map that
-        // resolved just after it. A map that still has no answer will never get one (the
-        // device is gone): an error, not a hang.
-        if lock(&self.slot).result.is_none() {
+        // The callback normally runs inside that poll. When another thread polls the same
+        // device, that thread may have collected the callback and be about to run it: the
+        // copy is done but the answer is not here yet. Keep polling, without blocking, for a
+        // bounded time; a map that still has no answer then will never get one (the device
+        // is gone): an error, not a hang.
+        let deadline = std::time::Instant::now() + MAP_GRACE;
+        while lock(&self.slot).result.is_none() && std::time::Instant::now() < deadline {
             self.device
                 .poll(wgpu::PollType::Poll)
                 .map_err(|e| Error::Poll(e.to_string()))?;
+            if lock(&self.slot).result.is_none() {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
         }
         let result = lock(&self.slot).result.take();
         match result {
             Some(r) => r.map_err(|e| Error::Map(e.to_string()))?,
             None => {
                 return Err(Error::Map(
-                    "the map did not complete after the device finished its work".to_string(),
+                    "the map did not complete within 10 s after the device finished its work"
+                        .to_string(),
                 ));
             }
         }

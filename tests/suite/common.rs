@@ -1,5 +1,9 @@
-//! Test harness: the shared context, sentinel-filled buffers, and a case runner that checks
-//! every byte against the CPU reference.
+//! Test harness: the shared context, and cases that check every byte of every buffer against
+//! the CPU reference.
+//!
+//! Random bytes, sentinel-filled buffers, recording and submitting a call, reading buffers
+//! back and comparing them are the conformance runner's engine
+//! ([`gpu_xor_conformance::engine`]); this file builds the suite's cases on it.
 
 #![allow(dead_code)]
 
@@ -8,8 +12,9 @@ use std::sync::OnceLock;
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
     BitXor, BitXorDesc, Context, ContextOptions, DataType, Error, LogicalXor, LogicalXorDesc,
-    RecordSummary, TensorBinding, TensorDesc, XorBindings,
+    RecordSummary, TensorDesc,
 };
+use gpu_xor_conformance::engine::{self, AnyOperator, OutputLayout};
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
 /// `WGPU_ADAPTER_NAME`, `GPU_XOR_LIMITS`, `GPU_XOR_MAX_WINDOW`). Without an adapter the
@@ -52,34 +57,14 @@ pub fn small_windows() -> &'static Context {
     })
 }
 
-/// Deterministic bytes (SplitMix64).
+/// Deterministic bytes: the SplitMix64 stream of the conformance format.
 pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut state = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        out.extend_from_slice(&z.to_le_bytes());
-    }
-    out.truncate(len);
-    out
+    engine::random_bytes(seed, len)
 }
 
 /// A storage buffer (also a copy source and destination) holding `bytes`.
 pub fn buffer(ctx: &Context, bytes: &[u8]) -> wgpu::Buffer {
-    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test"),
-        size: bytes.len() as u64,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    ctx.queue().write_buffer(&buffer, 0, bytes);
-    buffer
+    engine::storage_buffer(ctx, "test", bytes)
 }
 
 /// Which operator a case runs.
@@ -150,9 +135,9 @@ impl DmlCase {
         let gpu = self.upload(ctx);
         let summary = self.run(ctx, &gpu).unwrap_or_else(|e| panic!("{e}"));
         let expected = self.expected();
-        for (i, (buffer, want)) in gpu.iter().zip(&expected).enumerate() {
-            let got = ctx.read_buffer(buffer, 0, want.len() as u64).unwrap();
-            compare(i, &got, want, self);
+        let got = engine::read_back_blocking(ctx, &gpu).unwrap();
+        for (i, (got, want)) in got.iter().zip(&expected).enumerate() {
+            compare(i, got, want, self);
         }
         summary
     }
@@ -170,50 +155,77 @@ impl DmlCase {
             .run(ctx, &gpu)
             .expect_err("the call should have been refused");
         assert_eq!(err.rule(), rule, "{err}");
-        for (i, (buffer, want)) in gpu.iter().zip(&self.buffers).enumerate() {
-            let got = ctx.read_buffer(buffer, 0, want.len() as u64).unwrap();
-            assert!(
-                got == *want,
-                "buffer {i} changed although the call was refused"
-            );
+        let got = engine::read_back_blocking(ctx, &gpu).unwrap();
+        if let Err(e) = engine::compare_buffers(&self.names(), &got, &self.buffers, None) {
+            panic!("the refused call changed a byte: {e}\n{}", self.describe());
         }
         err
     }
 
+    /// One storage buffer per entry of `buffers`, labelled with the tensors it holds.
     pub fn upload(&self, ctx: &Context) -> Vec<wgpu::Buffer> {
-        self.buffers
-            .iter()
-            .map(|bytes| buffer(ctx, bytes))
+        engine::upload(ctx, &self.names(), &self.buffers)
+    }
+
+    /// Creates the operator, records the call into an encoder of its own and submits it
+    /// (without waiting: a read-back sees its writes).
+    pub fn run(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error> {
+        let range = |p: Place, t: &TensorDesc| {
+            let size = t
+                .total_size()
+                .unwrap_or(0)
+                .min(gpu[p.buffer].size().saturating_sub(p.offset));
+            (p.buffer, p.offset, size)
+        };
+        let bindings = engine::bindings(
+            gpu,
+            [
+                range(self.places[0], &self.a),
+                range(self.places[1], &self.b),
+                range(self.places[2], &self.out),
+            ],
+        );
+        let (a, b, out) = (self.a.clone(), self.b.clone(), self.out.clone());
+        let op: AnyOperator = match self.op {
+            DmlOp::BitXor => BitXor::new(ctx, &BitXorDesc::new(a, b, out))?.into(),
+            DmlOp::LogicalXor => LogicalXor::new(ctx, &LogicalXorDesc::new(a, b, out))?.into(),
+        };
+        engine::submit(ctx, &op, &bindings)
+    }
+
+    /// Where the output's elements sit.
+    pub fn output_layout(&self) -> OutputLayout {
+        let p = self.places[2];
+        OutputLayout {
+            buffer: p.buffer,
+            offset: p.offset,
+            width: u64::from(self.out.data_type.size_in_bytes()),
+            sizes: self.out.sizes.iter().map(|&s| u64::from(s)).collect(),
+            strides: self.out.effective_strides(),
+        }
+    }
+
+    /// A name for each buffer: its index and the tensors placed in it (`1 (b)`, `0 (a=out)`).
+    pub fn names(&self) -> Vec<String> {
+        (0..self.buffers.len())
+            .map(|k| {
+                let held: Vec<&str> = ["a", "b", "out"]
+                    .into_iter()
+                    .zip(self.places)
+                    .filter(|(_, p)| p.buffer == k)
+                    .map(|(t, _)| t)
+                    .collect();
+                format!("{k} ({})", held.join("="))
+            })
             .collect()
     }
 
-    pub fn run(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error> {
-        let binding = |p: Place, t: &TensorDesc| {
-            TensorBinding::range(
-                &gpu[p.buffer],
-                p.offset,
-                t.total_size()
-                    .unwrap_or(0)
-                    .min(gpu[p.buffer].size().saturating_sub(p.offset)),
-            )
-        };
-        let bindings = XorBindings::new(
-            binding(self.places[0], &self.a),
-            binding(self.places[1], &self.b),
-            binding(self.places[2], &self.out),
-        );
-        match self.op {
-            DmlOp::BitXor => BitXor::new(
-                ctx,
-                &BitXorDesc::new(self.a.clone(), self.b.clone(), self.out.clone()),
-            )?
-            .run(&bindings),
-            DmlOp::LogicalXor => LogicalXor::new(
-                ctx,
-                &LogicalXorDesc::new(self.a.clone(), self.b.clone(), self.out.clone()),
-            )?
-            .run(&bindings),
-        }
+    /// The case, for failure messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "case: {:?}\n  A {:?}\n  B {:?}\n  Output {:?}\n  places {:?}",
+            self.op, self.a, self.b, self.out, self.places
+        )
     }
 
     /// Every buffer after the call, by the reference: inputs are read from the initial
@@ -258,26 +270,19 @@ impl DmlCase {
     }
 }
 
-/// Compares one buffer byte for byte; on a mismatch names the byte and what it belongs to.
+/// Compares buffer `buffer` of `case` with what it must hold: the output's elements (named by
+/// element, index and byte on a mismatch), then every other byte.
 pub fn compare(buffer: usize, got: &[u8], want: &[u8], case: &DmlCase) {
-    if got == want {
-        return;
+    let layout = case.output_layout();
+    let output = (layout.buffer == buffer).then_some(&layout);
+    let name = case
+        .names()
+        .get(buffer)
+        .cloned()
+        .unwrap_or_else(|| buffer.to_string());
+    if let Err(e) = engine::compare_buffer(&name, got, want, output) {
+        panic!("{e}\n{}", case.describe());
     }
-    let first = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
-    let p = case.places[2];
-    let width = case.out.data_type.size_in_bytes() as u64;
-    let role = if buffer == p.buffer && first as u64 >= p.offset {
-        let element = (first as u64 - p.offset) / width;
-        format!("element offset {element} from the output's start")
-    } else {
-        "a byte outside the output".to_string()
-    };
-    let bad = got.iter().zip(want).filter(|(g, w)| g != w).count();
-    panic!(
-        "buffer {buffer}: {bad} bytes differ; first at byte {first} ({role}): got {:#04x}, expected {:#04x}\n\
-         case: {:?}\n  A {:?}\n  B {:?}\n  Output {:?}\n  places {:?}",
-        got[first], want[first], case.op, case.a, case.b, case.out, case.places
-    );
 }
 
 /// Calls `$body` (an expression using `$dt`) once per listed type, as separate tests.
@@ -373,61 +378,51 @@ impl OvCase {
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(op.output_shape(), shape);
         let pad = |x: usize| x.div_ceil(4) * 4;
-        let mut host: Vec<Vec<u8>> = Vec::new();
         let fill = |data: &[u8], offset: u64, seed: u64| {
             let mut buf =
                 random_bytes(seed, offset as usize + pad(data.len().max(want.len())) + 40);
             buf[offset as usize..offset as usize + data.len()].copy_from_slice(data);
             buf
         };
-        host.push(fill(&self.a, self.offsets[0], 1));
-        host.push(fill(&self.b, self.offsets[1], 2));
-        host.push(fill(&[], self.offsets[2], 3));
-        let case_like = DmlCase {
-            op: DmlOp::BitXor,
-            a: TensorDesc::new(self.data_type, &[1]),
-            b: TensorDesc::new(self.data_type, &[1]),
-            out: TensorDesc::new(self.data_type, &[1]),
-            places: [
-                place(0, self.offsets[0]),
-                place(1, self.offsets[1]),
-                if self.out_on_a {
-                    place(0, self.offsets[0])
-                } else {
-                    place(2, self.offsets[2])
-                },
+        let host = vec![
+            fill(&self.a, self.offsets[0], 1),
+            fill(&self.b, self.offsets[1], 2),
+            fill(&[], self.offsets[2], 3),
+        ];
+        let (out_buffer, out_offset) = if self.out_on_a {
+            (0, self.offsets[0])
+        } else {
+            (2, self.offsets[2])
+        };
+        let names = if self.out_on_a {
+            ["a=out", "b", "unused"]
+        } else {
+            ["a", "b", "out"]
+        }
+        .map(String::from);
+        let gpu = engine::upload(ctx, &names, &host);
+        let width = self.data_type.size_in_bytes() as usize;
+        let bytes = |s: &[usize]| pad(s.iter().product::<usize>() * width) as u64;
+        let bindings = engine::bindings(
+            &gpu,
+            [
+                (0, self.offsets[0], bytes(&self.a_shape)),
+                (1, self.offsets[1], bytes(&self.b_shape)),
+                (out_buffer, out_offset, bytes(&shape)),
             ],
-            buffers: host.clone(),
-        };
-        let gpu = case_like.upload(ctx);
-        let out_place = case_like.places[2];
-        let bytes = |s: &[usize]| {
-            pad(s.iter().product::<usize>() * self.data_type.size_in_bytes() as usize) as u64
-        };
-        let bindings = XorBindings::new(
-            TensorBinding::range(&gpu[0], self.offsets[0], bytes(&self.a_shape)),
-            TensorBinding::range(&gpu[1], self.offsets[1], bytes(&self.b_shape)),
-            TensorBinding::range(&gpu[out_place.buffer], out_place.offset, bytes(&shape)),
         );
-        let summary = op.run(&bindings).unwrap_or_else(|e| panic!("{e}"));
+        let summary = engine::submit(ctx, &op.into(), &bindings).unwrap_or_else(|e| panic!("{e}"));
         let mut expected = host;
-        let at = out_place.offset as usize;
-        expected[out_place.buffer][at..at + want.len()].copy_from_slice(&want);
-        for (i, (buffer, want)) in gpu.iter().zip(&expected).enumerate() {
-            let got = ctx.read_buffer(buffer, 0, want.len() as u64).unwrap();
-            if got != *want {
-                let first = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
-                panic!(
-                    "{:?} {:?} x {:?} ({}): buffer {i} byte {first}: got {:#04x}, expected {:#04x} (output starts at byte {at} of buffer {})",
-                    self.data_type,
-                    self.a_shape,
-                    self.b_shape,
-                    self.broadcast,
-                    got[first],
-                    want[first],
-                    out_place.buffer
-                );
-            }
+        let at = out_offset as usize;
+        expected[out_buffer][at..at + want.len()].copy_from_slice(&want);
+        let got = engine::read_back_blocking(ctx, &gpu).unwrap();
+        let sizes: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+        let layout = OutputLayout::packed(out_buffer, out_offset, width as u64, &sizes);
+        if let Err(e) = engine::compare_buffers(&names, &got, &expected, Some(&layout)) {
+            panic!(
+                "{:?} {:?} x {:?} ({}): {e}",
+                self.data_type, self.a_shape, self.b_shape, self.broadcast
+            );
         }
         (shape, summary)
     }

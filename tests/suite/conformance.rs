@@ -1,18 +1,15 @@
 //! The conformance cases (`tests/data/conformance.json`, a copy of `conformance/cases.json`)
-//! through the runner of the `conformance` example, and proof that the runner can fail.
-
-#[path = "../../examples/conformance/runner.rs"]
-mod runner;
+//! through the runner of the `gpu-xor-conformance` crate, and proof that the runner can fail.
 
 use std::path::Path;
 
-use runner::Outcome;
+use gpu_xor_conformance::{self as runner, Outcome};
 
 #[test]
 fn conformance_cases_all_pass() {
     let ctx = crate::common::ctx();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance.json");
-    let report = runner::run_file(ctx, &path).unwrap_or_else(|e| panic!("{e}"));
+    let report =
+        runner::run_file(ctx, Path::new(runner::REPO_CASES)).unwrap_or_else(|e| panic!("{e}"));
     let info = ctx.adapter_info();
     println!("conformance on {} ({:?})", info.name, info.backend);
     print!("{}", report.render());
@@ -48,7 +45,12 @@ const BROKEN_CASES: &str = r#"[
 {"id": "bad_generator_digest", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [40], "b_shape": [40], "broadcast": "numpy", "out_shape": [40], "generator": {"algo": "splitmix64", "a": {"seed": 1, "count": 40, "mode": "bits"}, "b": {"seed": 2, "count": 40, "mode": "bits"}}, "a_sha256": "00", "b_sha256": "00", "expected_count": 40, "expected_sha256": "00", "tags": ["generator"]},
 {"id": "bad_unknown_op", "op": "bit_and", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [1], "expected": [1], "tags": []},
 {"id": "bad_unknown_dtype", "op": "bit_xor", "dtype": "u128", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [1], "expected": [0], "tags": []},
-{"id": "bad_f64_value_parsed_as_float", "op": "bit_xor", "dtype": "u64", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1.5], "b": [1], "expected": [0], "tags": []}
+{"id": "bad_f64_value_parsed_as_float", "op": "bit_xor", "dtype": "u64", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1.5], "b": [1], "expected": [0], "tags": []},
+{"id": "bad_unknown_broadcast", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [1], "b_shape": [1], "broadcast": "bidirectional", "out_shape": [1], "a": [1], "b": [1], "expected": [0], "tags": []},
+{"id": "bad_unknown_error_kind", "op": "bit_xor", "dtype": "u8", "a_shape": [6], "b_shape": [2, 3], "expect_error": "rank differs", "error_kind": "rank_differs", "tags": ["error"]},
+{"id": "bad_unknown_value_on_a_skipped_tag", "op": "bit_xor", "dtype": "u8", "a_shape": [1], "b_shape": [1], "b_flags": "OWNED_BY_NOBODY", "tags": ["owned_by_dml"]},
+{"id": "bad_ov_out_dtype", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_dtype": "u16", "out_shape": [1], "a": [1], "b": [3], "expected": [2], "tags": []},
+{"id": "bad_expected_too_wide", "op": "bit_xor", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [3], "expected": [258], "tags": []}
 ]"#;
 
 #[test]
@@ -76,7 +78,7 @@ fn runner_reports_broken_cases_as_failed() {
         "{}",
         report.render()
     );
-    assert_eq!(counts.failed, 12, "{}", report.render());
+    assert_eq!(counts.failed, 17, "{}", report.render());
 
     // The failure names the first wrong element, with both values.
     let Some(Outcome::Failed(reason)) = report.outcome("bad_wrong_expected") else {
@@ -90,7 +92,29 @@ fn runner_reports_broken_cases_as_failed() {
         panic!("bad_wrong_expected_strided_out did not fail");
     };
     assert!(reason.contains("element 2"), "{reason}");
-    assert!(report.summary_line().ends_with("12 failed, 1 skipped"));
+    for (id, words) in [
+        (
+            "bad_f64_value_parsed_as_float",
+            "a[0]: invalid type: floating point `1.5`",
+        ),
+        ("bad_unknown_op", "op: unknown variant `bit_and`"),
+        ("bad_unknown_dtype", "dtype: unknown dtype \"u128\""),
+        (
+            "bad_unknown_broadcast",
+            "broadcast: unknown variant `bidirectional`",
+        ),
+        ("bad_unknown_error_kind", "error_kind: unknown error_kind"),
+        (
+            "bad_unknown_value_on_a_skipped_tag",
+            "b_flags: unknown variant",
+        ),
+    ] {
+        let Some(Outcome::Failed(reason)) = report.outcome(id) else {
+            panic!("{id} did not fail");
+        };
+        assert!(reason.starts_with(words), "{id}: {reason}");
+    }
+    assert!(report.summary_line().ends_with("17 failed, 1 skipped"));
 }
 
 #[test]
@@ -100,40 +124,21 @@ fn runner_rejects_text_that_is_not_json() {
 }
 
 #[test]
-fn runner_sha256_matches_known_answers() {
-    let cases: [(&[u8], &str); 3] = [
-        (
-            b"abc",
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-        ),
-        (
-            b"",
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-        ),
-        (
-            b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
-        ),
-    ];
-    for (message, digest) in cases {
-        assert_eq!(runner::hex(&runner::sha256(message)), digest);
-    }
-    // A million 'a's: many blocks.
-    assert_eq!(
-        runner::hex(&runner::sha256(&vec![b'a'; 1_000_000])),
-        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
-    );
-}
-
-#[test]
 fn runner_splitmix64_matches_the_known_answer() {
-    assert_eq!(runner::SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+    use runner::case::Mode;
+    use runner::generator::generate;
+
     assert_eq!(
-        runner::generate(0, 1, "bits", 2).unwrap(),
+        runner::engine::SplitMix64::new(0).next_u64(),
+        0xE220_A839_7B1D_CDAF
+    );
+    assert_eq!(
+        generate(0, 1, Mode::Bits, 2),
         [0xCDAF],
         "bits keeps the low bytes"
     );
-    assert_eq!(runner::generate(0, 1, "bool", 1).unwrap(), [1]);
-    assert_eq!(runner::generate(0, 1, "sparse", 1).unwrap(), [0xAF]);
-    assert!(runner::generate(0, 1, "gauss", 1).is_err());
+    assert_eq!(generate(0, 1, Mode::Bool, 1), [1]);
+    assert_eq!(generate(0, 1, Mode::Sparse, 1), [0xAF]);
+    // The suite's random bytes are the same stream.
+    assert_eq!(crate::common::random_bytes(0, 2), [0xAF, 0xCD]);
 }

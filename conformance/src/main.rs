@@ -1,24 +1,24 @@
 //! The conformance runner: runs every case of the given files (the format of
 //! `conformance/README.md`) on the adapter that `Context::from_env` picks.
 //!
-//! `cargo run --release --example conformance -- [FILE...]`
+//! `cargo run --release -p gpu-xor-conformance -- [FILE...]`
 //!
-//! With no file it runs `tests/data/conformance.json`. It prints the adapter, one line per
-//! failed or skipped case, the counts per operator, and last `N passed, N failed, N skipped`.
-//! The exit status is 1 when a case failed or a file could not be read or parsed, 2 when no
-//! adapter could be opened.
+//! With no file it runs the repository's `tests/data/conformance.json`. It prints the adapter,
+//! one line per failed or skipped case, the counts per operator, and last
+//! `N passed, N failed, N skipped`. The exit status is 1 when a case failed or a file could
+//! not be read or parsed, 2 when no adapter could be opened.
 
-mod runner;
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    use std::path::PathBuf;
+    use std::process::ExitCode;
 
-use std::path::PathBuf;
-use std::process::ExitCode;
+    use gpu_xor::Context;
+    use gpu_xor_conformance::{REPO_CASES, Report, run_file};
 
-use gpu_xor::Context;
-
-fn main() -> ExitCode {
     let mut files: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
     if files.is_empty() {
-        files.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance.json"));
+        files.push(PathBuf::from(REPO_CASES));
     }
 
     let ctx = match Context::from_env() {
@@ -38,10 +38,10 @@ fn main() -> ExitCode {
         driver.trim()
     );
 
-    let mut report = runner::Report::default();
+    let mut report = Report::default();
     let mut file_errors = 0;
     for file in &files {
-        match runner::run_file(&ctx, file) {
+        match run_file(&ctx, file) {
             Ok(r) => report.extend(r),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -59,3 +59,7 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     }
 }
+
+/// In a browser the cases run through `gpu_xor_conformance::run_cases_async`.
+#[cfg(target_arch = "wasm32")]
+fn main() {}

@@ -1,0 +1,51 @@
+//! The conformance runner of `gpu-xor`, and the execution engine its test suite shares.
+//!
+//! - [`case`]: the case format of `conformance/README.md` as `serde` types;
+//! - [`engine`]: SplitMix64, sentinel-filled buffers, one call recorded and submitted, whole
+//!   buffers read back and compared byte for byte: what the runner and the test suite
+//!   (`tests/suite/common.rs`) both use;
+//! - [`run`]: every check of a case, as `async fn`s that never block, so that the same cases
+//!   run natively and in a browser;
+//! - [`report`]: outcomes, counts, and the printed report.
+//!
+//! Native callers use the blocking wrappers [`run_cases`] and [`run_file`]; where blocking is
+//! impossible (wasm32 in a browser), await [`run_cases_async`].
+//!
+//! ```no_run
+//! let ctx = gpu_xor::Context::from_env()?;
+//! let report = gpu_xor_conformance::run_file(&ctx, "tests/data/conformance.json".as_ref())?;
+//! print!("{}", report.render()); // ends with `N passed, N failed, N skipped`
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod case;
+pub mod engine;
+pub mod generator;
+pub mod report;
+pub mod run;
+
+pub use report::{CaseReport, Counts, OPERATORS, Outcome, Report};
+pub use run::{SKIPPED_TAGS, run_case_value, run_cases_async};
+
+/// Parses case text and runs every case, blocking until the last one has finished (native
+/// only). See [`run_cases_async`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run_cases(ctx: &gpu_xor::Context, json_text: &str) -> Result<Report, String> {
+    pollster::block_on(run_cases_async(ctx, json_text))
+}
+
+/// Reads a case file and runs every case in it (native only).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run_file(ctx: &gpu_xor::Context, path: &std::path::Path) -> Result<Report, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    run_cases(ctx, &text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The repository's copy of the conformance cases.
+pub const REPO_CASES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/data/conformance.json"
+);
