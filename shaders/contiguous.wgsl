@@ -15,15 +15,15 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(workgroup_id) wg: vec3<u32>,
 ) {
-    call = wg.z;
-    let v = unit_index(gid);
-    if v >= head().x {
+    let call = wg.z;
+    let v = unit_index(call, gid);
+    if v >= head(call).x {
         return;
     }
-    let o = base().x * WIDTH / 16u + v;
-    let a = base().y * WIDTH / 16u + v;
-    let b = base().z * WIDTH / 16u + v;
+    let o = base(call).x * WIDTH / 16u + v;
+    let a = base(call).y * WIDTH / 16u + v;
+    let b = base(call).z * WIDTH / 16u + v;
     let r = combine4(load(A_SRC, a), load(B_SRC, b));
 
-    store_block(o, r, v * 16u, head().w * WIDTH);
+    store_block(o, r, v * 16u, head(call).w * WIDTH);
 }

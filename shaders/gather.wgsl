@@ -18,42 +18,42 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(workgroup_id) wg: vec3<u32>,
 ) {
-    call = wg.z;
-    let u = unit_index(gid);
-    if u >= head().x {
+    let call = wg.z;
+    let u = unit_index(call, gid);
+    if u >= head(call).x {
         return;
     }
     if WIDTH == 8u {
-        let c = offsets_of(u, rank());
+        let c = offsets_of(call, u, rank(call));
         let a = vec2<u32>(load_word(A_SRC, 2u * c.a), load_word(A_SRC, 2u * c.a + 1u));
         let b = vec2<u32>(load_word(B_SRC, 2u * c.b), load_word(B_SRC, 2u * c.b + 1u));
         let r = combine_pair(a, b);
-        let o = 2u * (base().x + u);
+        let o = 2u * (base(call).x + u);
         out_buf[o] = r.x;
         out_buf[o + 1u] = r.y;
         return;
     }
     if WIDTH == 4u {
-        let c = offsets_of(u, rank());
-        out_buf[base().x + u] = combine_lane(load_word(A_SRC, c.a), load_word(B_SRC, c.b));
+        let c = offsets_of(call, u, rank(call));
+        out_buf[base(call).x + u] = combine_lane(load_word(A_SRC, c.a), load_word(B_SRC, c.b));
         return;
     }
 
     // WIDTH 1 or 2: this invocation owns output word `w`.
     let per_word = 4u / WIDTH;
-    let first = base().x;
-    let end = first + head().w;
+    let first = base(call).x;
+    let end = first + head(call).w;
     let w = (first * WIDTH) / 4u + u;
     let lane0 = w * per_word;
     let start = max(lane0, first);
     let stop = min(lane0 + per_word, end);
 
-    let last = rank() - 1u;
-    let inner_n = size_at(last);
-    let step_a = a_stride_at(last);
-    let step_b = b_stride_at(last);
+    let last = rank(call) - 1u;
+    let inner_n = size_at(call, last);
+    let step_a = a_stride_at(call, last);
+    let step_b = b_stride_at(call, last);
 
-    var c = offsets_of(start - first, rank());
+    var c = offsets_of(call, start - first, rank(call));
     var value = 0u;
     var mask = 0u;
     for (var e = start; e < stop; e++) {
@@ -66,7 +66,7 @@ fn main(
                 c.a += step_a;
                 c.b += step_b;
             } else {
-                c = offsets_of(e + 1u - first, rank());
+                c = offsets_of(call, e + 1u - first, rank(call));
             }
         }
     }

@@ -47,15 +47,15 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(workgroup_id) wg: vec3<u32>,
 ) {
-    call = wg.z;
+    let call = wg.z;
     let x = gid.x;
-    if x >= head().x || gid.y >= head().w {
+    if x >= head(call).x || gid.y >= head(call).w {
         return;
     }
-    let row = base().w + gid.y;
-    let inner = rank() - 1u;
+    let row = base(call).w + gid.y;
+    let inner = rank(call) - 1u;
     // Row start of each operand, in elements (over every dimension but the last).
-    let at = offsets_of(row, rank() - 1u);
+    let at = offsets_of(call, row, rank(call) - 1u);
     let o = at.o;
     let a = at.a;
     let b = at.b;
@@ -63,5 +63,5 @@ fn main(
     let vb = load_input(B_SRC, B_MODE, b, x);
     let r = combine4(va, vb);
 
-    store_block(o * WIDTH / 16u + x, r, x * 16u, size_at(inner) * WIDTH);
+    store_block(o * WIDTH / 16u + x, r, x * 16u, size_at(call, inner) * WIDTH);
 }

@@ -16,12 +16,12 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(workgroup_id) wg: vec3<u32>,
 ) {
-    call = wg.z;
-    let u = unit_index(gid);
-    if u >= head().x {
+    let call = wg.z;
+    let u = unit_index(call, gid);
+    if u >= head(call).x {
         return;
     }
-    let at = offsets_of(u, rank());
+    let at = offsets_of(call, u, rank(call));
     let o = at.o;
     let a = at.a;
     let b = at.b;

@@ -44,10 +44,10 @@ fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_id) l: vec3<u32>,
 ) {
-    let rows = size_at(0u);
-    let cols = size_at(1u);
-    call = wg.z;
-    let r0 = (base().w + wg.y) * TILE;
+    let call = wg.z;
+    let rows = size_at(call, 0u);
+    let cols = size_at(call, 1u);
+    let r0 = (base(call).w + wg.y) * TILE;
     let c0 = wg.x * TILE;
 
     // Phase 1: l.x runs along rows; tile element (c - c0, r - r0).
@@ -57,14 +57,14 @@ fn main(
         if r < rows && c < cols {
             let at = slot(l.y + k, l.x);
             if A_MODE == 1u {
-                let v = load_element(A_SRC, base().y + r * a_stride_at(0u) + c * a_stride_at(1u));
+                let v = load_element(A_SRC, base(call).y + r * a_stride_at(call, 0u) + c * a_stride_at(call, 1u));
                 tile_a_lo[at] = v.x;
                 if WIDTH == 8u {
                     tile_a_hi[at] = v.y;
                 }
             }
             if B_MODE == 1u {
-                let v = load_element(B_SRC, base().z + r * b_stride_at(0u) + c * b_stride_at(1u));
+                let v = load_element(B_SRC, base(call).z + r * b_stride_at(call, 0u) + c * b_stride_at(call, 1u));
                 tile_b_lo[at] = v.x;
                 if WIDTH == 8u {
                     tile_b_hi[at] = v.y;
@@ -87,7 +87,7 @@ fn main(
                     va.y = tile_a_hi[at];
                 }
             } else {
-                va = load_element(A_SRC, base().y + r * a_stride_at(0u) + c * a_stride_at(1u));
+                va = load_element(A_SRC, base(call).y + r * a_stride_at(call, 0u) + c * a_stride_at(call, 1u));
             }
             var vb: vec2<u32>;
             if B_MODE == 1u {
@@ -96,9 +96,9 @@ fn main(
                     vb.y = tile_b_hi[at];
                 }
             } else {
-                vb = load_element(B_SRC, base().z + r * b_stride_at(0u) + c * b_stride_at(1u));
+                vb = load_element(B_SRC, base(call).z + r * b_stride_at(call, 0u) + c * b_stride_at(call, 1u));
             }
-            let o = base().x + r * out_stride_at(0u) + c * out_stride_at(1u);
+            let o = base(call).x + r * out_stride_at(call, 0u) + c * out_stride_at(call, 1u);
             if WIDTH == 8u {
                 let v = combine_pair(va, vb);
                 out_buf[2u * o] = v.x;

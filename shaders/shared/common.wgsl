@@ -18,8 +18,10 @@
 //
 // Binding 0 holds the metadata records below (a uniform buffer bound at a dynamic offset):
 // one record per call, and one call per workgroup layer of a dispatch (z), so that one
-// dispatch can run many independent calls of one shape. Each entry point sets `call` from its
-// workgroup's z index first. Bindings 2 and 3 (the inputs) come from one of
+// dispatch can run many independent calls. There is no global call index: every accessor of
+// the metadata takes the call explicitly, and each entry point derives it from its
+// workgroup's z index (`let call = wg.z;`) before anything else, so that no kernel can read a
+// record before it knows which one is its own. Bindings 2 and 3 (the inputs) come from one of
 // shared/inputs_*.wgsl, binding 1 (the output, read_write) and the loaders `load_word` (and
 // `load` for 16-byte blocks) from shared/blocks.wgsl, words.wgsl or atomic.wgsl; both are
 // placed between this file and the kernel.
@@ -61,34 +63,31 @@ struct Params {
 // Records one binding holds: 16 KiB, the least uniform binding any wgpu device allows.
 const RECORDS: u32 = 64u;
 
-// The record of this invocation's call (the workgroup's z, the same for the whole workgroup).
-var<private> call: u32;
-
-fn head() -> vec4<u32> {
+fn head(call: u32) -> vec4<u32> {
     return records[call].head;
 }
 
-fn base() -> vec4<u32> {
+fn base(call: u32) -> vec4<u32> {
     return records[call].base;
 }
 
-fn unit_index(gid: vec3<u32>) -> u32 {
-    return gid.y * head().z + gid.x;
+fn unit_index(call: u32, gid: vec3<u32>) -> u32 {
+    return gid.y * head(call).z + gid.x;
 }
 
-fn size_at(d: u32) -> u32 {
+fn size_at(call: u32, d: u32) -> u32 {
     return records[call].sizes[d >> 2u][d & 3u];
 }
 
-fn out_stride_at(d: u32) -> u32 {
+fn out_stride_at(call: u32, d: u32) -> u32 {
     return records[call].out_strides[d >> 2u][d & 3u];
 }
 
-fn a_stride_at(d: u32) -> u32 {
+fn a_stride_at(call: u32, d: u32) -> u32 {
     return records[call].a_strides[d >> 2u][d & 3u];
 }
 
-fn b_stride_at(d: u32) -> u32 {
+fn b_stride_at(call: u32, d: u32) -> u32 {
     return records[call].b_strides[d >> 2u][d & 3u];
 }
 
@@ -182,48 +181,48 @@ struct Offsets {
 
 // With `dims` a constant 1 or 2 (from RANK) no loop is compiled in; otherwise the index is
 // unravelled dimension by dimension, the outermost needing no division.
-fn offsets_of(i: u32, dims: u32) -> Offsets {
-    let b = base();
+fn offsets_of(call: u32, i: u32, dims: u32) -> Offsets {
+    let b = base(call);
     if dims == 1u {
         return Offsets(
-            b.x + i * out_stride_at(0u),
-            b.y + i * a_stride_at(0u),
-            b.z + i * b_stride_at(0u),
+            b.x + i * out_stride_at(call, 0u),
+            b.y + i * a_stride_at(call, 0u),
+            b.z + i * b_stride_at(call, 0u),
             i,
         );
     }
     if dims == 2u {
-        let n = size_at(1u);
+        let n = size_at(call, 1u);
         let q = i / n;
         let r = i - q * n;
         return Offsets(
-            b.x + q * out_stride_at(0u) + r * out_stride_at(1u),
-            b.y + q * a_stride_at(0u) + r * a_stride_at(1u),
-            b.z + q * b_stride_at(0u) + r * b_stride_at(1u),
+            b.x + q * out_stride_at(call, 0u) + r * out_stride_at(call, 1u),
+            b.y + q * a_stride_at(call, 0u) + r * a_stride_at(call, 1u),
+            b.z + q * b_stride_at(call, 0u) + r * b_stride_at(call, 1u),
             r,
         );
     }
     var rest = i;
     var at = Offsets(b.x, b.y, b.z, 0u);
     for (var k = dims - 1u; k > 0u; k--) {
-        let n = size_at(k);
+        let n = size_at(call, k);
         let q = rest / n;
         let r = rest - q * n;
         if k == dims - 1u {
             at.inner = r;
         }
-        at.o += r * out_stride_at(k);
-        at.a += r * a_stride_at(k);
-        at.b += r * b_stride_at(k);
+        at.o += r * out_stride_at(call, k);
+        at.a += r * a_stride_at(call, k);
+        at.b += r * b_stride_at(call, k);
         rest = q;
     }
-    at.o += rest * out_stride_at(0u);
-    at.a += rest * a_stride_at(0u);
-    at.b += rest * b_stride_at(0u);
+    at.o += rest * out_stride_at(call, 0u);
+    at.a += rest * a_stride_at(call, 0u);
+    at.b += rest * b_stride_at(call, 0u);
     return at;
 }
 
 // The rank of the iteration space: RANK where it is compiled in, else the record's.
-fn rank() -> u32 {
-    return select(head().y, RANK, RANK != 0u);
+fn rank(call: u32) -> u32 {
+    return select(head(call).y, RANK, RANK != 0u);
 }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
     BitXor, BitXorDesc, Context, ContextOptions, DataType, Error, LogicalXor, LogicalXorDesc,
-    RecordSummary, TensorDesc,
+    RecordSummary, TensorDesc, XorBindings,
 };
 use gpu_xor_conformance::engine::{self, AnyOperator, OutputLayout};
 
@@ -170,6 +170,21 @@ impl DmlCase {
     /// Creates the operator, records the call into an encoder of its own and submits it
     /// (without waiting: a read-back sees its writes).
     pub fn run(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error> {
+        let op = self.operator(ctx)?;
+        engine::submit(ctx, &op, &self.bindings(gpu))
+    }
+
+    /// The compiled operator of the case.
+    pub fn operator(&self, ctx: &Context) -> Result<AnyOperator, Error> {
+        let (a, b, out) = (self.a.clone(), self.b.clone(), self.out.clone());
+        Ok(match self.op {
+            DmlOp::BitXor => BitXor::new(ctx, &BitXorDesc::new(a, b, out))?.into(),
+            DmlOp::LogicalXor => LogicalXor::new(ctx, &LogicalXorDesc::new(a, b, out))?.into(),
+        })
+    }
+
+    /// Each tensor bound at its place, over its total size (cut at the buffer's end).
+    pub fn bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
         let range = |p: Place, t: &TensorDesc| {
             let size = t
                 .total_size()
@@ -177,20 +192,14 @@ impl DmlCase {
                 .min(gpu[p.buffer].size().saturating_sub(p.offset));
             (p.buffer, p.offset, size)
         };
-        let bindings = engine::bindings(
+        engine::bindings(
             gpu,
             [
                 range(self.places[0], &self.a),
                 range(self.places[1], &self.b),
                 range(self.places[2], &self.out),
             ],
-        );
-        let (a, b, out) = (self.a.clone(), self.b.clone(), self.out.clone());
-        let op: AnyOperator = match self.op {
-            DmlOp::BitXor => BitXor::new(ctx, &BitXorDesc::new(a, b, out))?.into(),
-            DmlOp::LogicalXor => LogicalXor::new(ctx, &LogicalXorDesc::new(a, b, out))?.into(),
-        };
-        engine::submit(ctx, &op, &bindings)
+        )
     }
 
     /// Where the output's elements sit.

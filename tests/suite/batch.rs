@@ -1,0 +1,440 @@
+//! Batches that merge calls of different shapes into one dispatch, on every kernel: the same
+//! calls recorded in one batch and run one by one must leave every byte of every buffer as
+//! the reference does, calls applied in order.
+//!
+//! A merged dispatch runs one call per workgroup layer, each reading its own metadata record;
+//! calls of different shapes share a dispatch whenever their grids agree. A kernel that read a
+//! record before it knew its call would read another call's sizes and strides: these tests
+//! catch that on every kernel, for every element width, for LOGICAL_XOR, in place, and across
+//! window seams.
+
+use gpu_xor::{Batch, Context, DataType, KernelKind, RecordSummary, TensorDesc};
+use gpu_xor_conformance::engine::{self, AnyOperator};
+
+use crate::common::{DmlCase, DmlOp, Place, ctx, place, random_bytes, small_windows};
+
+/// One call: an operator, its three descriptions and where its tensors live.
+#[derive(Clone)]
+struct Call {
+    op: DmlOp,
+    a: TensorDesc,
+    b: TensorDesc,
+    out: TensorDesc,
+    /// A, B, Output.
+    places: [Place; 3],
+}
+
+impl Call {
+    /// The same description for A, B and the output, except A's strides.
+    fn new(op: DmlOp, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3]) -> Call {
+        let a = match a_strides {
+            Some(s) => t.clone().with_strides(s),
+            None => t.clone(),
+        };
+        Call {
+            op,
+            a,
+            b: t.clone(),
+            out: t,
+            places,
+        }
+    }
+
+    /// The call as a single-call case on `buffers`.
+    fn case(&self, buffers: &[Vec<u8>]) -> DmlCase {
+        DmlCase {
+            op: self.op,
+            a: self.a.clone(),
+            b: self.b.clone(),
+            out: self.out.clone(),
+            places: self.places,
+            buffers: buffers.to_vec(),
+        }
+    }
+}
+
+/// Several calls on a set of buffers.
+struct Calls {
+    buffers: Vec<Vec<u8>>,
+    calls: Vec<Call>,
+}
+
+impl Calls {
+    /// `count` buffers of `len` random bytes each.
+    fn new(count: usize, len: usize, seed: u64, calls: Vec<Call>) -> Calls {
+        Calls {
+            buffers: (0..count)
+                .map(|k| random_bytes(seed ^ (k as u64 * 0x9e37_79b9), len))
+                .collect(),
+            calls,
+        }
+    }
+
+    /// Every buffer after the calls, by the reference, applied in order.
+    fn expected(&self) -> Vec<Vec<u8>> {
+        self.calls.iter().fold(self.buffers.clone(), |state, call| {
+            call.case(&state).expected()
+        })
+    }
+
+    fn names(&self) -> Vec<String> {
+        (0..self.buffers.len()).map(|k| k.to_string()).collect()
+    }
+
+    fn describe(&self) -> String {
+        self.calls
+            .iter()
+            .map(|c| c.case(&[]).describe())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Runs the calls one batch, checks every byte, and returns the summaries and the number
+    /// of dispatches.
+    fn run_batched(&self, ctx: &Context) -> (Vec<RecordSummary>, usize) {
+        let gpu = engine::upload(ctx, &self.names(), &self.buffers);
+        let ops: Vec<AnyOperator> = self
+            .calls
+            .iter()
+            .map(|c| c.case(&[]).operator(ctx).unwrap())
+            .collect();
+        let mut batch = ctx.batch();
+        let summaries: Vec<RecordSummary> = self
+            .calls
+            .iter()
+            .zip(&ops)
+            .map(|(c, op)| push(&mut batch, op, &c.case(&[]), &gpu))
+            .collect();
+        let dispatches = batch.dispatch_count();
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        batch.record(&mut encoder).unwrap();
+        ctx.queue().submit([encoder.finish()]);
+        self.compare("batched", &engine::read_back_blocking(ctx, &gpu).unwrap());
+        (summaries, dispatches)
+    }
+
+    /// Runs the calls one by one, each in its own submission, and checks every byte.
+    fn run_one_by_one(&self, ctx: &Context) {
+        let gpu = engine::upload(ctx, &self.names(), &self.buffers);
+        for call in &self.calls {
+            call.case(&[]).run(ctx, &gpu).unwrap();
+        }
+        self.compare(
+            "one by one",
+            &engine::read_back_blocking(ctx, &gpu).unwrap(),
+        );
+    }
+
+    fn compare(&self, how: &str, got: &[Vec<u8>]) {
+        if let Err(e) = engine::compare_buffers(&self.names(), got, &self.expected(), None) {
+            panic!("{how}: {e}\n{}", self.describe());
+        }
+    }
+
+    /// Both runs; the batch must merge (fewer dispatches than records) when `merges`, and
+    /// every call must run on `kernel`.
+    fn check(&self, ctx: &Context, kernel: KernelKind, merges: bool) -> usize {
+        self.run_one_by_one(ctx);
+        let (summaries, dispatches) = self.run_batched(ctx);
+        let pieces: usize = summaries.iter().map(|s| s.dispatches.len()).sum();
+        for s in &summaries {
+            assert!(
+                s.dispatches.iter().all(|&k| k == kernel),
+                "expected {kernel:?}, ran {:?}\n{}",
+                s.dispatches,
+                self.describe()
+            );
+        }
+        if merges {
+            assert!(
+                dispatches < pieces,
+                "{pieces} pieces in {dispatches} dispatches: nothing merged\n{}",
+                self.describe()
+            );
+        }
+        dispatches
+    }
+}
+
+fn push(
+    batch: &mut Batch,
+    op: &AnyOperator,
+    case: &DmlCase,
+    gpu: &[wgpu::Buffer],
+) -> RecordSummary {
+    let bindings = case.bindings(gpu);
+    match op {
+        AnyOperator::BitXor(op) => batch.push(op, &bindings),
+        AnyOperator::LogicalXor(op) => batch.push(op, &bindings),
+        AnyOperator::BitwiseXor(op) => batch.push(op, &bindings),
+    }
+    .unwrap()
+}
+
+/// Rank-2 calls with A transposed (strides `[1, rows]`), each in the three buffers at its
+/// own offset.
+fn transposed(op: DmlOp, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> Vec<Call> {
+    shapes
+        .iter()
+        .zip(offsets)
+        .map(|(&[rows, cols], &at)| {
+            Call::new(
+                op,
+                TensorDesc::new(dt, &[rows, cols]),
+                Some(&[1, rows]),
+                [place(0, at), place(1, at), place(2, at)],
+            )
+        })
+        .collect()
+}
+
+/// The defect as reported: two u32 / u64 calls of shapes [40, 40] and [40, 33], transposed
+/// A, on the same three buffers at offsets 0 and 65536.
+#[test]
+fn tile_calls_of_two_shapes_merge_exactly() {
+    for dt in [DataType::U32, DataType::U64, DataType::F32, DataType::I64] {
+        let calls = transposed(DmlOp::BitXor, dt, &[[40, 40], [40, 33]], &[0, 65536]);
+        Calls::new(3, 65536 + 16384, 11, calls).check(ctx(), KernelKind::Tile, true);
+    }
+}
+
+/// Three shapes, one of them smaller than one tile.
+#[test]
+fn tile_calls_of_three_shapes_merge_exactly() {
+    for dt in [DataType::U32, DataType::U64] {
+        let calls = transposed(
+            DmlOp::BitXor,
+            dt,
+            &[[33, 40], [40, 40], [7, 9]],
+            &[0, 16384, 32768],
+        );
+        Calls::new(3, 49152, 12, calls).check(ctx(), KernelKind::Tile, false);
+    }
+}
+
+#[test]
+fn tile_logical_xor_calls_merge_exactly() {
+    let calls = transposed(
+        DmlOp::LogicalXor,
+        DataType::U32,
+        &[[64, 40], [50, 64], [33, 33]],
+        &[0, 16384, 32768],
+    );
+    Calls::new(3, 49152, 13, calls).check(ctx(), KernelKind::Tile, true);
+}
+
+/// Packed calls of different lengths (within one workgroup of blocks, so that their grids
+/// agree), every element width, BIT_XOR and LOGICAL_XOR.
+#[test]
+fn contiguous_calls_of_different_lengths_merge_exactly() {
+    let cases = [
+        (DmlOp::BitXor, DataType::U8),
+        (DmlOp::BitXor, DataType::F16),
+        (DmlOp::BitXor, DataType::I32),
+        (DmlOp::BitXor, DataType::U64),
+        (DmlOp::LogicalXor, DataType::U8),
+        (DmlOp::LogicalXor, DataType::U32),
+    ];
+    for (i, (op, dt)) in cases.into_iter().enumerate() {
+        let calls: Vec<Call> = [1000u32, 1003, 17, 1]
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| {
+                let at = k as u64 * 8192;
+                Call::new(
+                    op,
+                    TensorDesc::new(dt, &[n]),
+                    None,
+                    [place(0, at), place(1, at), place(2, at)],
+                )
+            })
+            .collect();
+        Calls::new(3, 32768, 20 + i as u64, calls).check(ctx(), KernelKind::Contiguous, true);
+    }
+}
+
+/// Padded rows of at least 128 bytes: the same number of rows, different row lengths and
+/// paddings.
+#[test]
+fn rows_calls_of_different_row_lengths_merge_exactly() {
+    for (i, dt) in [DataType::U8, DataType::U16, DataType::U32, DataType::U64]
+        .into_iter()
+        .enumerate()
+    {
+        let w = dt.size_in_bytes();
+        // Row lengths in elements: 160 and 144 bytes, and 208 with a longer pitch.
+        let shapes = [(160 / w, 176 / w), (144 / w, 160 / w), (208 / w, 256 / w)];
+        let calls: Vec<Call> = shapes
+            .iter()
+            .enumerate()
+            .map(|(k, &(cols, pitch))| {
+                let at = k as u64 * 4096;
+                let t = TensorDesc::new(dt, &[6, cols]).with_strides(&[pitch, 1]);
+                let mut call = Call::new(
+                    DmlOp::BitXor,
+                    t,
+                    None,
+                    [place(0, at), place(1, at), place(2, at)],
+                );
+                call.a = TensorDesc::new(dt, &[6, cols]);
+                call
+            })
+            .collect();
+        Calls::new(3, 16384, 30 + i as u64, calls).check(ctx(), KernelKind::Rows, true);
+    }
+}
+
+/// A row broadcast across the row (A's inner stride 0) and a dense output: the gather kernel.
+#[test]
+fn gather_calls_of_different_shapes_merge_exactly() {
+    for (i, dt) in [DataType::U8, DataType::I16, DataType::F32, DataType::I64]
+        .into_iter()
+        .enumerate()
+    {
+        let calls: Vec<Call> = [[6u32, 7], [5, 9], [3, 3]]
+            .iter()
+            .enumerate()
+            .map(|(k, &[r, c])| {
+                let at = k as u64 * 1024;
+                Call::new(
+                    DmlOp::BitXor,
+                    TensorDesc::new(dt, &[r, c]),
+                    Some(&[c + 1, 2]),
+                    [place(0, at), place(1, at), place(2, at)],
+                )
+            })
+            .collect();
+        Calls::new(3, 4096, 40 + i as u64, calls).check(ctx(), KernelKind::Gather, true);
+    }
+}
+
+/// Padded output rows of sub-word elements, shorter than the rows kernel takes: the scatter
+/// kernel.
+#[test]
+fn scatter_calls_of_different_shapes_merge_exactly() {
+    for (i, (op, dt)) in [
+        (DmlOp::BitXor, DataType::U8),
+        (DmlOp::BitXor, DataType::I16),
+        (DmlOp::LogicalXor, DataType::U8),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let calls: Vec<Call> = [[9u32, 10], [10, 9], [4, 5]]
+            .iter()
+            .enumerate()
+            .map(|(k, &[r, c])| {
+                let at = k as u64 * 1024;
+                let mut call = Call::new(
+                    op,
+                    TensorDesc::new(dt, &[r, c]),
+                    None,
+                    [place(0, at), place(1, at), place(2, at)],
+                );
+                call.out = TensorDesc::new(dt, &[r, c]).with_strides(&[c + 3, 1]);
+                call
+            })
+            .collect();
+        Calls::new(3, 4096, 50 + i as u64, calls).check(ctx(), KernelKind::Scatter, true);
+    }
+}
+
+/// Calls in place (the output is A) at different offsets of one buffer, on every kernel
+/// family that runs in place.
+#[test]
+fn in_place_calls_of_different_shapes_merge_exactly() {
+    let at = |k: u64| {
+        [
+            place(0, k * 16384),
+            place(1, k * 16384),
+            place(0, k * 16384),
+        ]
+    };
+    // Contiguous.
+    let calls = [1000u32, 999, 5]
+        .iter()
+        .zip(0..)
+        .map(|(&n, k)| {
+            Call::new(
+                DmlOp::BitXor,
+                TensorDesc::new(DataType::U16, &[n]),
+                None,
+                at(k),
+            )
+        })
+        .collect();
+    Calls::new(2, 49152, 60, calls).check(ctx(), KernelKind::Contiguous, true);
+    // Gather: B broadcast along rows.
+    let calls = [[6u32, 7], [5, 9]]
+        .iter()
+        .zip(0..)
+        .map(|(&[r, c], k)| {
+            let mut call = Call::new(
+                DmlOp::BitXor,
+                TensorDesc::new(DataType::U32, &[r, c]),
+                None,
+                at(k),
+            );
+            call.b = TensorDesc::new(DataType::U32, &[r, c]).with_strides(&[1, 0]);
+            call
+        })
+        .collect();
+    Calls::new(2, 32768, 61, calls).check(ctx(), KernelKind::Gather, true);
+}
+
+/// Calls larger than a 4 KiB window: pieces of several calls, merged where they can be.
+#[test]
+fn windowed_calls_merge_exactly() {
+    let ctx = small_windows();
+    for (i, dt) in [DataType::U8, DataType::U32, DataType::U64]
+        .into_iter()
+        .enumerate()
+    {
+        let w = dt.size_in_bytes();
+        let calls: Vec<Call> = [10000 / w, 9000 / w, 5000 / w]
+            .iter()
+            .zip(0..)
+            .map(|(&n, k)| {
+                let at = k * 16384;
+                Call::new(
+                    DmlOp::BitXor,
+                    TensorDesc::new(dt, &[n]),
+                    None,
+                    [place(0, at), place(1, at), place(2, at)],
+                )
+            })
+            .collect();
+        Calls::new(3, 49152, 70 + i as u64, calls).check(ctx, KernelKind::Contiguous, false);
+    }
+    // Transposed inputs larger than a window are read by the gather kernel, window by window.
+    let calls = transposed(
+        DmlOp::BitXor,
+        DataType::U32,
+        &[[40, 40], [40, 33]],
+        &[0, 16384],
+    );
+    Calls::new(3, 32768, 75, calls).check(ctx, KernelKind::Gather, false);
+}
+
+/// A call that reads what the one before it wrote does not share its dispatch, and sees its
+/// result.
+#[test]
+fn dependent_calls_keep_their_order() {
+    let t = TensorDesc::new(DataType::U32, &[40, 40]);
+    let first = Call::new(
+        DmlOp::BitXor,
+        t.clone(),
+        Some(&[1, 40]),
+        [place(0, 0), place(1, 0), place(2, 0)],
+    );
+    // Reads the first call's output as A, transposed.
+    let second = Call::new(
+        DmlOp::BitXor,
+        t,
+        Some(&[1, 40]),
+        [place(2, 0), place(1, 0), place(0, 8192)],
+    );
+    let dispatches =
+        Calls::new(3, 16384, 80, vec![first, second]).check(ctx(), KernelKind::Tile, false);
+    assert_eq!(dispatches, 2);
+}
