@@ -6,8 +6,13 @@ use crate::layout::{KernelKind, Piece};
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
 pub(crate) const WORKGROUP_SIZE: u32 = 256;
 
-/// Side of the tile kernel's square tile (32 x 32 elements per 32 x 8 workgroup).
-const TILE: u64 = 32;
+/// Side of the tile kernel's square tile (`TILE` in tile.wgsl): a TILE x TILE tile per
+/// TILE x ROWS_PER_PASS workgroup (`@workgroup_size(32, 8)`).
+pub(crate) const TILE: u64 = 32;
+
+/// Output rows of a tile each pass of the tile kernel covers (`ROWS_PER_PASS` in tile.wgsl).
+#[cfg(test)]
+pub(crate) const ROWS_PER_PASS: u32 = 8;
 
 /// One call's record and the grid it runs on (x and y; the dispatch's z picks the record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -118,7 +118,10 @@ impl KernelCache {
                 entry_point: Some(source.entry_point),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants: &constants,
-                    // The kernels use no workgroup memory.
+                    // Only the tile kernel uses workgroup memory, and it reads back exactly
+                    // the slots it wrote before the barrier, under the same bounds
+                    // condition: nothing reads memory it did not write, so zeroing it first
+                    // would only cost time.
                     zero_initialize_workgroup_memory: false,
                 },
                 cache: None,

@@ -4,6 +4,7 @@
 //! `vec4<u32>` kernels may run (every dense run on a 16-byte boundary, and room in the bound
 //! range to read whole 16-byte blocks at its end) and the piece's shape picks the 2-D kernels.
 
+use super::dispatch::{TILE, WORKGROUP_SIZE};
 use crate::layout::{KernelKind, Piece};
 
 /// Rows shorter than this many 16-byte blocks leave too many idle invocations for the rows
@@ -53,7 +54,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
             let rows_fit = (0..3).all(|o| stride(o, inner) <= 1)
                 && stride(0, inner) == 1
                 && row_blocks >= MIN_ROW_BLOCKS
-                && row_blocks.div_ceil(256) <= u64::from(bound.max_groups)
+                && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(bound.max_groups)
                 && (0..3).filter(|&o| stride(o, inner) == 1).all(|o| {
                     first(o).is_multiple_of(16)
                         && (0..inner).all(|d| {
@@ -69,7 +70,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 && rank == 2
                 && width >= 4
                 && (tiled(1) || tiled(2))
-                && piece.sizes[1].div_ceil(32) <= u64::from(bound.max_groups)
+                && piece.sizes[1].div_ceil(TILE) <= u64::from(bound.max_groups)
             {
                 return KernelKind::Tile;
             }

@@ -118,3 +118,128 @@ impl Overrides {
 /// [`crate::BindingPattern`]: distinct, inputs share, output shares A, output shares B, all
 /// share.
 pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0)];
+
+/// The constants the WGSL and the host share, read from the parsed modules rather than
+/// compared by hand: records per binding, workgroup sizes, the tile's side and passes, and
+/// the rule that no kernel keeps per-invocation state in a private global (the call index
+/// is passed to every accessor, so no kernel can read metadata before it knows its call).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::dispatch::{ROWS_PER_PASS, TILE, WORKGROUP_SIZE};
+    use crate::kernels::params::{RECORD_BYTES, RECORDS_PER_BINDING};
+
+    fn parse(source: &ShaderSource) -> naga::Module {
+        naga::front::wgsl::parse_str(source.source)
+            .unwrap_or_else(|e| panic!("{}: {}", source.name, e.emit_to_string(source.source)))
+    }
+
+    /// The value of the module-scope `const name: u32`.
+    fn const_u32(module: &naga::Module, name: &str) -> u32 {
+        let (_, constant) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no const {name}"));
+        match module.global_expressions[constant.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            ref other => panic!("const {name} is {other:?}, not a u32 literal"),
+        }
+    }
+
+    /// The byte size of a type of the module.
+    fn size_of(module: &naga::Module, ty: naga::Handle<naga::Type>) -> u32 {
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).expect("layout");
+        layouter[ty].size
+    }
+
+    #[test]
+    fn records_per_binding_and_record_size_match_the_wgsl() {
+        for source in KERNELS {
+            let module = parse(&source);
+            assert_eq!(
+                const_u32(&module, "RECORDS") as usize,
+                RECORDS_PER_BINDING,
+                "{}",
+                source.name
+            );
+            let (_, records) = module
+                .global_variables
+                .iter()
+                .find(|(_, g)| g.name.as_deref() == Some("records"))
+                .expect("a `records` binding");
+            assert_eq!(records.binding.as_ref().map(|b| b.binding), Some(0));
+            match module.types[records.ty].inner {
+                naga::TypeInner::Array {
+                    base,
+                    size: naga::ArraySize::Constant(n),
+                    stride,
+                } => {
+                    assert_eq!(n.get() as usize, RECORDS_PER_BINDING, "{}", source.name);
+                    assert_eq!(u64::from(stride), RECORD_BYTES, "{}", source.name);
+                    assert_eq!(
+                        u64::from(size_of(&module, base)),
+                        RECORD_BYTES,
+                        "{}",
+                        source.name
+                    );
+                }
+                ref other => panic!("{}: records is {other:?}", source.name),
+            }
+        }
+    }
+
+    #[test]
+    fn workgroup_sizes_match_the_dispatch_arithmetic() {
+        for source in KERNELS {
+            let module = parse(&source);
+            assert_eq!(const_u32(&module, "WORKGROUP"), WORKGROUP_SIZE);
+            let entry = module
+                .entry_points
+                .iter()
+                .find(|e| e.name == source.entry_point)
+                .expect("the entry point");
+            let expected = if source.kernel == KernelKind::Tile {
+                assert_eq!(u64::from(const_u32(&module, "TILE")), TILE);
+                assert_eq!(const_u32(&module, "ROWS_PER_PASS"), ROWS_PER_PASS);
+                [TILE as u32, ROWS_PER_PASS, 1]
+            } else {
+                [WORKGROUP_SIZE, 1, 1]
+            };
+            assert_eq!(entry.workgroup_size, expected, "{}", source.name);
+        }
+    }
+
+    #[test]
+    fn tile_workgroup_memory_holds_one_tile_per_array() {
+        let source = source(KernelKind::Tile, false).expect("the tile kernel");
+        let module = parse(source);
+        let tiles: Vec<_> = module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+            .collect();
+        assert_eq!(tiles.len(), 4);
+        let total: u32 = tiles.iter().map(|(_, g)| size_of(&module, g.ty)).sum();
+        for (_, g) in &tiles {
+            assert_eq!(u64::from(size_of(&module, g.ty)), TILE * TILE * 4);
+        }
+        // WebGPU's default `max_compute_workgroup_storage_size`.
+        assert!(total <= 16384, "{total} bytes of workgroup memory");
+    }
+
+    #[test]
+    fn no_kernel_keeps_state_in_a_private_global() {
+        for source in KERNELS {
+            let module = parse(&source);
+            let private: Vec<_> = module
+                .global_variables
+                .iter()
+                .filter(|(_, g)| g.space == naga::AddressSpace::Private)
+                .map(|(_, g)| g.name.clone())
+                .collect();
+            assert!(private.is_empty(), "{}: {private:?}", source.name);
+        }
+    }
+}
