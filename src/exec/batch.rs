@@ -402,8 +402,8 @@ impl Batch {
         self.records.is_empty()
     }
 
-    /// The number of dispatches [`Batch::record`] will record: calls that are independent and
-    /// of one shape share one.
+    /// The number of dispatches [`Batch::record`] will record: consecutive independent calls
+    /// of one kernel on the same bindings whose grids agree (shapes may differ) share one.
     pub fn dispatch_count(&self) -> usize {
         self.groups.len()
     }
