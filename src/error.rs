@@ -453,6 +453,32 @@ pub enum Error {
     #[error("buffer mapping failed: {0}")]
     Map(String),
 
+    /// The device is lost or was destroyed (`wgpu::Device::destroy`, a driver reset, a
+    /// browser that took the GPU back). Nothing more runs on it: make a new [`crate::Context`]
+    /// on a new device.
+    #[error("the device is lost: {0}")]
+    DeviceLost(String),
+
+    /// A buffer the call uses cannot be used: it was destroyed (`wgpu::Buffer::destroy`), it
+    /// is mapped, or it belongs to another device.
+    #[error("{} buffer cannot be used: {reason}", match tensor { Some(t) => format!("the {t}"), None => "the".to_string() })]
+    InvalidBuffer {
+        /// The tensor bound to it, when the call binds it as one.
+        tensor: Option<TensorName>,
+        /// Why, in wgpu's words.
+        reason: String,
+    },
+
+    /// wgpu refused a call for a reason this crate could not attribute to the device or to one
+    /// of the buffers (see the caller's duties on [`crate::TensorBinding`]).
+    #[error("wgpu refused {call}: {message}")]
+    Wgpu {
+        /// The wgpu call refused.
+        call: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+
     /// A setting of [`crate::ContextOptions`] or an environment variable is invalid.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {
@@ -510,6 +536,9 @@ impl Error {
             Error::Pipeline(_) => "pipeline",
             Error::Poll(_) => "poll",
             Error::Map(_) => "map",
+            Error::DeviceLost(_) => "device_lost",
+            Error::InvalidBuffer { .. } => "invalid_buffer",
+            Error::Wgpu { .. } => "wgpu",
             Error::InvalidOption { .. } => "invalid_option",
         }
     }

@@ -189,6 +189,11 @@ impl Batch {
             return Err(Error::ContextMismatch);
         }
         let shared = &*self.ctx.shared;
+        // Only a loss already seen: checking the device on every push would cost an
+        // allocation per call. `record` always finds a lost device.
+        if let Some(lost) = shared.known_lost() {
+            return Err(lost);
+        }
         let bound = [&bindings.output, &bindings.a, &bindings.b];
         let names = [TensorName::Output, TensorName::A, TensorName::B];
         for o in 0..3 {
@@ -416,7 +421,23 @@ impl Batch {
     }
 
     /// Records every pushed call into `encoder`, in order, in one compute pass.
+    ///
+    /// Every wgpu object is made inside error scopes before anything is recorded: a lost
+    /// device is [`Error::DeviceLost`], a bound buffer that was destroyed (or belongs to
+    /// another device) is [`Error::InvalidBuffer`], and on these errors nothing is recorded.
+    /// What wgpu checks only at submission (a buffer destroyed or mapped after this call) is
+    /// reported by the caller's `Queue::submit`, to the device's uncaptured-error handler or
+    /// the caller's error scope.
     pub fn record(self, encoder: &mut wgpu::CommandEncoder) -> Result<(), Error> {
+        self.record_named(encoder, &[])
+    }
+
+    /// [`Batch::record`], naming the tensor of a refused buffer found in `named`.
+    pub(crate) fn record_named(
+        self,
+        encoder: &mut wgpu::CommandEncoder,
+        named: &[(TensorName, &wgpu::Buffer)],
+    ) -> Result<(), Error> {
         if self.groups.is_empty() {
             return Ok(());
         }
@@ -441,27 +462,59 @@ impl Batch {
             .iter()
             .map(|&(first, n)| records_buffer(shared, &self.records[first..first + n]))
             .collect::<Result<_, _>>()?;
-        let mut bind_groups: HashMap<(usize, usize), wgpu::BindGroup> = HashMap::new();
-        for (g, &(chunk, _)) in self.groups.iter().zip(&placed) {
-            bind_groups
-                .entry((chunk, g.bind))
-                .or_insert_with(|| bind_group(shared, &buffers[chunk], &self.bind_sets[g.bind]));
-        }
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("gpu-xor"),
-            timestamp_writes: None,
-        });
-        let mut current: Option<&wgpu::ComputePipeline> = None;
-        for (g, &(chunk, at)) in self.groups.iter().zip(&placed) {
-            if current != Some(&g.pipeline) {
-                pass.set_pipeline(&g.pipeline);
-                current = Some(&g.pipeline);
+        // A destroyed buffer, or one of another device, is refused here (wgpu-core checks
+        // bindings when the bind group is made); the scope keeps it from the device's
+        // uncaptured-error handler, and nothing has been recorded yet.
+        let bind_groups = capture(&shared.device, || {
+            let mut bind_groups: HashMap<(usize, usize), wgpu::BindGroup> = HashMap::new();
+            for (g, &(chunk, _)) in self.groups.iter().zip(&placed) {
+                bind_groups.entry((chunk, g.bind)).or_insert_with(|| {
+                    bind_group(shared, &buffers[chunk], &self.bind_sets[g.bind])
+                });
             }
-            let offset = at as u64 * RECORD_BYTES;
-            pass.set_bind_group(0, &bind_groups[&(chunk, g.bind)], &[offset as u32]);
-            pass.dispatch_workgroups(g.grid[0], g.grid[1], g.count as u32);
-        }
+            bind_groups
+        })
+        .map_err(|e| shared.fault("Device::create_bind_group", &e, &self.bound(named)))?;
+        // Pass commands are checked when the caller's encoder is finished; the scope catches
+        // whatever wgpu reports while they are recorded.
+        capture(&shared.device, || {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpu-xor"),
+                timestamp_writes: None,
+            });
+            let mut current: Option<&wgpu::ComputePipeline> = None;
+            for (g, &(chunk, at)) in self.groups.iter().zip(&placed) {
+                if current != Some(&g.pipeline) {
+                    pass.set_pipeline(&g.pipeline);
+                    current = Some(&g.pipeline);
+                }
+                let offset = at as u64 * RECORD_BYTES;
+                pass.set_bind_group(0, &bind_groups[&(chunk, g.bind)], &[offset as u32]);
+                pass.dispatch_workgroups(g.grid[0], g.grid[1], g.count as u32);
+            }
+        })
+        .map_err(|e| shared.fault("ComputePass", &e, &self.bound(named)))?;
         Ok(())
+    }
+
+    /// Every distinct buffer the batch binds, with the tensor `named` gives it.
+    fn bound<'a>(
+        &'a self,
+        named: &[(TensorName, &'a wgpu::Buffer)],
+    ) -> Vec<(Option<TensorName>, &'a wgpu::Buffer)> {
+        let mut bound: Vec<(Option<TensorName>, &wgpu::Buffer)> = Vec::new();
+        for buffer in self
+            .bind_sets
+            .iter()
+            .flat_map(|s| &s.slots)
+            .filter_map(|s| s.buffer.as_ref())
+        {
+            if bound.iter().all(|(_, b)| *b != buffer) {
+                let tensor = named.iter().find(|(_, b)| *b == buffer).map(|(t, _)| *t);
+                bound.push((tensor, buffer));
+            }
+        }
+        bound
     }
 }
 
@@ -570,13 +623,18 @@ fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, E
             mapped_at_creation: true,
         })
     })
-    .map_err(|e| Error::Allocation(e.to_string()))?;
-    let mut bytes = vec![0u8; size as usize];
-    bytes[..std::mem::size_of_val(records)].copy_from_slice(bytemuck::cast_slice(records));
-    buffer
-        .get_mapped_range_mut(..)
-        .map_err(|e| Error::Map(e.to_string()))?
-        .copy_from_slice(&bytes);
+    .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
+    {
+        // On a lost device the buffer is invalid and its mapping fails: the first sign of the
+        // loss that every recording meets.
+        let mut view = buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| shared.lost_or(Error::Map(e.to_string())))?;
+        let used = std::mem::size_of_val(records);
+        view.slice(..used)
+            .copy_from_slice(bytemuck::cast_slice(records));
+        view.slice(used..).fill(0);
+    }
     buffer.unmap();
     Ok(buffer)
 }

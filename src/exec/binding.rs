@@ -9,9 +9,14 @@
 /// size, and the size at least the tensor's bytes rounded up to 4. All of this is checked when
 /// recording, with a typed error.
 ///
-/// Three things wgpu checks that this crate cannot see, and that stay the caller's to keep:
-/// the buffer belongs to the context's device, it is not destroyed, and it is not mapped when
-/// the commands are submitted.
+/// Three things wgpu checks and that stay the caller's to keep: the buffer belongs to the
+/// context's device, it is not destroyed, and it is not mapped when the commands are
+/// submitted. Where this crate makes the wgpu call that finds a breach, the breach is a typed
+/// error ([`crate::Error::InvalidBuffer`]): recording finds a destroyed buffer or one of
+/// another device, `run` and read-back find all three. A buffer destroyed after recording, or
+/// mapped when the caller submits the encoder, is found only by the caller's own
+/// `Queue::submit`, which wgpu reports to the caller's error scope or to the device's
+/// uncaptured-error handler (by default a panic).
 #[derive(Clone, Copy, Debug)]
 pub struct TensorBinding<'a> {
     /// The buffer.

@@ -1,6 +1,6 @@
 //! The execution context: a device, its queue, and what this crate caches on them.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::desc::FeatureLevel;
 use crate::error::Error;
@@ -8,11 +8,16 @@ use crate::kernels::params::MAX_KERNEL_RANK;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 
+use super::env::{EnvOptions, options_from};
 use super::readback::PendingRead;
 
 /// Largest window bound at once even where the device allows more, so that every byte
 /// offset inside a window fits in 32 bits in the kernels.
 const MAX_WINDOW_CAP: u64 = 1 << 31;
+
+/// The smallest window any device accepts (a device may ask for more: twice its storage
+/// offset alignment).
+pub(crate) const MIN_WINDOW: u64 = 64;
 
 /// Settings of a [`Context`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,7 +27,8 @@ pub struct ContextOptions {
     /// The most bytes one storage binding may span; `None` for the device's
     /// `max_storage_buffer_binding_size`. A small value makes every path cross window seams
     /// on any adapter (tests use it); it must be at least twice the device's
-    /// `min_storage_buffer_offset_alignment` (and at least 64).
+    /// `min_storage_buffer_offset_alignment` (and at least 64). Larger values than the device
+    /// allows are capped.
     pub max_window_bytes: Option<u64>,
 }
 
@@ -45,6 +51,13 @@ pub enum LimitsChoice {
 ///
 /// Bring your own device and queue with [`Context::new`], or let [`Context::from_env`] make
 /// them.
+///
+/// `Context`, the compiled operators, [`crate::Batch`] and [`crate::Tensor`] are `Send` and
+/// `Sync` on native targets: threads may share one context, and record the same compiled
+/// operator into their own encoders at the same time.
+///
+/// When the device is lost or destroyed, every call that uses it returns
+/// [`Error::DeviceLost`] (see the crate's fault rules in the README).
 #[derive(Clone)]
 pub struct Context {
     pub(crate) shared: Arc<Shared>,
@@ -59,6 +72,12 @@ pub(crate) struct Shared {
     pub dummy: wgpu::Buffer,
     pub windows: Limits,
     pub max_groups: u32,
+    /// Why the device is lost, once that is known: set by the device-lost callback (on a
+    /// device made by [`Context::from_env`]) or by the first check that finds its objects
+    /// invalid.
+    pub lost: Arc<OnceLock<String>>,
+    /// The layout that checks whether a buffer can be bound, made when first needed.
+    pub check_layout: OnceLock<wgpu::BindGroupLayout>,
 }
 
 impl std::fmt::Debug for Context {
@@ -93,7 +112,7 @@ impl Context {
         let max_window = match options.max_window_bytes {
             None => device_window,
             Some(w) => {
-                let least = (2 * offset_alignment).max(64);
+                let least = (2 * offset_alignment).max(MIN_WINDOW);
                 if w < least {
                     return Err(Error::InvalidOption {
                         name: "max_window_bytes",
@@ -122,6 +141,8 @@ impl Context {
             dummy,
             device,
             queue,
+            lost: Arc::new(OnceLock::new()),
+            check_layout: OnceLock::new(),
         };
         Ok(Context {
             shared: Arc::new(shared),
@@ -131,50 +152,56 @@ impl Context {
 
     /// A context on a device made from the environment, blocking until it is ready.
     ///
-    /// - `WGPU_BACKEND` picks the backends (`vulkan`, `gl`, `metal`, `dx12`, ...);
+    /// - `WGPU_BACKEND` picks the backends (a comma-separated list of `vulkan`, `gl`,
+    ///   `metal`, `dx12`, `webgpu`, `noop`, with wgpu's aliases);
     /// - `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it (any case);
-    /// - `WGPU_POWER_PREF` (`low` / `high`) is honoured otherwise;
+    /// - `WGPU_POWER_PREF` (`low` / `high` / `none`) is honoured otherwise;
     /// - `GPU_XOR_LIMITS` = `adapter` (default), `webgpu` or `downlevel` picks the limits
     ///   requested ([`LimitsChoice`]);
-    /// - `GPU_XOR_MAX_WINDOW` = a byte count sets [`ContextOptions::max_window_bytes`].
+    /// - `GPU_XOR_MAX_WINDOW` = a decimal byte count sets
+    ///   [`ContextOptions::max_window_bytes`].
+    ///
+    /// An unset, empty or blank variable means the default; any other value that does not
+    /// parse entirely (an unknown backend name among good ones included, which wgpu itself
+    /// would skip) is [`Error::InvalidOption`] naming the variable, before any adapter is
+    /// opened. Other variables that wgpu reads for its instance (`WGPU_DEBUG`,
+    /// `WGPU_VALIDATION`, `WGPU_GL_*`, ...) are wgpu's to interpret.
+    ///
+    /// The context installs a device-lost callback on the device it makes, so that
+    /// [`Error::DeviceLost`] carries wgpu's reason.
     pub fn from_env() -> Result<Context, Error> {
         pollster::block_on(Context::from_env_async())
     }
 
     /// The asynchronous form of [`Context::from_env`].
     pub async fn from_env_async() -> Result<Context, Error> {
-        let limits = match std::env::var("GPU_XOR_LIMITS").ok().as_deref() {
-            None | Some("") | Some("adapter") => LimitsChoice::Adapter,
-            Some("webgpu") | Some("default") => LimitsChoice::WebGpuDefault,
-            Some("downlevel") => LimitsChoice::Downlevel,
-            Some(other) => {
-                return Err(Error::InvalidOption {
-                    name: "GPU_XOR_LIMITS",
-                    reason: format!("{other:?} is not adapter, webgpu or downlevel"),
-                });
-            }
-        };
-        let max_window_bytes = match std::env::var("GPU_XOR_MAX_WINDOW").ok() {
-            None => None,
-            Some(text) => Some(
-                text.trim()
-                    .parse::<u64>()
-                    .map_err(|e| Error::InvalidOption {
-                        name: "GPU_XOR_MAX_WINDOW",
-                        reason: format!("{text:?}: {e}"),
-                    })?,
-            ),
-        };
-        let adapter = adapter_from_env().await?;
-        let (device, queue) = open_device(&adapter, limits).await?;
-        Context::with_options(
+        let env =
+            options_from(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))?;
+        let adapter = adapter_from_env(&env).await?;
+        let (device, queue) = open_device(&adapter, env.limits).await?;
+        let ctx = Context::with_options(
             device,
             queue,
             &ContextOptions {
-                max_window_bytes,
+                max_window_bytes: env.max_window_bytes,
                 ..ContextOptions::default()
             },
-        )
+        )?;
+        let lost = ctx.shared.lost.clone();
+        ctx.shared
+            .device
+            .set_device_lost_callback(move |reason, message| {
+                let what = match reason {
+                    wgpu::DeviceLostReason::Destroyed => "the device was destroyed",
+                    _ => "the device was lost",
+                };
+                let _ = lost.set(if message.is_empty() {
+                    what.to_string()
+                } else {
+                    format!("{what}: {message}")
+                });
+            });
+        Ok(ctx)
     }
 
     /// The same device and caches at another feature level.
@@ -210,13 +237,17 @@ impl Context {
         self.shared.windows.max_window
     }
 
-    /// Blocks until the work submitted so far has finished.
+    /// Blocks until the work submitted so far has finished; [`Error::DeviceLost`] when the
+    /// device is lost (a lost device has no work left, so the poll alone would succeed).
     pub fn wait(&self) -> Result<(), Error> {
         self.shared
             .device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| Error::Poll(e.to_string()))
+            .map_err(|e| self.shared.lost_or(Error::Poll(e.to_string())))?;
+        match self.shared.lost() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Copies `size` bytes at `offset` of `buffer` back to the host, blocking until they are
@@ -231,13 +262,7 @@ impl Context {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>, Error> {
-        match PendingRead::start(
-            &self.shared.device,
-            &self.shared.queue,
-            buffer,
-            offset,
-            size,
-        )? {
+        match PendingRead::start(&self.shared, buffer, offset, size)? {
             Some(pending) => pending.wait(),
             None => Ok(Vec::new()),
         }
@@ -263,23 +288,22 @@ impl Context {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>, Error> {
-        match PendingRead::start(
-            &self.shared.device,
-            &self.shared.queue,
-            buffer,
-            offset,
-            size,
-        )? {
+        match PendingRead::start(&self.shared, buffer, offset, size)? {
             Some(pending) => pending.finish().await,
             None => Ok(Vec::new()),
         }
     }
 }
 
-async fn adapter_from_env() -> Result<wgpu::Adapter, Error> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    if let Ok(name) = std::env::var("WGPU_ADAPTER_NAME") {
+async fn adapter_from_env(env: &EnvOptions) -> Result<wgpu::Adapter, Error> {
+    // wgpu reads its other instance variables itself; the backends are the ones parsed here,
+    // so that a blank WGPU_BACKEND means the default as for every other variable.
+    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    descriptor.backends = env
+        .backends
+        .unwrap_or(wgpu::InstanceDescriptor::new_without_display_handle().backends);
+    let instance = wgpu::Instance::new(descriptor);
+    if let Some(name) = &env.adapter_name {
         let wanted = name.to_lowercase();
         let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
         let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
@@ -294,7 +318,7 @@ async fn adapter_from_env() -> Result<wgpu::Adapter, Error> {
     }
     instance
         .request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+            power_preference: env.power_preference.unwrap_or_default(),
             ..Default::default()
         })
         .await

@@ -6,6 +6,8 @@ mod batch;
 mod binding;
 mod context;
 mod convenience;
+mod env;
+mod fault;
 mod operator;
 mod readback;
 mod tensor;

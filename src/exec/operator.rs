@@ -4,7 +4,8 @@ use super::batch::RecordSummary;
 use super::binding::XorBindings;
 use super::context::Context;
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
-use crate::error::Error;
+use crate::error::{Error, TensorName};
+use crate::kernels::pipelines::capture;
 use crate::layout::Plan;
 
 /// What the three compiled operators share.
@@ -31,25 +32,42 @@ impl Compiled {
     ) -> Result<RecordSummary, Error> {
         let mut batch = self.ctx.batch();
         let summary = batch.push_plan(&self.ctx, &self.plan, bindings)?;
-        batch.record(encoder)?;
+        batch.record_named(encoder, &named(bindings))?;
         Ok(summary)
     }
 
     fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
-        let device = &self.ctx.shared.device;
+        let shared = &*self.ctx.shared;
+        let device = &shared.device;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("gpu-xor run"),
         });
         let summary = self.record(&mut encoder, bindings)?;
-        let index = self.ctx.shared.queue.submit([encoder.finish()]);
+        // wgpu checks at submission that no bound buffer has been destroyed or mapped since
+        // it was recorded; the scope turns a refusal into an error instead of a panic in the
+        // device's uncaptured-error handler.
+        let index = capture(device, || shared.queue.submit([encoder.finish()])).map_err(|e| {
+            let named = named(bindings);
+            let buffers: Vec<_> = named.iter().map(|&(t, b)| (Some(t), b)).collect();
+            shared.fault("Queue::submit", &e, &buffers)
+        })?;
         device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),
                 timeout: None,
             })
-            .map_err(|e| Error::Poll(e.to_string()))?;
+            .map_err(|e| shared.lost_or(Error::Poll(e.to_string())))?;
         Ok(summary)
     }
+}
+
+/// Each bound buffer with its tensor, A first, so that a refused buffer is named.
+fn named<'a>(bindings: &XorBindings<'a>) -> [(TensorName, &'a wgpu::Buffer); 3] {
+    [
+        (TensorName::A, bindings.a.buffer),
+        (TensorName::B, bindings.b.buffer),
+        (TensorName::Output, bindings.output.buffer),
+    ]
 }
 
 mod sealed {
@@ -77,6 +95,9 @@ macro_rules! compiled_operator {
         impl $name {
             /// Validates `desc` (at the context's feature level for the DirectML operators)
             /// and prepares the operator. Every description rule is checked here, once.
+            ///
+            /// This makes no wgpu call (pipelines are made when a call first needs them), so
+            /// it succeeds on a lost device too; recording then reports the loss.
             pub fn new($ctx: &Context, $d: &$desc) -> Result<$name, Error> {
                 let plan = $plan?;
                 Ok($name {
@@ -90,6 +111,12 @@ macro_rules! compiled_operator {
             /// The bindings are checked first (usage, offsets, sizes, how they share buffers);
             /// on an error nothing is recorded. Only the output's elements are written: every
             /// other byte of every buffer keeps its value.
+            ///
+            /// A lost device is [`Error::DeviceLost`] and a bound buffer that was destroyed
+            /// (or belongs to another device) [`Error::InvalidBuffer`], with nothing
+            /// recorded. A buffer destroyed after this call, or still mapped when the caller
+            /// submits, is wgpu's to report at the caller's `Queue::submit` (the caller's
+            /// duty; see [`crate::TensorBinding`]).
             pub fn record(
                 &self,
                 encoder: &mut wgpu::CommandEncoder,
@@ -99,6 +126,10 @@ macro_rules! compiled_operator {
             }
 
             /// Records into a new encoder, submits it, and blocks until it has finished.
+            ///
+            /// Faults are errors here, submission included: [`Error::DeviceLost`],
+            /// [`Error::InvalidBuffer`] (destroyed, mapped or of another device), or
+            /// [`Error::Wgpu`] for a refusal that names no buffer.
             pub fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
                 self.compiled.run(bindings)
             }

@@ -9,6 +9,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll, Waker};
 
+use super::context::Shared;
+use super::fault::message;
 use crate::error::Error;
 use crate::kernels::pipelines::capture;
 
@@ -26,7 +28,7 @@ struct MapSlot {
 
 /// A copy that has been submitted and a map that has been requested.
 pub(crate) struct PendingRead {
-    device: wgpu::Device,
+    shared: Arc<Shared>,
     staging: wgpu::Buffer,
     submission: wgpu::SubmissionIndex,
     slot: Arc<Mutex<MapSlot>>,
@@ -39,13 +41,16 @@ impl PendingRead {
     /// Checks the range, copies `[offset, offset + size)` of `buffer` (widened to whole
     /// words) into a new staging buffer, submits the copy and requests the map. Nothing
     /// waits. `Ok(None)` for an empty range.
+    ///
+    /// A lost device is [`Error::DeviceLost`]; a buffer that is destroyed, mapped or of
+    /// another device is [`Error::InvalidBuffer`] (wgpu refuses the copy's submission).
     pub(crate) fn start(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        shared: &Arc<Shared>,
         buffer: &wgpu::Buffer,
         offset: u64,
         size: u64,
     ) -> Result<Option<PendingRead>, Error> {
+        let (device, queue) = (&shared.device, &shared.queue);
         if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
             return Err(Error::MissingUsage {
                 tensor: None,
@@ -81,7 +86,9 @@ impl PendingRead {
                 mapped_at_creation: false,
             })
         })
-        .map_err(|e| Error::Allocation(e.to_string()))?;
+        .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
+        // The range was checked above and the staging buffer is new: a refused copy is the
+        // buffer's fault (destroyed, mapped, of another device), or the device's.
         let submission = capture(device, || {
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("gpu-xor read-back"),
@@ -89,7 +96,12 @@ impl PendingRead {
             encoder.copy_buffer_to_buffer(buffer, start4, &staging, 0, end - start4);
             queue.submit([encoder.finish()])
         })
-        .map_err(|e| Error::Map(e.to_string()))?;
+        .map_err(|e| {
+            shared.lost().unwrap_or_else(|| Error::InvalidBuffer {
+                tensor: None,
+                reason: shared.unusable(buffer).unwrap_or_else(|| message(&e)),
+            })
+        })?;
         let slot = Arc::new(Mutex::new(MapSlot::default()));
         let filled = slot.clone();
         // The map's own failure reaches the callback; the scope keeps the same failure (a
@@ -103,9 +115,9 @@ impl PendingRead {
                 }
             })
         })
-        .map_err(|e| Error::Map(e.to_string()))?;
+        .map_err(|e| shared.lost_or(Error::Map(e.to_string())))?;
         Ok(Some(PendingRead {
-            device: device.clone(),
+            shared: shared.clone(),
             staging,
             submission,
             slot,
@@ -118,12 +130,14 @@ impl PendingRead {
     /// cannot block).
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait(self) -> Result<Vec<u8>, Error> {
-        self.device
+        let shared = &*self.shared;
+        shared
+            .device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(self.submission.clone()),
                 timeout: None,
             })
-            .map_err(|e| Error::Poll(e.to_string()))?;
+            .map_err(|e| shared.lost_or(Error::Poll(e.to_string())))?;
         // The callback normally runs inside that poll. When another thread polls the same
         // device, that thread may have collected the callback and be about to run it: the
         // copy is done but the answer is not here yet. Keep polling, without blocking, for a
@@ -131,21 +145,22 @@ impl PendingRead {
         // is gone): an error, not a hang.
         let deadline = std::time::Instant::now() + MAP_GRACE;
         while lock(&self.slot).result.is_none() && std::time::Instant::now() < deadline {
-            self.device
+            shared
+                .device
                 .poll(wgpu::PollType::Poll)
-                .map_err(|e| Error::Poll(e.to_string()))?;
+                .map_err(|e| shared.lost_or(Error::Poll(e.to_string())))?;
             if lock(&self.slot).result.is_none() {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
         }
         let result = lock(&self.slot).result.take();
         match result {
-            Some(r) => r.map_err(|e| Error::Map(e.to_string()))?,
+            Some(r) => r.map_err(|e| shared.lost_or(Error::Map(e.to_string())))?,
             None => {
-                return Err(Error::Map(
+                return Err(shared.lost_or(Error::Map(
                     "the map did not complete within 10 s after the device finished its work"
                         .to_string(),
-                ));
+                )));
             }
         }
         self.copy_out()
@@ -155,7 +170,9 @@ impl PendingRead {
     /// loop; on native the future drives the device with non-blocking polls each time it is
     /// polled.
     pub(crate) async fn finish(self) -> Result<Vec<u8>, Error> {
-        MapDone { pending: &self }.await?;
+        MapDone { pending: &self }
+            .await
+            .map_err(|e| self.shared.lost_or(e))?;
         self.copy_out()
     }
 
@@ -164,7 +181,7 @@ impl PendingRead {
             let view = self
                 .staging
                 .get_mapped_range(..)
-                .map_err(|e| Error::Map(e.to_string()))?;
+                .map_err(|e| self.shared.lost_or(Error::Map(e.to_string())))?;
             view[self.from..self.from + self.len].to_vec()
         };
         self.staging.unmap();
@@ -192,7 +209,7 @@ impl Future for MapDone<'_> {
         // callback takes it.)
         #[cfg(not(target_arch = "wasm32"))]
         {
-            if let Err(e) = pending.device.poll(wgpu::PollType::Poll) {
+            if let Err(e) = pending.shared.device.poll(wgpu::PollType::Poll) {
                 return Poll::Ready(Err(Error::Poll(e.to_string())));
             }
             if let Some(r) = lock(&pending.slot).result.take() {

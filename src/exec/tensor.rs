@@ -93,12 +93,12 @@ impl Tensor {
         }
         let buffer = create(ctx, size, true)?;
         {
-            let mut padded = vec![0u8; buffer.size() as usize];
-            padded[..bytes.len()].copy_from_slice(bytes);
-            buffer
+            // On a lost device the buffer is invalid and its mapping fails.
+            let mut view = buffer
                 .get_mapped_range_mut(..)
-                .map_err(|e| Error::Map(e.to_string()))?
-                .copy_from_slice(&padded);
+                .map_err(|e| ctx.shared.lost_or(Error::Map(e.to_string())))?;
+            view.slice(..bytes.len()).copy_from_slice(bytes);
+            view.slice(bytes.len()..).fill(0);
         }
         buffer.unmap();
         Ok(Tensor {
@@ -114,6 +114,10 @@ impl Tensor {
     pub fn zeros(ctx: &Context, data_type: DataType, shape: &[usize]) -> Result<Tensor, Error> {
         let (_, size) = sizes(data_type, shape)?;
         let buffer = create(ctx, size, false)?;
+        // wgpu makes an invalid buffer on a lost device without any error: check the device.
+        if let Some(lost) = ctx.shared.lost() {
+            return Err(lost);
+        }
         Ok(Tensor {
             ctx: ctx.clone(),
             buffer,
@@ -203,7 +207,8 @@ impl Tensor {
 }
 
 /// A tensor's buffer: `bytes` rounded up to 16, checked against the device's
-/// `max_buffer_size`, allocation failures returned rather than raised.
+/// `max_buffer_size` before anything is allocated (on the device or the host), allocation
+/// failures returned rather than raised.
 fn create(ctx: &Context, bytes: u64, mapped: bool) -> Result<wgpu::Buffer, Error> {
     let size = bytes.div_ceil(16).max(1) * 16;
     let limit = ctx.device().limits().max_buffer_size;
@@ -220,7 +225,7 @@ fn create(ctx: &Context, bytes: u64, mapped: bool) -> Result<wgpu::Buffer, Error
             mapped_at_creation: mapped,
         })
     })
-    .map_err(|e| Error::Allocation(e.to_string()))
+    .map_err(|e| ctx.shared.lost_or(Error::Allocation(e.to_string())))
 }
 
 /// Element count and byte size of a packed tensor, checked for overflow.

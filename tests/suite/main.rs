@@ -12,6 +12,7 @@ mod bit_xor;
 mod broadcast;
 mod conformance;
 mod errors;
+mod faults;
 mod in_place;
 mod large;
 mod logical_xor;

@@ -1,0 +1,154 @@
+//! Faults that no description rule can catch: a lost or destroyed device, a destroyed buffer, a
+//! buffer of another device. wgpu reports them in different ways, and this module turns each
+//! into a typed error.
+//!
+//! - A lost device (`Device::destroy`, a driver reset) produces no error at all: wgpu drops
+//!   errors of the "device lost" kind instead of passing them to error scopes or to the
+//!   uncaptured-error handler, and every object made afterwards is silently invalid. What can
+//!   be observed is that a buffer mapped at creation cannot be read through its mapping, and
+//!   the device-lost callback, which wgpu runs from a poll once the queue is empty.
+//! - A destroyed buffer, or one of another device, is a validation error when a bind group
+//!   names it (wgpu-core checks this at `create_bind_group`), or when a submission uses it.
+//!   A binding of its first word, made on its own, tells which buffer it is.
+//! - A mapped buffer is a validation error only when a submission uses it.
+
+use std::num::NonZeroU64;
+
+use super::context::Shared;
+use crate::error::{Error, TensorName};
+use crate::kernels::pipelines::capture;
+
+/// What the probe reports when the device's objects are invalid without a lost callback.
+const LOST_BY_PROBE: &str = "the device was destroyed or lost: a buffer made on it is invalid";
+
+impl Shared {
+    /// The device loss already known (from the device-lost callback or an earlier check),
+    /// without any device call.
+    pub(crate) fn known_lost(&self) -> Option<Error> {
+        self.lost.get().map(|why| Error::DeviceLost(why.clone()))
+    }
+
+    /// Whether the device is lost, checked now: a 4-byte buffer mapped at creation can be
+    /// written through its mapping on a live device only. Once seen, the loss is remembered.
+    pub(crate) fn lost(&self) -> Option<Error> {
+        if let Some(e) = self.known_lost() {
+            return Some(e);
+        }
+        let probe = capture(&self.device, || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu-xor device check"),
+                size: 4,
+                usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            })
+        })
+        // A live device that cannot spare 4 bytes is not lost.
+        .ok()?;
+        let alive = probe.get_mapped_range_mut(..).is_ok();
+        probe.destroy();
+        if alive {
+            return None;
+        }
+        let _ = self.lost.set(LOST_BY_PROBE.to_string());
+        self.known_lost()
+    }
+
+    /// Why `buffer` cannot be used in a submission, if that can be found: it is mapped (a
+    /// view of the whole buffer can be had: wgpu keeps the map state to itself otherwise), or a
+    /// bind group cannot name it (destroyed, or made on another device), which a read-only
+    /// storage binding of its first word, made on its own, tells. `None` also for a buffer
+    /// mapped in part, and for one that the binding check cannot bind (no `STORAGE` usage,
+    /// fewer than 4 bytes).
+    pub(crate) fn unusable(&self, buffer: &wgpu::Buffer) -> Option<String> {
+        if buffer.get_mapped_range(..).is_ok() {
+            return Some("it is mapped".to_string());
+        }
+        if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) || buffer.size() < 4 {
+            return None;
+        }
+        let layout = self.check_layout.get_or_init(|| {
+            self.device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("gpu-xor buffer check"),
+                    entries: &[wgpu::BindGroupLayoutEntry {
+                        binding: 0,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Storage { read_only: true },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    }],
+                })
+        });
+        capture(&self.device, || {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("gpu-xor buffer check"),
+                layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: 0,
+                        size: NonZeroU64::new(4),
+                    }),
+                }],
+            })
+        })
+        .err()
+        .map(|e| cause(&e))
+    }
+
+    /// The typed error for a failure of `call` that used `buffers` (each with the tensor bound
+    /// to it, when known): [`Error::DeviceLost`], [`Error::InvalidBuffer`] for the first
+    /// buffer a binding refuses, else [`Error::Wgpu`].
+    pub(crate) fn fault(
+        &self,
+        call: &'static str,
+        error: &wgpu::Error,
+        buffers: &[(Option<TensorName>, &wgpu::Buffer)],
+    ) -> Error {
+        if let Some(lost) = self.lost() {
+            return lost;
+        }
+        for &(tensor, buffer) in buffers {
+            if let Some(reason) = self.unusable(buffer) {
+                return Error::InvalidBuffer { tensor, reason };
+            }
+        }
+        Error::Wgpu {
+            call,
+            message: message(error),
+        }
+    }
+
+    /// [`Error::DeviceLost`] when the device is lost, else `otherwise`: for failures (a map, a
+    /// poll) that a lost device explains.
+    pub(crate) fn lost_or(&self, otherwise: Error) -> Error {
+        self.lost().unwrap_or(otherwise)
+    }
+}
+
+/// wgpu's message on one line: its parts joined with ": " (`Validation Error: In
+/// Device::create_bind_group, label = 'gpu-xor': Buffer with 'x' label has been destroyed`).
+pub(crate) fn message(error: &wgpu::Error) -> String {
+    error
+        .to_string()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
+/// The innermost part of wgpu's message (`Buffer with 'x' label has been destroyed`).
+fn cause(error: &wgpu::Error) -> String {
+    error
+        .to_string()
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or_default()
+        .to_string()
+}

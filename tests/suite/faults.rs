@@ -1,0 +1,437 @@
+//! Faults outside the description rules: a destroyed device, destroyed buffers, allocations
+//! past the device's limits, garbage in the environment. Each ends in a typed error (or, where
+//! wgpu reports a fault only at the caller's own submit, in wgpu's report there), never in a
+//! panic or a hang.
+//!
+//! Every test that destroys something opens a device of its own: the suite's shared device
+//! must stay alive for the other tests.
+
+use gpu_xor::{
+    AutoBroadcast, BitXor, BitXorDesc, Context, DataType, Error, Tensor, TensorBinding, TensorName,
+    XorBindings,
+};
+
+use crate::common::{buffer, ctx, random_bytes};
+
+/// A context on a device of its own.
+fn fresh() -> Context {
+    Context::from_env().expect("a device of its own")
+}
+
+/// A context on a device of its own whose buffers may not exceed `max_buffer_size` bytes.
+fn limited(max_buffer_size: u64) -> Context {
+    pollster::block_on(async {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .expect("an adapter");
+        let base = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("gpu-xor limited"),
+                required_limits: wgpu::Limits {
+                    max_buffer_size,
+                    max_storage_buffer_binding_size: base
+                        .max_storage_buffer_binding_size
+                        .min(max_buffer_size),
+                    ..base
+                },
+                ..Default::default()
+            })
+            .await
+            .expect("a device with a small max_buffer_size");
+        Context::new(device, queue)
+    })
+}
+
+fn rule<T: std::fmt::Debug>(r: Result<T, Error>) -> &'static str {
+    match r {
+        Ok(v) => panic!("expected an error, got {v:?}"),
+        Err(e) => {
+            // Every message is one readable line or more, never empty.
+            assert!(!e.to_string().is_empty());
+            e.rule()
+        }
+    }
+}
+
+fn u32_bytes(words: &[u32]) -> Vec<u8> {
+    bytemuck::cast_slice(words).to_vec()
+}
+
+#[test]
+fn every_call_on_a_destroyed_device_is_device_lost() {
+    // A context on a device it did not make (no device-lost callback of its own): the loss is
+    // found by checking the device, not told by wgpu.
+    let owner = fresh();
+    let ctx = Context::new(owner.device().clone(), owner.queue().clone());
+    let a = Tensor::from_slice(&ctx, &[8], &[1u32; 8]).unwrap();
+    let b = Tensor::from_slice(&ctx, &[8], &[6u32; 8]).unwrap();
+    let out = Tensor::zeros(&ctx, DataType::U32, &[8]).unwrap();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
+    let bindings = XorBindings::new(a.binding(), b.binding(), out.binding());
+    op.run(&bindings).unwrap();
+    assert_eq!(out.to_vec::<u32>().unwrap(), [7; 8]);
+
+    ctx.device().destroy();
+
+    // Before anything has looked at the device, a push makes no wgpu call (its pipeline is
+    // cached) and cannot know; recording the batch finds the loss.
+    let mut batch = ctx.batch();
+    batch.push(&op, &bindings).unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    assert_eq!(rule(batch.record(&mut encoder)), "device_lost");
+    // From then on the loss is known, and a push reports it too.
+    assert_eq!(rule(ctx.batch().push(&op, &bindings)), "device_lost");
+
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    assert_eq!(rule(op.record(&mut encoder, &bindings)), "device_lost");
+    assert_eq!(rule(op.run(&bindings)), "device_lost");
+    assert_eq!(rule(out.to_vec::<u32>()), "device_lost");
+    assert_eq!(rule(out.to_bytes()), "device_lost");
+    assert_eq!(rule(ctx.read_buffer(out.buffer(), 0, 32)), "device_lost");
+    assert_eq!(
+        rule(pollster::block_on(ctx.read_buffer_async(
+            out.buffer(),
+            0,
+            32
+        ))),
+        "device_lost"
+    );
+    assert_eq!(rule(Tensor::zeros(&ctx, DataType::U8, &[4])), "device_lost");
+    assert_eq!(
+        rule(Tensor::from_slice(&ctx, &[4], &[1u16, 2, 3, 4])),
+        "device_lost"
+    );
+    assert_eq!(
+        rule(Tensor::from_bytes(&ctx, DataType::I8, &[2], &[1, 2])),
+        "device_lost"
+    );
+    assert_eq!(rule(Tensor::from_bools(&ctx, &[1], &[true])), "device_lost");
+    assert_eq!(rule(ctx.bit_xor(&a, &b)), "device_lost");
+    assert_eq!(rule(ctx.logical_xor(&a, &b)), "device_lost");
+    assert_eq!(
+        rule(ctx.bitwise_xor(&a, &b, AutoBroadcast::Numpy)),
+        "device_lost"
+    );
+    assert_eq!(rule(ctx.wait()), "device_lost");
+    // Validating a description makes no wgpu call: it still succeeds.
+    BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[8])).unwrap();
+    // A new pipeline on the lost device does not panic either.
+    let op16 = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[16])).unwrap();
+    assert_eq!(rule(op16.run(&bindings)), "device_lost");
+}
+
+#[test]
+fn a_context_from_env_reports_wgpus_reason_for_the_loss() {
+    let ctx = fresh();
+    let t = Tensor::from_slice(&ctx, &[4], &[1u8, 2, 3, 4]).unwrap();
+    ctx.device().destroy();
+    // The first poll runs the device-lost callback that `from_env` installed.
+    let e = ctx.wait().unwrap_err();
+    assert!(
+        matches!(&e, Error::DeviceLost(why) if why.contains("destroyed")),
+        "{e}"
+    );
+    assert_eq!(rule(t.to_vec::<u8>()), "device_lost");
+}
+
+#[test]
+fn a_lost_device_fails_every_thread_without_a_hang() {
+    let owner = fresh();
+    let ctx = Context::new(owner.device().clone(), owner.queue().clone());
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[64])).unwrap();
+    let tensors: Vec<Tensor> = (0..3)
+        .map(|k| Tensor::from_slice(&ctx, &[64], &[k as u8; 64]).unwrap())
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let (ctx, op, tx) = (ctx.clone(), op.clone(), tx.clone());
+            let bufs: Vec<wgpu::Buffer> = tensors.iter().map(|t| t.buffer().clone()).collect();
+            std::thread::spawn(move || {
+                let bindings = XorBindings::new(
+                    TensorBinding::new(&bufs[0]),
+                    TensorBinding::new(&bufs[1]),
+                    TensorBinding::new(&bufs[2]),
+                );
+                // Run until the device is gone; every result is Ok or DeviceLost.
+                for _ in 0..10_000 {
+                    match op
+                        .run(&bindings)
+                        .and_then(|_| ctx.read_buffer(&bufs[2], 0, 64))
+                    {
+                        Ok(_) => {}
+                        Err(e) => {
+                            tx.send(e.rule()).unwrap();
+                            return;
+                        }
+                    }
+                }
+                tx.send("never lost").unwrap();
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    ctx.device().destroy();
+    for _ in 0..workers.len() {
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a worker hung on the destroyed device");
+        assert_eq!(got, "device_lost");
+    }
+    for w in workers {
+        w.join().unwrap();
+    }
+}
+
+#[test]
+fn a_destroyed_buffer_is_invalid_buffer_naming_its_tensor() {
+    let ctx = fresh();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
+    for (k, name) in [TensorName::A, TensorName::B, TensorName::Output]
+        .into_iter()
+        .enumerate()
+    {
+        let images: Vec<Vec<u8>> = (0..3).map(|i| random_bytes(i + 10, 32)).collect();
+        let bufs: Vec<wgpu::Buffer> = images.iter().map(|b| buffer(&ctx, b)).collect();
+        let bindings = XorBindings::new(
+            TensorBinding::new(&bufs[0]),
+            TensorBinding::new(&bufs[1]),
+            TensorBinding::new(&bufs[2]),
+        );
+        bufs[k].destroy();
+
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        let e = op.record(&mut encoder, &bindings).unwrap_err();
+        assert_eq!(
+            e,
+            Error::InvalidBuffer {
+                tensor: Some(name),
+                reason: "Buffer with 'test' label has been destroyed".to_string()
+            }
+        );
+        // Nothing was recorded: the encoder submits cleanly.
+        let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        ctx.queue().submit([encoder.finish()]);
+        assert!(pollster::block_on(scope.pop()).is_none());
+
+        let e = op.run(&bindings).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidBuffer { tensor: Some(t), .. } if t == name),
+            "{e}"
+        );
+        // A batch does not know tensor names; it names the reason.
+        let mut batch = ctx.batch();
+        batch.push(&op, &bindings).unwrap();
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        let e = batch.record(&mut encoder).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidBuffer { tensor: None, reason } if reason.contains("destroyed")),
+            "{e}"
+        );
+        // Reading it back is refused at the copy's submission.
+        let e = ctx.read_buffer(&bufs[k], 0, 32).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidBuffer { tensor: None, reason } if reason.contains("destroyed")),
+            "{e}"
+        );
+        assert_eq!(
+            rule(pollster::block_on(ctx.read_buffer_async(&bufs[k], 0, 32))),
+            "invalid_buffer"
+        );
+        // The other buffers kept every byte.
+        for i in (0..3).filter(|&i| i != k) {
+            assert_eq!(ctx.read_buffer(&bufs[i], 0, 32).unwrap(), images[i]);
+        }
+    }
+    // The device is fine afterwards.
+    let a = Tensor::from_slice(&ctx, &[8], &[3u32; 8]).unwrap();
+    let b = Tensor::from_slice(&ctx, &[8], &[5u32; 8]).unwrap();
+    assert_eq!(
+        ctx.bit_xor(&a, &b).unwrap().to_vec::<u32>().unwrap(),
+        [6; 8]
+    );
+}
+
+#[test]
+fn a_destroyed_tensor_buffer_fails_read_back_and_the_convenience_calls() {
+    let ctx = fresh();
+    let a = Tensor::from_slice(&ctx, &[4], &[1u32, 2, 3, 4]).unwrap();
+    let b = Tensor::from_slice(&ctx, &[4], &[4u32, 3, 2, 1]).unwrap();
+    b.buffer().destroy();
+    assert_eq!(rule(b.to_vec::<u32>()), "invalid_buffer");
+    let e = ctx.bit_xor(&a, &b).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBuffer {
+                tensor: Some(TensorName::B),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(a.to_vec::<u32>().unwrap(), [1, 2, 3, 4]);
+}
+
+#[test]
+fn a_buffer_destroyed_after_record_is_reported_at_the_callers_submit() {
+    // The caller's duty: wgpu checks a destroyed buffer again at submission, and a submit
+    // belongs to the caller. wgpu reports it to the caller's error scope (or the device's
+    // uncaptured-error handler), and nothing runs.
+    let ctx = fresh();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[16])).unwrap();
+    let bufs: Vec<wgpu::Buffer> = (0..3).map(|i| buffer(&ctx, &random_bytes(i, 16))).collect();
+    let before = ctx.read_buffer(&bufs[2], 0, 16).unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    op.record(
+        &mut encoder,
+        &XorBindings::new(
+            TensorBinding::new(&bufs[0]),
+            TensorBinding::new(&bufs[1]),
+            TensorBinding::new(&bufs[2]),
+        ),
+    )
+    .unwrap();
+    bufs[0].destroy();
+    let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    ctx.queue().submit([encoder.finish()]);
+    let e = pollster::block_on(scope.pop()).expect("wgpu refuses the submission");
+    assert!(e.to_string().contains("destroyed"), "{e}");
+    ctx.wait().unwrap();
+    assert_eq!(ctx.read_buffer(&bufs[2], 0, 16).unwrap(), before);
+}
+
+#[test]
+fn a_mapped_buffer_is_refused_at_run_without_a_panic() {
+    let ctx = fresh();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[4])).unwrap();
+    let a = buffer(&ctx, &u32_bytes(&[1, 2, 3, 4]));
+    let b = buffer(&ctx, &u32_bytes(&[1, 1, 1, 1]));
+    // Still mapped from its creation.
+    let out = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("mapped"),
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: true,
+    });
+    let e = op
+        .run(&XorBindings::new(
+            TensorBinding::new(&a),
+            TensorBinding::new(&b),
+            TensorBinding::new(&out),
+        ))
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::InvalidBuffer {
+            tensor: Some(TensorName::Output),
+            reason: "it is mapped".to_string()
+        }
+    );
+    let e = ctx.read_buffer(&out, 0, 16).unwrap_err();
+    assert_eq!(e.rule(), "invalid_buffer", "{e}");
+    out.unmap();
+    assert_eq!(ctx.read_buffer(&out, 0, 16).unwrap(), [0; 16]);
+}
+
+#[test]
+fn allocations_past_max_buffer_size_are_buffer_too_large() {
+    const LIMIT: u64 = 1 << 20;
+    let ctx = limited(LIMIT);
+    assert_eq!(ctx.device().limits().max_buffer_size, LIMIT);
+    let too_large = |r: Result<Tensor, Error>| match r {
+        Err(Error::BufferTooLarge { bytes, limit }) => {
+            assert_eq!(limit, LIMIT);
+            assert!(bytes > LIMIT);
+        }
+        other => panic!("expected buffer_too_large, got {other:?}"),
+    };
+    too_large(Tensor::zeros(
+        &ctx,
+        DataType::U32,
+        &[(LIMIT / 4) as usize + 1],
+    ));
+    too_large(Tensor::zeros(&ctx, DataType::U64, &[1 << 20, 1 << 20]));
+    too_large(Tensor::from_slice(
+        &ctx,
+        &[LIMIT as usize + 1],
+        &vec![0u8; LIMIT as usize + 1],
+    ));
+    // At the limit it works.
+    let full = Tensor::zeros(&ctx, DataType::U8, &[LIMIT as usize]).unwrap();
+    assert_eq!(full.element_count() as u64, LIMIT);
+    // A broadcast whose output is past the limit: the inputs are small, the output is
+    // refused before anything is allocated.
+    let col = Tensor::from_slice(&ctx, &[2048, 1], &vec![1u8; 2048]).unwrap();
+    let row = Tensor::from_slice(&ctx, &[1, 2048], &vec![2u8; 2048]).unwrap();
+    too_large(ctx.bitwise_xor(&col, &row, AutoBroadcast::Numpy));
+    // A DirectML call on inputs at the limit needs an output at the limit: fine.
+    let ones = Tensor::from_slice(&ctx, &[LIMIT as usize], &vec![1u8; LIMIT as usize]).unwrap();
+    let out = ctx.bit_xor(&ones, &full).unwrap();
+    assert!(out.to_vec::<u8>().unwrap().iter().all(|&x| x == 1));
+}
+
+#[test]
+fn a_huge_broadcast_output_on_the_shared_device_is_refused_without_allocating() {
+    // 2^32 u64 elements (32 GiB) from two 512 KiB inputs.
+    let ctx = ctx();
+    let col = Tensor::from_slice(ctx, &[65536, 1], &vec![1u64; 65536]).unwrap();
+    let row = Tensor::from_slice(ctx, &[1, 65536], &vec![2u64; 65536]).unwrap();
+    let e = ctx
+        .bitwise_xor(&col, &row, AutoBroadcast::Numpy)
+        .unwrap_err();
+    assert_eq!(e.rule(), "buffer_too_large", "{e}");
+}
+
+/// The variable that tells [`from_env_child_reports_invalid_option`] it runs as the child, and
+/// which variable it must see named.
+const CHILD: &str = "GPU_XOR_FAULTS_CHILD";
+
+/// Runs only as the child of [`from_env_refuses_garbage_variables_in_a_child_process`]:
+/// `Context::from_env` must refuse the garbage variable with `invalid_option` naming it.
+#[test]
+fn from_env_child_reports_invalid_option() {
+    let Ok(expected) = std::env::var(CHILD) else {
+        return;
+    };
+    let e = Context::from_env().expect_err("garbage in the environment must be refused");
+    match &e {
+        Error::InvalidOption { name, .. } => assert_eq!(*name, expected, "{e}"),
+        other => panic!("expected invalid_option for {expected}, got {other:?}"),
+    }
+    println!("child refused: {e}");
+}
+
+#[test]
+fn from_env_refuses_garbage_variables_in_a_child_process() {
+    let exe = std::env::current_exe().expect("the test binary");
+    for (var, value) in [
+        ("GPU_XOR_MAX_WINDOW", "-4096"),
+        ("GPU_XOR_MAX_WINDOW", "0"),
+        ("GPU_XOR_LIMITS", "lots"),
+        ("WGPU_BACKEND", "vulkan,vulkn"),
+        ("WGPU_POWER_PREF", "fastest"),
+    ] {
+        let out = std::process::Command::new(&exe)
+            .args([
+                "--exact",
+                "faults::from_env_child_reports_invalid_option",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, var)
+            .env(var, value)
+            .output()
+            .expect("the child runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stdout.contains("1 passed") && stdout.contains("child refused"),
+            "{var}={value:?}: the child failed\n{stdout}\n{stderr}"
+        );
+    }
+}
