@@ -17,6 +17,11 @@
 /// mapped when the caller submits the encoder, is found only by the caller's own
 /// `Queue::submit`, which wgpu reports to the caller's error scope or to the device's
 /// uncaptured-error handler (by default a panic).
+///
+/// "Another device" means another device of the same `wgpu::Instance`. wgpu compares buffers,
+/// and finds them, by an id that is unique within one instance only: a buffer of another
+/// instance can stand for one of this instance's buffers, and neither wgpu nor this crate can
+/// tell. Keep every buffer of a call on the context's instance.
 #[derive(Clone, Copy, Debug)]
 pub struct TensorBinding<'a> {
     /// The buffer.

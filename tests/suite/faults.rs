@@ -18,8 +18,9 @@ fn fresh() -> Context {
     Context::from_env().expect("a device of its own")
 }
 
-/// A context on a device of its own whose buffers may not exceed `max_buffer_size` bytes.
-fn limited(max_buffer_size: u64) -> Context {
+/// Contexts on devices of their own, all from one adapter of one instance, the first of
+/// which may not have buffers past `max_buffer_size` bytes.
+fn devices(count: usize, max_buffer_size: Option<u64>) -> Vec<Context> {
     pollster::block_on(async {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -27,23 +28,35 @@ fn limited(max_buffer_size: u64) -> Context {
             .request_adapter(&wgpu::RequestAdapterOptions::default())
             .await
             .expect("an adapter");
-        let base = adapter.limits();
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("gpu-xor limited"),
-                required_limits: wgpu::Limits {
-                    max_buffer_size,
-                    max_storage_buffer_binding_size: base
-                        .max_storage_buffer_binding_size
-                        .min(max_buffer_size),
-                    ..base
-                },
-                ..Default::default()
-            })
-            .await
-            .expect("a device with a small max_buffer_size");
-        Context::new(device, queue)
+        let mut contexts = Vec::new();
+        for k in 0..count {
+            let base = adapter.limits();
+            let max = max_buffer_size
+                .filter(|_| k == 0)
+                .unwrap_or(base.max_buffer_size);
+            let (device, queue) = adapter
+                .request_device(&wgpu::DeviceDescriptor {
+                    label: Some("gpu-xor faults"),
+                    required_limits: wgpu::Limits {
+                        max_buffer_size: max,
+                        max_storage_buffer_binding_size: base
+                            .max_storage_buffer_binding_size
+                            .min(max),
+                        ..base
+                    },
+                    ..Default::default()
+                })
+                .await
+                .expect("a device");
+            contexts.push(Context::new(device, queue));
+        }
+        contexts
     })
+}
+
+/// A context on a device of its own whose buffers may not exceed `max_buffer_size` bytes.
+fn limited(max_buffer_size: u64) -> Context {
+    devices(1, Some(max_buffer_size)).remove(0)
 }
 
 fn rule<T: std::fmt::Debug>(r: Result<T, Error>) -> &'static str {
@@ -434,4 +447,43 @@ fn from_env_refuses_garbage_variables_in_a_child_process() {
             "{var}={value:?}: the child failed\n{stdout}\n{stderr}"
         );
     }
+}
+
+#[test]
+fn a_buffer_of_another_device_is_invalid_buffer() {
+    // Two devices of one instance: wgpu tells buffers apart by an id that is unique within an
+    // instance only (see `TensorBinding`).
+    let mut two = devices(2, None);
+    let (ctx, other) = (two.remove(0), two.remove(0));
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[16])).unwrap();
+    let mine: Vec<wgpu::Buffer> = (0..2).map(|i| buffer(&ctx, &random_bytes(i, 16))).collect();
+    let foreign = buffer(&other, &random_bytes(9, 16));
+    let bindings = XorBindings::new(
+        TensorBinding::new(&mine[0]),
+        TensorBinding::new(&foreign),
+        TensorBinding::new(&mine[1]),
+    );
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    let e = op.record(&mut encoder, &bindings).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBuffer {
+                tensor: Some(TensorName::B),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(rule(op.run(&bindings)), "invalid_buffer");
+    assert_eq!(rule(ctx.read_buffer(&foreign, 0, 16)), "invalid_buffer");
+    // Both devices carry on.
+    assert_eq!(
+        ctx.read_buffer(&mine[1], 0, 16).unwrap(),
+        random_bytes(1, 16)
+    );
+    assert_eq!(
+        other.read_buffer(&foreign, 0, 16).unwrap(),
+        random_bytes(9, 16)
+    );
 }
