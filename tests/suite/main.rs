@@ -10,6 +10,7 @@ mod common;
 mod batch;
 mod bit_xor;
 mod broadcast;
+mod concurrency;
 mod conformance;
 mod errors;
 mod faults;
