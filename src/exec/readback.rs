@@ -30,6 +30,8 @@ struct MapSlot {
 pub(crate) struct PendingRead {
     shared: Arc<Shared>,
     staging: wgpu::Buffer,
+    /// What the blocking wait waits for (a browser cannot block).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     submission: wgpu::SubmissionIndex,
     slot: Arc<Mutex<MapSlot>>,
     /// Where the asked-for bytes start in the staging buffer, and how many there are.

@@ -52,10 +52,13 @@ element!(
 /// ```
 #[derive(Debug)]
 pub struct Tensor {
+    /// Read-back blocks, and only native targets read back this way.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     ctx: Context,
     buffer: wgpu::Buffer,
     data_type: DataType,
     shape: Vec<usize>,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     bytes: u64,
 }
 
@@ -127,7 +130,9 @@ impl Tensor {
         })
     }
 
-    /// Reads the elements back as `T`, which must match the tensor's type.
+    /// Reads the elements back as `T`, which must match the tensor's type (native only: it
+    /// blocks; in a browser read [`Tensor::buffer`] with [`Context::read_buffer_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
         if T::DATA_TYPE != self.data_type {
             return Err(Error::TensorTypeMismatch {
@@ -142,7 +147,8 @@ impl Tensor {
             .collect())
     }
 
-    /// Reads a [`DataType::Bool`] tensor back; any nonzero byte reads as true.
+    /// Reads a [`DataType::Bool`] tensor back; any nonzero byte reads as true (native only).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn to_bools(&self) -> Result<Vec<bool>, Error> {
         if self.data_type != DataType::Bool {
             return Err(Error::TensorTypeMismatch {
@@ -153,7 +159,8 @@ impl Tensor {
         Ok(self.to_bytes()?.into_iter().map(|b| b != 0).collect())
     }
 
-    /// Reads the raw element bytes back.
+    /// Reads the raw element bytes back (native only).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
         let mut bytes = self
             .ctx
