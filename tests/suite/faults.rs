@@ -132,6 +132,14 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
     assert_eq!(rule(ctx.wait()), "device_lost");
     // Validating a description makes no wgpu call: it still succeeds.
     BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[8])).unwrap();
+    // A context made on the device after its loss does not panic, and finds the loss.
+    let late = Context::new(ctx.device().clone(), ctx.queue().clone());
+    assert_eq!(
+        rule(Tensor::zeros(&late, DataType::U8, &[4])),
+        "device_lost"
+    );
+    let late_op = BitXor::new(&late, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
+    assert_eq!(rule(late_op.run(&bindings)), "device_lost");
     // A new pipeline on the lost device does not panic either.
     let op16 = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[16])).unwrap();
     assert_eq!(rule(op16.run(&bindings)), "device_lost");
