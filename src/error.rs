@@ -165,7 +165,7 @@ pub enum Error {
     TooManyElements {
         /// The offending tensor.
         tensor: TensorName,
-        /// Its element count.
+        /// Its element count, saturated at `u128::MAX`.
         elements: u128,
     },
 
@@ -229,6 +229,25 @@ pub enum Error {
         sizes: Vec<u32>,
         /// The output's strides.
         strides: Vec<u32>,
+    },
+
+    /// Whether the output overlaps itself was not decided within the search's step limit
+    /// (library policy: an output is accepted only when it provably does not overlap
+    /// itself). The exact check drops and rewrites dimensions first and decides most
+    /// interleaved layouts without searching; what is left is searched for at most `steps`
+    /// steps, so that validation takes bounded time.
+    #[error(
+        "OutputTensor Strides {} with Sizes {}: whether two indices reach one element was not decided within {steps} search steps (an output must provably not overlap itself)",
+        Dims(strides),
+        Dims(sizes)
+    )]
+    OutputOverlapUndecided {
+        /// The output's sizes.
+        sizes: Vec<u32>,
+        /// The output's strides.
+        strides: Vec<u32>,
+        /// The search's step limit.
+        steps: u64,
     },
 
     // ----- OpenVINO rules ----------------------------------------------------------------
@@ -415,7 +434,7 @@ pub enum Error {
     SizeOverflow {
         /// What overflowed.
         what: &'static str,
-        /// Its value.
+        /// Its value, saturated at `u128::MAX`.
         value: u128,
     },
 
@@ -515,6 +534,7 @@ impl Error {
             Error::OwnedByDmlOnOutput => "owned_by_dml_on_output",
             Error::OwnedByDmlUnsupported { .. } => "owned_by_dml_unsupported",
             Error::OutputOverlap { .. } => "output_overlap",
+            Error::OutputOverlapUndecided { .. } => "output_overlap_undecided",
             Error::ShapeInconsistent { .. } => "shape_inconsistent",
             Error::UnsupportedBroadcast { .. } => "unsupported_broadcast",
             Error::BindingOffsetMisaligned { .. } => "binding_offset_misaligned",

@@ -146,7 +146,10 @@ pub fn bitwise_xor(
         _ => shape.len() - b_shape.len(),
     };
     let count = checked_count(&shape, width)?;
-    let mut out = vec![0u8; count * width];
+    let mut out = Vec::new();
+    out.try_reserve_exact(count * width)
+        .map_err(|e| Error::Allocation(format!("{} output bytes: {e}", count * width)))?;
+    out.resize(count * width, 0);
     let mut index = vec![0usize; shape.len()];
     for i in 0..count {
         unravel(i, &shape, &mut index);
@@ -196,16 +199,22 @@ fn elementwise(
     }
     for (tensor, sizes) in [(TensorName::B, b.sizes), (TensorName::Output, out.sizes)] {
         if sizes != a.sizes {
+            let dims = |s: &[usize]| -> Vec<u32> {
+                s.iter()
+                    .map(|&d| u32::try_from(d).unwrap_or(u32::MAX))
+                    .collect()
+            };
             return Err(Error::SizesMismatch {
                 operator,
                 tensor,
-                sizes: sizes.iter().map(|&s| s as u32).collect(),
-                expected: a.sizes.iter().map(|&s| s as u32).collect(),
+                sizes: dims(sizes),
+                expected: dims(a.sizes),
             });
         }
     }
     let width = data_type.size_in_bytes() as usize;
-    let a_offsets = offsets(
+    let count = checked_count(a.sizes, width)?;
+    let a_strides = view_strides(
         TensorName::A,
         a.sizes,
         a.strides,
@@ -213,7 +222,7 @@ fn elementwise(
         width,
         a.bytes.len(),
     )?;
-    let b_offsets = offsets(
+    let b_strides = view_strides(
         TensorName::B,
         b.sizes,
         b.strides,
@@ -221,7 +230,7 @@ fn elementwise(
         width,
         b.bytes.len(),
     )?;
-    let o_offsets = offsets(
+    let o_strides = view_strides(
         TensorName::Output,
         out.sizes,
         out.strides,
@@ -229,19 +238,33 @@ fn elementwise(
         width,
         out.bytes.len(),
     )?;
-    let results: Vec<u64> = a_offsets
-        .iter()
-        .zip(&b_offsets)
-        .map(|(&x, &y)| f(data_type, read(a.bytes, x, width), read(b.bytes, y, width)))
-        .collect();
-    for (&o, r) in o_offsets.iter().zip(results) {
-        write(out.bytes, o, width, r);
+    // Every offset below is at most the last element's, which `view_strides` bounded by the
+    // length of its bytes: no sum or product can overflow. Nothing is allocated per element.
+    let at = |i: usize, strides: &[usize], offset: usize| -> usize {
+        let mut rest = i;
+        let mut element = 0;
+        for (&n, &s) in a.sizes.iter().zip(strides).rev() {
+            element += (rest % n) * s;
+            rest /= n;
+        }
+        offset + element * width
+    };
+    for i in 0..count {
+        let x = read(a.bytes, at(i, &a_strides, a.offset), width);
+        let y = read(b.bytes, at(i, &b_strides, b.offset), width);
+        write(
+            out.bytes,
+            at(i, &o_strides, out.offset),
+            width,
+            f(data_type, x, y),
+        );
     }
     Ok(())
 }
 
-/// Byte offsets of every element in row-major order, each checked to lie inside `len`.
-fn offsets(
+/// A view's element strides (packed row-major when `None`), after checking that every
+/// element lies inside `len` bytes.
+fn view_strides(
     tensor: TensorName,
     sizes: &[usize],
     strides: Option<&[usize]>,
@@ -249,7 +272,7 @@ fn offsets(
     width: usize,
     len: usize,
 ) -> Result<Vec<usize>, Error> {
-    let packed: Vec<usize>;
+    let count = checked_count(sizes, width)?;
     let strides = match strides {
         Some(s) => {
             if s.len() != sizes.len() {
@@ -259,26 +282,25 @@ fn offsets(
                     rank: sizes.len(),
                 });
             }
-            s
+            s.to_vec()
         }
         None => {
-            let mut acc = 1;
+            // Each packed stride is a product of some sizes, at most `count`.
+            let mut acc = 1usize;
             let mut v = vec![0; sizes.len()];
             for d in (0..sizes.len()).rev() {
                 v[d] = acc;
-                acc *= sizes[d];
+                acc = acc.saturating_mul(sizes[d]);
             }
-            packed = v;
-            &packed
+            v
         }
     };
-    let count = checked_count(sizes, width)?;
     // The last element is the furthest (strides are unsigned): checking it checks them all,
-    // and bounds every sum below.
+    // and bounds every offset.
     if count > 0 {
         let last = sizes
             .iter()
-            .zip(strides)
+            .zip(&strides)
             .try_fold(offset as u128, |acc, (&n, &s)| {
                 (n as u128 - 1)
                     .checked_mul(s as u128)?
@@ -286,22 +308,16 @@ fn offsets(
                     .checked_add(acc)
             })
             .unwrap_or(u128::MAX);
-        if last + width as u128 > len as u128 {
+        let end = last.saturating_add(width as u128);
+        if end > len as u128 {
             return Err(Error::BindingTooSmall {
                 tensor,
                 size: len as u64,
-                required: u64::try_from(last + width as u128).unwrap_or(u64::MAX),
+                required: u64::try_from(end).unwrap_or(u64::MAX),
             });
         }
     }
-    let mut index = vec![0usize; sizes.len()];
-    let mut out = Vec::with_capacity(count);
-    for i in 0..count {
-        unravel(i, sizes, &mut index);
-        let element: usize = index.iter().zip(strides).map(|(i, s)| i * s).sum();
-        out.push(offset + element * width);
-    }
-    Ok(out)
+    Ok(strides)
 }
 
 /// The element count of `shape`, refused when its bytes would not fit in memory's address
@@ -311,9 +327,12 @@ fn checked_count(shape: &[usize], width: usize) -> Result<usize, Error> {
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
         .filter(|n| n.checked_mul(width).is_some())
-        .ok_or(Error::SizeOverflow {
+        .ok_or_else(|| Error::SizeOverflow {
             what: "tensor bytes",
-            value: shape.iter().map(|&d| d as u128).product::<u128>() * width as u128,
+            value: shape
+                .iter()
+                .try_fold(width as u128, |acc, &d| acc.checked_mul(d as u128))
+                .unwrap_or(u128::MAX),
         })
 }
 
@@ -430,5 +449,74 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.rule(), "size_overflow");
+    }
+
+    #[test]
+    fn huge_shapes_are_typed_errors_not_overflows() {
+        // The product of the sizes passes 2^128: the error value saturates.
+        let e = bitwise_xor(
+            DataType::U8,
+            &[usize::MAX; 3],
+            &[],
+            &[1],
+            &[0],
+            AutoBroadcast::Numpy,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            Error::SizeOverflow {
+                what: "tensor bytes",
+                value: u128::MAX
+            }
+        );
+        // Packed strides of a view whose element count overflows.
+        let bytes = [0u8; 4];
+        let view = StridedView::packed(DataType::U8, &[usize::MAX, 2], &bytes);
+        let mut out = [0u8; 4];
+        let mut out_view = StridedViewMut::packed(DataType::U8, &[usize::MAX, 2], &mut out);
+        let e = bit_xor(&view, &view, &mut out_view).unwrap_err();
+        assert_eq!(e.rule(), "size_overflow");
+        // A furthest offset near the top of the address space is refused, not wrapped.
+        let view = StridedView {
+            strides: Some(&[usize::MAX / 2, 1]),
+            ..StridedView::packed(DataType::U8, &[3, 2], &bytes)
+        };
+        let mut out_view = StridedViewMut::packed(DataType::U8, &[3, 2], &mut out);
+        let e = bit_xor(&view, &view, &mut out_view).unwrap_err();
+        assert_eq!(e.rule(), "binding_too_small");
+    }
+
+    #[test]
+    fn broadcast_views_are_not_expanded_in_memory() {
+        // 2^40 elements read from one byte each: refused for the output's bytes, not
+        // allocated per element.
+        let one = [7u8; 1];
+        let huge: &[usize] = &[1 << 20, 1 << 20];
+        let view = StridedView {
+            strides: Some(&[0, 0]),
+            ..StridedView::packed(DataType::U8, huge, &one)
+        };
+        let mut out = [0u8; 16];
+        let mut out_view = StridedViewMut::packed(DataType::U8, huge, &mut out);
+        let e = logical_xor(&view, &view, &mut out_view).unwrap_err();
+        assert_eq!(e.rule(), "binding_too_small");
+        // Strided views still read and write the right elements.
+        let a = [1u8, 0, 2, 0, 3, 0];
+        let b = [0xf0u8; 1];
+        let mut out = [0u8; 3];
+        bit_xor(
+            &StridedView {
+                strides: Some(&[2]),
+                ..StridedView::packed(DataType::U8, &[3], &a)
+            },
+            &StridedView {
+                strides: Some(&[0]),
+                ..StridedView::packed(DataType::U8, &[3], &b)
+            },
+            &mut StridedViewMut::packed(DataType::U8, &[3], &mut out),
+        )
+        .unwrap();
+        assert_eq!(out, [0xf1, 0xf2, 0xf3]);
     }
 }

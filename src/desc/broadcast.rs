@@ -139,15 +139,7 @@ impl BitwiseXorDesc {
         let a_axis = shape.len() - self.a_shape.len();
         let spec = |dims: &[usize]| -> Result<OperandSpec, Error> {
             let sizes: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-            let elements = sizes
-                .iter()
-                .try_fold(1u64, |acc, &d| acc.checked_mul(d))
-                .and_then(|n| n.checked_mul(width))
-                .ok_or(Error::SizeOverflow {
-                    what: "tensor bytes",
-                    value: dims.iter().map(|&d| d as u128).product::<u128>() * u128::from(width),
-                })?;
-            let bytes = elements.div_ceil(4) * 4;
+            let bytes = packed_bytes(&sizes, width)?;
             Ok(OperandSpec {
                 required_bytes: bytes,
                 touched_bytes: bytes,
@@ -172,6 +164,27 @@ impl BitwiseXorDesc {
             [spec_out, spec_a, spec_b],
         ))
     }
+}
+
+/// Bytes of a packed tensor of these sizes, rounded up to whole 4-byte words: 0 for an empty
+/// tensor, whatever its other dimensions, and [`Error::SizeOverflow`] when the count does not
+/// fit in 64 bits.
+fn packed_bytes(sizes: &[u64], width: u64) -> Result<u64, Error> {
+    if sizes.contains(&0) {
+        return Ok(0);
+    }
+    sizes
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        .and_then(|n| n.checked_mul(width))
+        .and_then(|b| b.checked_next_multiple_of(4))
+        .ok_or_else(|| Error::SizeOverflow {
+            what: "tensor bytes",
+            value: sizes
+                .iter()
+                .try_fold(u128::from(width), |acc, &d| acc.checked_mul(u128::from(d)))
+                .unwrap_or(u128::MAX),
+        })
 }
 
 /// The output shape of two inputs under `broadcast`, following OpenVINO's shape inference
@@ -336,6 +349,58 @@ mod tests {
                 .rule(),
             "unsupported_broadcast"
         );
+    }
+
+    #[test]
+    fn plan_refuses_byte_counts_past_64_bits() {
+        // usize::MAX bytes round up to 2^64: once wrapped to a 0-byte binding.
+        let e = BitwiseXorDesc::new(DataType::U8, &[usize::MAX], &[1])
+            .plan()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            Error::SizeOverflow {
+                what: "tensor bytes",
+                value: u128::from(u64::MAX)
+            }
+        );
+        let e = BitwiseXorDesc::new(DataType::U64, &[1 << 61], &[1])
+            .plan()
+            .unwrap_err();
+        assert_eq!(e.rule(), "size_overflow");
+        // Past 2^128 the reported value saturates instead of overflowing.
+        let e = BitwiseXorDesc::new(DataType::U8, &[usize::MAX; 3], &[1])
+            .plan()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            Error::SizeOverflow {
+                what: "tensor bytes",
+                value: u128::MAX
+            }
+        );
+        let plan = BitwiseXorDesc::new(DataType::U32, &[(1 << 60) - 1], &[1])
+            .plan()
+            .unwrap();
+        assert_eq!(plan.operands[0].required_bytes, ((1u64 << 60) - 1) * 4);
+    }
+
+    #[test]
+    fn empty_outputs_plan_to_nothing_whatever_their_other_dimensions() {
+        let d = BitwiseXorDesc::new(DataType::I64, &[3, 1, 4, 7120310469467933835, 1, 0], &[]);
+        d.validate().unwrap();
+        let plan = d.plan().unwrap();
+        assert_eq!(plan.element_count(), 0);
+        assert_eq!(plan.kernel(), crate::KernelKind::Empty);
+        assert_eq!(plan.operands[0].required_bytes, 0);
+        assert_eq!(plan.operands[1].required_bytes, 0);
+        assert_eq!(plan.operands[2].required_bytes, 8);
+        let d = BitwiseXorDesc::new(DataType::U8, &[usize::MAX, usize::MAX, 0], &[1]);
+        assert_eq!(d.plan().unwrap().kernel(), crate::KernelKind::Empty);
+        // An input that is not empty must still fit in 64 bits, even against an empty output.
+        let d = BitwiseXorDesc::new(DataType::U8, &[usize::MAX, usize::MAX, 1], &[0]);
+        assert_eq!(d.output_shape().unwrap(), vec![usize::MAX, usize::MAX, 0]);
+        assert_eq!(d.plan().unwrap_err().rule(), "size_overflow");
     }
 
     #[test]

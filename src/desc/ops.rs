@@ -211,14 +211,30 @@ fn validate_dml(
         specs.push(check_tensor(*tensor, t)?);
     }
 
-    // Check 7.
+    // Check 7. After check 6 every packed stride is below 2^32 (at most 2^32 - 1 elements).
     let out_strides = output.effective_strides();
     let sizes: Vec<u64> = a.sizes.iter().map(|&s| u64::from(s)).collect();
-    if layout::self_overlaps(&sizes, &out_strides) {
-        return Err(Error::OutputOverlap {
-            sizes: output.sizes.clone(),
-            strides: out_strides.iter().map(|&s| s as u32).collect(),
-        });
+    let strides_u32 = || {
+        out_strides
+            .iter()
+            .map(|&s| u32::try_from(s).unwrap_or(u32::MAX))
+            .collect()
+    };
+    match layout::self_overlaps(&sizes, &out_strides) {
+        Some(false) => {}
+        Some(true) => {
+            return Err(Error::OutputOverlap {
+                sizes: output.sizes.clone(),
+                strides: strides_u32(),
+            });
+        }
+        None => {
+            return Err(Error::OutputOverlapUndecided {
+                sizes: output.sizes.clone(),
+                strides: strides_u32(),
+                steps: layout::SELF_OVERLAP_STEP_LIMIT,
+            });
+        }
     }
 
     let [spec_a, spec_b, spec_out]: [OperandSpec; 3] = specs.try_into().expect("three tensors");
@@ -353,6 +369,78 @@ mod tests {
         let mut d = BitXorDesc::packed(DataType::U8, &[1, 3]);
         d.output = d.output.with_strides(&[0, 1]);
         assert!(d.validate(FeatureLevel::Fl4_1).is_ok());
+    }
+
+    #[test]
+    fn element_counts_past_128_bits_are_too_many_not_wrapped() {
+        // 2^128 elements wrapped to 0 and reached the self-overlap check.
+        let e = BitXorDesc::packed(DataType::U8, &[65536; 8])
+            .validate(FeatureLevel::default())
+            .unwrap_err();
+        assert_eq!(
+            e,
+            Error::TooManyElements {
+                tensor: TensorName::A,
+                elements: u128::MAX
+            }
+        );
+        let t = TensorDesc::new(DataType::U64, &[u32::MAX; 8]).with_strides(&[u32::MAX; 8]);
+        let d = BitXorDesc::new(t.clone(), t.clone(), t);
+        assert_eq!(
+            d.validate(FeatureLevel::default()).unwrap_err().rule(),
+            "too_many_elements"
+        );
+        let d = LogicalXorDesc::packed(DataType::U32, &[65536, 65536, 65536, 65536]);
+        assert_eq!(
+            d.validate(FeatureLevel::Fl1_0).unwrap_err().rule(),
+            "too_many_elements"
+        );
+    }
+
+    #[test]
+    fn spans_past_64_bits_are_size_overflow() {
+        let t = TensorDesc::new(DataType::U64, &[u32::MAX]).with_strides(&[u32::MAX]);
+        let d = BitXorDesc::new(t.clone(), t.clone(), t);
+        assert_eq!(
+            d.validate(FeatureLevel::default()).unwrap_err(),
+            Error::SizeOverflow {
+                what: "DMLCalcBufferTensorSize",
+                value: ((u128::from(u32::MAX) - 1) * u128::from(u32::MAX) + 1) * 8
+            }
+        );
+    }
+
+    #[test]
+    fn interleaved_output_beyond_four_million_elements_is_accepted() {
+        // Offsets {0,2,3,4,5,7} + 6·j: no two indices meet, though 2 and 3 interleave.
+        let mut d = BitXorDesc::packed(DataType::U8, &[3, 2, 1 << 21]);
+        d.output = d.output.with_strides(&[2, 3, 6]);
+        assert_eq!(d.validate(FeatureLevel::default()), Ok(()));
+        d.output = d.output.with_strides(&[2, 3, 5]);
+        assert_eq!(
+            d.validate(FeatureLevel::default()).unwrap_err().rule(),
+            "output_overlap"
+        );
+    }
+
+    #[test]
+    fn output_overlap_left_undecided_by_the_search_is_a_typed_error() {
+        // Eight dimensions of 15 (2.6e9 elements) with unrelated 32-bit strides: no reduction
+        // applies and the search stops at its step limit.
+        let strides = [
+            1568077936, 3031016130, 1854190884, 3488247531, 1026796918, 3258132284, 3599911344,
+            2728997477,
+        ];
+        let mut d = BitXorDesc::packed(DataType::U8, &[15; 8]);
+        d.output = d.output.with_strides(&strides);
+        assert_eq!(
+            d.validate(FeatureLevel::default()),
+            Err(Error::OutputOverlapUndecided {
+                sizes: vec![15; 8],
+                strides: strides.to_vec(),
+                steps: layout::SELF_OVERLAP_STEP_LIMIT
+            })
+        );
     }
 
     #[test]

@@ -93,9 +93,18 @@ impl TensorDesc {
         self.sizes.len()
     }
 
-    /// The number of elements: the product of the sizes (1 for no dimensions).
+    /// The number of elements: the product of the sizes (1 for no dimensions), saturated at
+    /// `u128::MAX` (eight sizes near 2^32 multiply past it; any count above 2^32 - 1 breaks
+    /// the same rule).
     pub fn element_count(&self) -> u128 {
-        self.sizes.iter().map(|&s| u128::from(s)).product()
+        self.sizes
+            .iter()
+            .try_fold(1u128, |acc, &s| acc.checked_mul(u128::from(s)))
+            .unwrap_or(if self.sizes.contains(&0) {
+                0
+            } else {
+                u128::MAX
+            })
     }
 
     /// The strides in effect: the given ones, or packed row-major ones.
@@ -109,7 +118,9 @@ impl TensorDesc {
     /// `DMLCalcBufferTensorSize`: the smallest allowed `TotalTensorSizeInBytes`,
     /// `roundup((dot(Sizes - 1, Strides) + 1) * ElementSize, 4)`, or
     /// `roundup(prod(Sizes) * ElementSize, 4)` without strides. Computed in 64 bits (DirectML's
-    /// helper uses 32); fails on a zero size, on strides of the wrong length, or on overflow.
+    /// helper uses 32); fails on a zero size, on strides of the wrong length, and with
+    /// [`Error::SizeOverflow`] when the size does not fit in 64 bits (its value saturated at
+    /// `u128::MAX` when the product does not fit in 128 either).
     pub fn min_buffer_size(&self) -> Result<u64, Error> {
         self.min_buffer_size_for(TensorName::A)
     }
@@ -122,8 +133,11 @@ impl TensorDesc {
             });
         }
         let width = u128::from(self.data_type.size_in_bytes());
-        let elements_spanned: u128 = match &self.strides {
-            None => self.element_count(),
+        let elements_spanned: Option<u128> = match &self.strides {
+            None => self
+                .sizes
+                .iter()
+                .try_fold(1u128, |acc, &n| acc.checked_mul(u128::from(n))),
             Some(strides) => {
                 if strides.len() != self.sizes.len() {
                     return Err(Error::StridesLengthMismatch {
@@ -132,16 +146,19 @@ impl TensorDesc {
                         rank: self.sizes.len(),
                     });
                 }
-                let last: u128 = self
-                    .sizes
+                // At most 8 (or any number of) terms below 2^64 each.
+                self.sizes
                     .iter()
                     .zip(strides)
-                    .map(|(&n, &s)| u128::from(n - 1) * u128::from(s))
-                    .sum();
-                last + 1
+                    .try_fold(1u128, |acc, (&n, &s)| {
+                        acc.checked_add(u128::from(n - 1) * u128::from(s))
+                    })
             }
         };
-        let bytes = (elements_spanned * width).div_ceil(4) * 4;
+        let bytes = elements_spanned
+            .and_then(|n| n.checked_mul(width))
+            .and_then(|b| b.checked_next_multiple_of(4))
+            .unwrap_or(u128::MAX);
         u64::try_from(bytes).map_err(|_| Error::SizeOverflow {
             what: "DMLCalcBufferTensorSize",
             value: bytes,
@@ -221,6 +238,59 @@ mod tests {
                 .unwrap_err()
                 .rule(),
             "strides_length_mismatch"
+        );
+    }
+
+    #[test]
+    fn min_size_overflow_is_an_error_not_a_wrapped_value() {
+        // 2^128 elements: the product wraps to 0 in 128 bits.
+        let e = TensorDesc::new(DataType::U8, &[65536; 8])
+            .min_buffer_size()
+            .unwrap_err();
+        assert_eq!(e.rule(), "size_overflow");
+        let e = TensorDesc::new(DataType::U64, &[u32::MAX; 8])
+            .min_buffer_size()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            Error::SizeOverflow {
+                what: "DMLCalcBufferTensorSize",
+                value: u128::MAX
+            }
+        );
+        let e = TensorDesc::new(DataType::U64, &[u32::MAX; 8])
+            .with_strides(&[u32::MAX; 8])
+            .min_buffer_size()
+            .unwrap_err();
+        assert_eq!(e.rule(), "size_overflow");
+        // Just past 2^64 bytes.
+        let e = TensorDesc::new(DataType::U8, &[1 << 16; 4])
+            .min_buffer_size()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            Error::SizeOverflow {
+                what: "DMLCalcBufferTensorSize",
+                value: 1 << 64
+            }
+        );
+        // The largest that fits.
+        assert_eq!(
+            TensorDesc::new(DataType::U8, &[1 << 16, 1 << 16, 1 << 16, (1 << 16) - 1])
+                .min_buffer_size(),
+            Ok((1u64 << 48) * ((1 << 16) - 1))
+        );
+        assert_eq!(
+            TensorDesc::new(DataType::U8, &[65536; 8]).element_count(),
+            u128::MAX
+        );
+        assert_eq!(
+            TensorDesc::new(
+                DataType::U8,
+                &[65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536, 0]
+            )
+            .element_count(),
+            0
         );
     }
 

@@ -40,7 +40,9 @@ pub(crate) fn coalesce(layout: &Layout) -> Layout {
             });
         if merges {
             // Step 3.
-            *sizes.last_mut().expect("non-empty") *= size;
+            // At most the element count, which a validated plan keeps below 2^64.
+            let merged = sizes.last_mut().expect("non-empty");
+            *merged = merged.saturating_mul(size);
             for (o, s) in strides.iter_mut().enumerate() {
                 *s.last_mut().expect("non-empty") = layout.strides[o][d];
             }

@@ -8,7 +8,7 @@ mod plan;
 mod windows;
 
 pub use overlap::BindingPattern;
-pub(crate) use overlap::{BoundOperand, analyze_bindings, self_overlaps};
+pub(crate) use overlap::{BoundOperand, SELF_OVERLAP_STEP_LIMIT, analyze_bindings, self_overlaps};
 pub(crate) use plan::OperandSpec;
 pub use plan::{ElementOp, KernelKind, Plan};
 pub(crate) use windows::{Limits, Piece, split};
@@ -35,8 +35,15 @@ impl Layout {
         self.sizes.len()
     }
 
+    /// The product of the sizes, saturated at `u64::MAX` (exact whenever it fits, so 0 for any
+    /// zero size); a validated plan's count always fits.
     pub fn element_count(&self) -> u64 {
-        self.sizes.iter().product()
+        if self.sizes.contains(&0) {
+            return 0;
+        }
+        self.sizes
+            .iter()
+            .fold(1u64, |acc, &n| acc.saturating_mul(n))
     }
 
     /// Whether operand `o` is packed row-major over these sizes.

@@ -40,9 +40,10 @@ pub(crate) struct Piece {
 /// Splits `layout` into pieces.
 ///
 /// `base[o]` is operand `o`'s byte offset in its buffer, `slot[o]` the binding slot it is
-/// bound through, `width` the element size. Fails only when one element of each operand that
-/// shares a slot already spans more than a window: the operands are too far apart in their
-/// buffer.
+/// bound through, `width` the element size. Fails when one element of each operand that
+/// shares a slot already spans more than a window (the operands are too far apart in their
+/// buffer), or with [`Error::SizeOverflow`] when an operand's last byte, rounded up to 16,
+/// does not fit in 64 bits (bindings checked against their buffers never do).
 pub(crate) fn split(
     layout: &Layout,
     base: [u64; 3],
@@ -53,6 +54,34 @@ pub(crate) fn split(
     let mut pieces = Vec::new();
     if layout.element_count() == 0 {
         return Ok(pieces);
+    }
+    // Every offset, window end and rounding below is at most this end: checked once here,
+    // the arithmetic of the split cannot overflow.
+    for (strides, &start) in layout.strides.iter().zip(&base) {
+        let end = layout
+            .sizes
+            .iter()
+            .zip(strides)
+            .try_fold(1u64, |acc, (&n, &s)| {
+                (n - 1).checked_mul(s)?.checked_add(acc)
+            })
+            .and_then(|elements| elements.checked_mul(width))
+            .and_then(|bytes| bytes.checked_add(start))
+            .and_then(|end| end.checked_next_multiple_of(16));
+        if end.is_none() {
+            return Err(Error::SizeOverflow {
+                what: "operand end in its buffer",
+                value: layout
+                    .sizes
+                    .iter()
+                    .zip(strides)
+                    .fold(1u128, |acc, (&n, &s)| {
+                        acc.saturating_add(u128::from(n - 1) * u128::from(s))
+                    })
+                    .saturating_mul(u128::from(width))
+                    .saturating_add(u128::from(start)),
+            });
+        }
     }
     let splitter = Splitter {
         layout,
@@ -228,6 +257,25 @@ mod tests {
         };
         let e = split(&dense(16), [0, 4096, 0], [0, 0, 1], 4, limits).unwrap_err();
         assert_eq!(e.rule(), "shared_buffer_span_too_large");
+    }
+
+    #[test]
+    fn operands_ending_past_64_bits_are_an_error() {
+        let l = Layout {
+            sizes: vec![1 << 44, 1 << 20],
+            strides: [vec![1 << 20, 1], vec![1 << 20, 1], vec![0, 0]],
+        };
+        let e = split(&l, [0, 0, 0], [0, 1, 2], 8, ROOMY).unwrap_err();
+        assert_eq!(e.rule(), "size_overflow");
+        let e = split(&dense(16), [0, u64::MAX - 16, 0], [0, 1, 2], 1, ROOMY).unwrap_err();
+        assert_eq!(
+            e,
+            Error::SizeOverflow {
+                what: "operand end in its buffer",
+                value: u128::from(u64::MAX)
+            }
+        );
+        assert!(split(&dense(16), [0, u64::MAX - 31, 0], [0, 1, 2], 1, ROOMY).is_ok());
     }
 
     #[test]
