@@ -57,7 +57,7 @@
 //! # Layers
 //!
 //! [`desc`] (descriptions and rules) → layout analysis ([`Plan`]) → [`kernels`] (WGSL) →
-//! execution ([`Context`], [`BitXor`], [`Tensor`]) → [`reference`] (the CPU oracle).
+//! execution ([`Context`], [`BitXor`], [`Tensor`]) → [`mod@reference`] (the CPU oracle).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
