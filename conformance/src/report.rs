@@ -13,7 +13,7 @@ pub enum Outcome {
     Passed,
     /// A check failed; the reason names it with the values.
     Failed(String),
-    /// Not run, for a tag of [`SKIPPED_TAGS`]; the reason says why.
+    /// Not run, for a tag of [`SKIPPED_TAGS`](crate::SKIPPED_TAGS); the reason says why.
     Skipped(String),
 }
 
