@@ -56,6 +56,20 @@ impl DataType {
         DataType::U8,
     ];
 
+    /// OpenVINO BitwiseXor-13's nine types: the integers and [`DataType::Bool`] (every type
+    /// but the floating-point ones).
+    pub const OPENVINO: [DataType; 9] = [
+        DataType::U8,
+        DataType::I8,
+        DataType::U16,
+        DataType::I16,
+        DataType::U32,
+        DataType::I32,
+        DataType::U64,
+        DataType::I64,
+        DataType::Bool,
+    ];
+
     /// Every type: [`DataType::DIRECTML`], then [`DataType::Bool`].
     pub const ALL: [DataType; 12] = {
         let mut all = [DataType::Bool; 12];

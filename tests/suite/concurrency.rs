@@ -153,17 +153,7 @@ fn dml_case(rng: &mut Rng, seed: u64) -> DmlCase {
 /// A random OpenVINO call: any integer type or bool, shapes of rank 0 to 4 that broadcast
 /// under `none`, `numpy` or `pdpd`, now and then with a zero-size dimension.
 fn ov_case(rng: &mut Rng, seed: u64) -> OvCase {
-    let dt = rng.pick(&[
-        DataType::U8,
-        DataType::I8,
-        DataType::U16,
-        DataType::I16,
-        DataType::U32,
-        DataType::I32,
-        DataType::U64,
-        DataType::I64,
-        DataType::Bool,
-    ]);
+    let dt = rng.pick(&DataType::OPENVINO);
     let rank = rng.below(5) as usize;
     let full: Vec<usize> = (0..rank)
         .map(|_| {

@@ -216,19 +216,6 @@ const WIDE: [DataType; 6] = [
     DataType::F64,
 ];
 
-/// The OpenVINO BitwiseXor-13 types.
-const OPENVINO: [DataType; 9] = [
-    DataType::U8,
-    DataType::I8,
-    DataType::U16,
-    DataType::I16,
-    DataType::U32,
-    DataType::I32,
-    DataType::U64,
-    DataType::I64,
-    DataType::Bool,
-];
-
 /// Elements in one 16-byte block: rows on 16-byte boundaries have pitches that are multiples
 /// of this.
 fn per_block(w: u32) -> u32 {
@@ -1173,7 +1160,7 @@ fn bitwise_xor_call() -> impl Strategy<Value = OvSpec> {
             flip,
         });
     (
-        proptest::sample::select(OPENVINO.to_vec()),
+        proptest::sample::select(DataType::OPENVINO.to_vec()),
         0u8..8,
         dense_pair(),
         sizes,
