@@ -1,0 +1,1 @@
+//! The browser test suite of `gpu-xor` (see `browser/README.md`).

@@ -1,0 +1,1 @@
+//! gpu-xor on the browser's GPU.
