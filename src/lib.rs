@@ -68,6 +68,7 @@ mod exec;
 pub mod kernels;
 mod layout;
 pub mod reference;
+mod scope;
 
 pub use desc::{
     AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, FeatureLevel, LogicalXorDesc, TensorDesc,

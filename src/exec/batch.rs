@@ -6,17 +6,19 @@ use std::num::NonZeroU64;
 
 use super::binding::{TensorBinding, XorBindings};
 use super::context::{Context, Shared};
+use super::fault::message;
 use super::operator::XorOperator;
 use crate::error::{Error, TensorName};
 use crate::kernels::dispatch;
 use crate::kernels::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
-use crate::kernels::pipelines::{PipelineKey, capture};
+use crate::kernels::pipelines::PipelineKey;
 use crate::kernels::select::{self, Bound};
 use crate::kernels::shaders::Overrides;
 use crate::layout::{
     A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, OUT, OperandSpec, Piece, Plan,
     analyze_bindings, split,
 };
+use crate::scope::capture;
 
 /// Calls one dispatch can hold (one per workgroup layer in z).
 const MERGE_MAX: usize = RECORDS_PER_BINDING;
@@ -308,7 +310,7 @@ impl Batch {
                     rank: select::rank_constant(kernel, piece.sizes.len()),
                 },
             };
-            let pipeline = shared.kernels.pipeline(&shared.device, key)?;
+            let pipeline = shared.kernels.pipeline(&shared.device, &shared.late, key)?;
             let slots: [Slot; 3] =
                 std::array::from_fn(|s| match (piece_buffer[s], piece_range[s]) {
                     (Some(buffer), Some((start, end))) => Slot {
@@ -465,34 +467,50 @@ impl Batch {
         // A destroyed buffer, or one of another device, is refused here (wgpu-core checks
         // bindings when the bind group is made); the scope keeps it from the device's
         // uncaptured-error handler, and nothing has been recorded yet.
-        let bind_groups = capture(&shared.device, || {
-            let mut bind_groups: HashMap<(usize, usize), wgpu::BindGroup> = HashMap::new();
-            for (g, &(chunk, _)) in self.groups.iter().zip(&placed) {
-                bind_groups.entry((chunk, g.bind)).or_insert_with(|| {
-                    bind_group(shared, &buffers[chunk], &self.bind_sets[g.bind])
-                });
-            }
-            bind_groups
-        })
+        let bind_groups = capture(
+            &shared.device,
+            &shared.late,
+            |e| Error::Wgpu {
+                call: "Device::create_bind_group",
+                message: message(e),
+            },
+            || {
+                let mut bind_groups: HashMap<(usize, usize), wgpu::BindGroup> = HashMap::new();
+                for (g, &(chunk, _)) in self.groups.iter().zip(&placed) {
+                    bind_groups.entry((chunk, g.bind)).or_insert_with(|| {
+                        bind_group(shared, &buffers[chunk], &self.bind_sets[g.bind])
+                    });
+                }
+                bind_groups
+            },
+        )
         .map_err(|e| shared.fault("Device::create_bind_group", &e, &self.bound(named)))?;
         // Pass commands are checked when the caller's encoder is finished; the scope catches
         // whatever wgpu reports while they are recorded.
-        capture(&shared.device, || {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("gpu-xor"),
-                timestamp_writes: None,
-            });
-            let mut current: Option<&wgpu::ComputePipeline> = None;
-            for (g, &(chunk, at)) in self.groups.iter().zip(&placed) {
-                if current != Some(&g.pipeline) {
-                    pass.set_pipeline(&g.pipeline);
-                    current = Some(&g.pipeline);
+        capture(
+            &shared.device,
+            &shared.late,
+            |e| Error::Wgpu {
+                call: "ComputePass",
+                message: message(e),
+            },
+            || {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("gpu-xor"),
+                    timestamp_writes: None,
+                });
+                let mut current: Option<&wgpu::ComputePipeline> = None;
+                for (g, &(chunk, at)) in self.groups.iter().zip(&placed) {
+                    if current != Some(&g.pipeline) {
+                        pass.set_pipeline(&g.pipeline);
+                        current = Some(&g.pipeline);
+                    }
+                    let offset = at as u64 * RECORD_BYTES;
+                    pass.set_bind_group(0, &bind_groups[&(chunk, g.bind)], &[offset as u32]);
+                    pass.dispatch_workgroups(g.grid[0], g.grid[1], g.count as u32);
                 }
-                let offset = at as u64 * RECORD_BYTES;
-                pass.set_bind_group(0, &bind_groups[&(chunk, g.bind)], &[offset as u32]);
-                pass.dispatch_workgroups(g.grid[0], g.grid[1], g.count as u32);
-            }
-        })
+            },
+        )
         .map_err(|e| shared.fault("ComputePass", &e, &self.bound(named)))?;
         Ok(())
     }
@@ -615,14 +633,19 @@ fn check_binding(
 /// that a binding of `MERGE_MAX` records fits at any record.
 fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, Error> {
     let size = (records.len() + MERGE_MAX) as u64 * RECORD_BYTES;
-    let buffer = capture(&shared.device, || {
-        shared.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpu-xor records"),
-            size,
-            usage: wgpu::BufferUsages::UNIFORM,
-            mapped_at_creation: true,
-        })
-    })
+    let buffer = capture(
+        &shared.device,
+        &shared.late,
+        |e| Error::Allocation(e.to_string()),
+        || {
+            shared.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu-xor records"),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM,
+                mapped_at_creation: true,
+            })
+        },
+    )
     .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
     {
         // On a lost device the buffer is invalid and its mapping fails: the first sign of the

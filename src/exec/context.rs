@@ -10,6 +10,8 @@ use crate::layout::Limits;
 
 use super::env::{EnvOptions, options_from};
 use super::readback::PendingRead;
+use super::signal::{Signal, Unanswered};
+use crate::scope::Late;
 
 /// Largest window bound at once even where the device allows more, so that every byte
 /// offset inside a window fits in 32 bits in the kernels.
@@ -78,6 +80,9 @@ pub(crate) struct Shared {
     pub lost: Arc<OnceLock<String>>,
     /// The layout that checks whether a buffer can be bound, made when first needed.
     pub check_layout: OnceLock<wgpu::BindGroupLayout>,
+    /// Error scopes that had not answered when their call returned (in a browser), for
+    /// [`Context::check_async`].
+    pub late: Late,
 }
 
 impl std::fmt::Debug for Context {
@@ -143,6 +148,7 @@ impl Context {
             queue,
             lost: Arc::new(OnceLock::new()),
             check_layout: OnceLock::new(),
+            late: Late::default(),
         };
         Ok(Context {
             shared: Arc::new(shared),
@@ -150,7 +156,8 @@ impl Context {
         })
     }
 
-    /// A context on a device made from the environment, blocking until it is ready.
+    /// A context on a device made from the environment, blocking until it is ready (native
+    /// only: in a browser, await [`Context::from_env_async`]).
     ///
     /// - `WGPU_BACKEND` picks the backends (a comma-separated list of `vulkan`, `gl`,
     ///   `metal`, `dx12`, `webgpu`, `noop`, with wgpu's aliases);
@@ -169,11 +176,14 @@ impl Context {
     ///
     /// The context installs a device-lost callback on the device it makes, so that
     /// [`Error::DeviceLost`] carries wgpu's reason.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn from_env() -> Result<Context, Error> {
         pollster::block_on(Context::from_env_async())
     }
 
-    /// The asynchronous form of [`Context::from_env`].
+    /// The asynchronous form of [`Context::from_env`], and the one a browser uses: there the
+    /// environment is empty, and the context opens the page's WebGPU (`navigator.gpu`) with
+    /// the adapter's limits, or WebGL where the browser has no WebGPU.
     pub async fn from_env_async() -> Result<Context, Error> {
         let env =
             options_from(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))?;
@@ -239,12 +249,59 @@ impl Context {
 
     /// Blocks until the work submitted so far has finished; [`Error::DeviceLost`] when the
     /// device is lost (a lost device has no work left, so the poll alone would succeed).
+    /// Native only: in a browser, or inside an async runtime, await [`Context::wait_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn wait(&self) -> Result<(), Error> {
         self.shared
             .device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| self.shared.lost_or(Error::Poll(e.to_string())))?;
         match self.shared.lost() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Completes, without blocking, when the work submitted so far has finished; then
+    /// returns what [`Context::check_async`] returns, or [`Error::DeviceLost`] when the device
+    /// is lost.
+    ///
+    /// In a browser the queue answers from the event loop. On native, the future drives the
+    /// device with non-blocking polls each time it is polled, so any executor brings it to an
+    /// end (it asks to be polled again until then: it does not park the thread).
+    pub async fn wait_async(&self) -> Result<(), Error> {
+        let shared = &*self.shared;
+        let done = Signal::new();
+        let finished = done.setter();
+        shared.queue.on_submitted_work_done(move || finished(()));
+        match done.wait(&shared.device).await {
+            // A queue that stays empty with the callback unrun has no work left either.
+            Ok(()) | Err(Unanswered::Silent) => {}
+            Err(Unanswered::Poll(e)) => return Err(shared.lost_or(Error::Poll(e.to_string()))),
+        }
+        self.check_async().await?;
+        match shared.lost() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Returns the first error that the device reported late for work this context made or
+    /// recorded, awaiting the answers that are still due.
+    ///
+    /// On native backends every error is known when the call that caused it returns, and this
+    /// completes at once with `Ok(())` (or [`Error::DeviceLost`] when the loss is known). In a
+    /// browser, the GPU process answers error scopes asynchronously, and recording never
+    /// waits for it: a kernel the browser's compiler refuses, an allocation it cannot make, a
+    /// submission it refuses are kept and reported here, each once, with the same typed
+    /// error the native call returns (a refused submission as [`Error::Wgpu`]). Every
+    /// `*_async` read-back and [`Context::wait_async`] runs this check.
+    pub async fn check_async(&self) -> Result<(), Error> {
+        let shared = &*self.shared;
+        if let Some(e) = shared.late.settle().await {
+            return Err(shared.known_lost().unwrap_or(e));
+        }
+        match shared.known_lost() {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -275,6 +332,9 @@ impl Context {
     /// drives the device with non-blocking polls each time it is polled, so any executor
     /// (`pollster::block_on` included) brings it to an end.
     ///
+    /// Errors of earlier work on this context that the device reports only now (in a
+    /// browser; see [`Context::check_async`]) are returned instead of the bytes.
+    ///
     /// ```no_run
     /// # async fn f(ctx: gpu_xor::Context, out: wgpu::Buffer) -> Result<(), gpu_xor::Error> {
     /// let bytes = ctx.read_buffer_async(&out, 0, 16).await?;
@@ -288,10 +348,14 @@ impl Context {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>, Error> {
-        match PendingRead::start(&self.shared, buffer, offset, size)? {
-            Some(pending) => pending.finish().await,
-            None => Ok(Vec::new()),
-        }
+        let pending = PendingRead::start(&self.shared, buffer, offset, size);
+        let bytes = match pending {
+            Ok(Some(pending)) => pending.finish().await,
+            Ok(None) => Ok(Vec::new()),
+            Err(e) => Err(e),
+        };
+        self.check_async().await?;
+        bytes
     }
 }
 
@@ -302,7 +366,9 @@ async fn adapter_from_env(env: &EnvOptions) -> Result<wgpu::Adapter, Error> {
     descriptor.backends = env
         .backends
         .unwrap_or(wgpu::InstanceDescriptor::new_without_display_handle().backends);
-    let instance = wgpu::Instance::new(descriptor);
+    // In a browser, WebGPU support is known only asynchronously; elsewhere this is
+    // `Instance::new`.
+    let instance = wgpu::util::new_instance_with_webgpu_detection(descriptor).await;
     if let Some(name) = &env.adapter_name {
         let wanted = name.to_lowercase();
         let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;

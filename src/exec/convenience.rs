@@ -1,4 +1,6 @@
-//! One-call forms on [`Tensor`]s: validate, allocate the output, run, wait.
+//! One-call forms on [`Tensor`]s: validate, allocate the output, record and submit. Nothing
+//! waits: the read-back of the output (`to_vec_async`, or `to_vec` on native) sees the call's
+//! writes.
 
 use super::binding::XorBindings;
 use super::context::Context;
@@ -9,11 +11,14 @@ use crate::error::Error;
 
 impl Context {
     /// DirectML BIT_XOR of two packed tensors of one type and shape, into a new tensor.
+    ///
+    /// The call is submitted when this returns, not finished: read the output back with
+    /// [`Tensor::to_vec_async`] (or [`Tensor::to_vec`] on native), which sees its writes.
     pub fn bit_xor(&self, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
         let desc = BitXorDesc::new(a.dml_desc()?, b.dml_desc()?, a.dml_desc()?);
         let op = BitXor::new(self, &desc)?;
         let out = Tensor::zeros(self, a.data_type(), a.shape())?;
-        op.run(&XorBindings::new(a.binding(), b.binding(), out.binding()))?;
+        op.submit(&XorBindings::new(a.binding(), b.binding(), out.binding()))?;
         Ok(out)
     }
 
@@ -22,7 +27,7 @@ impl Context {
         let desc = LogicalXorDesc::new(a.dml_desc()?, b.dml_desc()?, a.dml_desc()?);
         let op = LogicalXor::new(self, &desc)?;
         let out = Tensor::zeros(self, a.data_type(), a.shape())?;
-        op.run(&XorBindings::new(a.binding(), b.binding(), out.binding()))?;
+        op.submit(&XorBindings::new(a.binding(), b.binding(), out.binding()))?;
         Ok(out)
     }
 
@@ -43,7 +48,7 @@ impl Context {
         };
         let op = BitwiseXor::new(self, &desc)?;
         let out = Tensor::zeros(self, a.data_type(), &op.output_shape())?;
-        op.run(&XorBindings::new(a.binding(), b.binding(), out.binding()))?;
+        op.submit(&XorBindings::new(a.binding(), b.binding(), out.binding()))?;
         Ok(out)
     }
 }

@@ -16,7 +16,7 @@ use std::num::NonZeroU64;
 
 use super::context::Shared;
 use crate::error::{Error, TensorName};
-use crate::kernels::pipelines::capture;
+use crate::scope::probe;
 
 /// What the probe reports when the device's objects are invalid without a lost callback.
 const LOST_BY_PROBE: &str = "the device was destroyed or lost: a buffer made on it is invalid";
@@ -34,7 +34,7 @@ impl Shared {
         if let Some(e) = self.known_lost() {
             return Some(e);
         }
-        let probe = capture(&self.device, || {
+        let buffer = probe(&self.device, || {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("gpu-xor device check"),
                 size: 4,
@@ -44,8 +44,8 @@ impl Shared {
         })
         // A live device that cannot spare 4 bytes is not lost.
         .ok()?;
-        let alive = probe.get_mapped_range_mut(..).is_ok();
-        probe.destroy();
+        let alive = buffer.get_mapped_range_mut(..).is_ok();
+        buffer.destroy();
         if alive {
             return None;
         }
@@ -82,7 +82,7 @@ impl Shared {
                     }],
                 })
         });
-        capture(&self.device, || {
+        probe(&self.device, || {
             self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("gpu-xor buffer check"),
                 layout,

@@ -10,6 +10,7 @@ mod env;
 mod fault;
 mod operator;
 mod readback;
+mod signal;
 mod tensor;
 
 pub use batch::{Batch, RecordSummary};

@@ -3,10 +3,11 @@
 use super::batch::RecordSummary;
 use super::binding::XorBindings;
 use super::context::Context;
+use super::fault::message;
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
 use crate::error::{Error, TensorName};
-use crate::kernels::pipelines::capture;
 use crate::layout::Plan;
+use crate::scope::capture;
 
 /// What the three compiled operators share.
 #[derive(Clone, Debug)]
@@ -36,7 +37,11 @@ impl Compiled {
         Ok(summary)
     }
 
-    fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+    /// Records into a new encoder and submits it, without waiting.
+    fn submit(
+        &self,
+        bindings: &XorBindings<'_>,
+    ) -> Result<(RecordSummary, wgpu::SubmissionIndex), Error> {
         let shared = &*self.ctx.shared;
         let device = &shared.device;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -46,12 +51,35 @@ impl Compiled {
         // wgpu checks at submission that no bound buffer has been destroyed or mapped since
         // it was recorded; the scope turns a refusal into an error instead of a panic in the
         // device's uncaptured-error handler.
-        let index = capture(device, || shared.queue.submit([encoder.finish()])).map_err(|e| {
+        let index = capture(
+            device,
+            &shared.late,
+            |e| Error::Wgpu {
+                call: "Queue::submit",
+                message: message(e),
+            },
+            || shared.queue.submit([encoder.finish()]),
+        )
+        .map_err(|e| {
             let named = named(bindings);
             let buffers: Vec<_> = named.iter().map(|&(t, b)| (Some(t), b)).collect();
             shared.fault("Queue::submit", &e, &buffers)
         })?;
-        device
+        Ok((summary, index))
+    }
+
+    async fn run_async(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+        let (summary, _) = self.submit(bindings)?;
+        self.ctx.wait_async().await?;
+        Ok(summary)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+        let shared = &*self.ctx.shared;
+        let (summary, index) = self.submit(bindings)?;
+        shared
+            .device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),
                 timeout: None,
@@ -125,11 +153,35 @@ macro_rules! compiled_operator {
                 self.compiled.record(encoder, bindings)
             }
 
-            /// Records into a new encoder, submits it, and blocks until it has finished.
+            /// Records into a new encoder of its own and submits it, without waiting: a
+            /// read-back (or [`Context::wait_async`]) that follows sees its writes.
+            ///
+            /// Faults are errors here, submission included: [`Error::DeviceLost`],
+            /// [`Error::InvalidBuffer`] (destroyed, mapped or of another device), or
+            /// [`Error::Wgpu`] for a refusal that names no buffer. In a browser, what the GPU
+            /// process reports later is returned by the next asynchronous call on the context
+            /// ([`Context::check_async`]).
+            pub fn submit(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+                Ok(self.compiled.submit(bindings)?.0)
+            }
+
+            /// [`Self::submit`], then waits without blocking until the device has finished
+            /// its work ([`Context::wait_async`]): every error of the call, on every platform,
+            /// is returned here.
+            pub async fn run_async(
+                &self,
+                bindings: &XorBindings<'_>,
+            ) -> Result<RecordSummary, Error> {
+                self.compiled.run_async(bindings).await
+            }
+
+            /// [`Self::submit`], then blocks until the call has finished (native only: in a
+            /// browser or an async runtime, await [`Self::run_async`]).
             ///
             /// Faults are errors here, submission included: [`Error::DeviceLost`],
             /// [`Error::InvalidBuffer`] (destroyed, mapped or of another device), or
             /// [`Error::Wgpu`] for a refusal that names no buffer.
+            #[cfg(not(target_arch = "wasm32"))]
             pub fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
                 self.compiled.run(bindings)
             }

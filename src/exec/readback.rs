@@ -4,27 +4,13 @@
 //! The two forms share everything but the wait, so that a caller who cannot block (a browser,
 //! an async executor) gets exactly what the blocking form returns.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::task::{Context as TaskContext, Poll, Waker};
+use std::sync::Arc;
 
 use super::context::Shared;
 use super::fault::message;
+use super::signal::{GRACE, Signal, Unanswered};
 use crate::error::Error;
-use crate::kernels::pipelines::capture;
-
-/// How long a blocking read waits, after the device has finished the copy, for a map callback
-/// that another thread's poll is delivering.
-#[cfg(not(target_arch = "wasm32"))]
-const MAP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// What the map callback leaves for the future.
-#[derive(Default)]
-struct MapSlot {
-    result: Option<Result<(), wgpu::BufferAsyncError>>,
-    waker: Option<Waker>,
-}
+use crate::scope::capture;
 
 /// A copy that has been submitted and a map that has been requested.
 pub(crate) struct PendingRead {
@@ -33,7 +19,7 @@ pub(crate) struct PendingRead {
     /// What the blocking wait waits for (a browser cannot block).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     submission: wgpu::SubmissionIndex,
-    slot: Arc<Mutex<MapSlot>>,
+    mapped: Signal<Result<(), wgpu::BufferAsyncError>>,
     /// Where the asked-for bytes start in the staging buffer, and how many there are.
     from: usize,
     len: usize,
@@ -80,49 +66,59 @@ impl PendingRead {
             what: "read-back bytes",
             value: u128::from(size),
         })?;
-        let staging = capture(device, || {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpu-xor read-back"),
-                size: end - start4,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })
+        let late = &shared.late;
+        let staging = capture(
+            device,
+            late,
+            |e| Error::Allocation(e.to_string()),
+            || {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("gpu-xor read-back"),
+                    size: end - start4,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            },
+        )
         .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
         // The range was checked above and the staging buffer is new: a refused copy is the
         // buffer's fault (destroyed, mapped, of another device), or the device's.
-        let submission = capture(device, || {
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("gpu-xor read-back"),
-            });
-            encoder.copy_buffer_to_buffer(buffer, start4, &staging, 0, end - start4);
-            queue.submit([encoder.finish()])
-        })
+        let submission = capture(
+            device,
+            late,
+            |e| Error::InvalidBuffer {
+                tensor: None,
+                reason: message(e),
+            },
+            || {
+                let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("gpu-xor read-back"),
+                });
+                encoder.copy_buffer_to_buffer(buffer, start4, &staging, 0, end - start4);
+                queue.submit([encoder.finish()])
+            },
+        )
         .map_err(|e| {
             shared.lost().unwrap_or_else(|| Error::InvalidBuffer {
                 tensor: None,
                 reason: shared.unusable(buffer).unwrap_or_else(|| message(&e)),
             })
         })?;
-        let slot = Arc::new(Mutex::new(MapSlot::default()));
-        let filled = slot.clone();
+        let mapped = Signal::new();
         // The map's own failure reaches the callback; the scope keeps the same failure (a
         // destroyed buffer, a lost device) away from the device's uncaptured-error handler.
-        capture(device, || {
-            staging.map_async(wgpu::MapMode::Read, .., move |result| {
-                let mut slot = lock(&filled);
-                slot.result = Some(result);
-                if let Some(waker) = slot.waker.take() {
-                    waker.wake();
-                }
-            })
-        })
+        capture(
+            device,
+            late,
+            |e| Error::Map(e.to_string()),
+            || staging.map_async(wgpu::MapMode::Read, .., mapped.setter()),
+        )
         .map_err(|e| shared.lost_or(Error::Map(e.to_string())))?;
         Ok(Some(PendingRead {
             shared: shared.clone(),
             staging,
             submission,
-            slot,
+            mapped,
             from: (offset - start4) as usize,
             len,
         }))
@@ -145,25 +141,21 @@ impl PendingRead {
         // copy is done but the answer is not here yet. Keep polling, without blocking, for a
         // bounded time; a map that still has no answer then will never get one (the device
         // is gone): an error, not a hang.
-        let deadline = std::time::Instant::now() + MAP_GRACE;
-        while lock(&self.slot).result.is_none() && std::time::Instant::now() < deadline {
+        let deadline = std::time::Instant::now() + GRACE;
+        let mut answer = self.mapped.take();
+        while answer.is_none() && std::time::Instant::now() < deadline {
             shared
                 .device
                 .poll(wgpu::PollType::Poll)
                 .map_err(|e| shared.lost_or(Error::Poll(e.to_string())))?;
-            if lock(&self.slot).result.is_none() {
+            answer = self.mapped.take();
+            if answer.is_none() {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
         }
-        let result = lock(&self.slot).result.take();
-        match result {
+        match answer {
             Some(r) => r.map_err(|e| shared.lost_or(Error::Map(e.to_string())))?,
-            None => {
-                return Err(shared.lost_or(Error::Map(
-                    "the map did not complete within 10 s after the device finished its work"
-                        .to_string(),
-                )));
-            }
+            None => return Err(shared.lost_or(Error::Map(unanswered()))),
         }
         self.copy_out()
     }
@@ -172,9 +164,12 @@ impl PendingRead {
     /// loop; on native the future drives the device with non-blocking polls each time it is
     /// polled.
     pub(crate) async fn finish(self) -> Result<Vec<u8>, Error> {
-        MapDone { pending: &self }
-            .await
-            .map_err(|e| self.shared.lost_or(e))?;
+        let shared = &*self.shared;
+        match self.mapped.wait(&shared.device).await {
+            Ok(r) => r.map_err(|e| shared.lost_or(Error::Map(e.to_string())))?,
+            Err(Unanswered::Poll(e)) => return Err(shared.lost_or(Error::Poll(e.to_string()))),
+            Err(Unanswered::Silent) => return Err(shared.lost_or(Error::Map(unanswered()))),
+        }
         self.copy_out()
     }
 
@@ -191,40 +186,10 @@ impl PendingRead {
     }
 }
 
-/// Completes when the map callback has run.
-struct MapDone<'a> {
-    pending: &'a PendingRead,
-}
-
-impl Future for MapDone<'_> {
-    type Output = Result<(), Error>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let pending = self.pending;
-        if let Some(r) = lock(&pending.slot).result.take() {
-            return Poll::Ready(r.map_err(|e| Error::Map(e.to_string())));
-        }
-        lock(&pending.slot).waker = Some(cx.waker().clone());
-        // On native nothing runs the callback unless the device is polled; a non-blocking
-        // poll here runs it if the copy has finished, and asking to be polled again keeps the
-        // executor coming back until it has. (The lock is not held across the poll: the
-        // callback takes it.)
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            if let Err(e) = pending.shared.device.poll(wgpu::PollType::Poll) {
-                return Poll::Ready(Err(Error::Poll(e.to_string())));
-            }
-            if let Some(r) = lock(&pending.slot).result.take() {
-                return Poll::Ready(r.map_err(|e| Error::Map(e.to_string())));
-            }
-            cx.waker().wake_by_ref();
-        }
-        Poll::Pending
-    }
-}
-
-/// Locks the slot, recovering it if a callback panicked while holding it (it only ever holds
-/// finished values).
-fn lock(m: &Mutex<MapSlot>) -> std::sync::MutexGuard<'_, MapSlot> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+/// The error of a map whose callback never ran.
+fn unanswered() -> String {
+    format!(
+        "the map did not complete within {} s after the device finished its work",
+        GRACE.as_secs()
+    )
 }

@@ -6,6 +6,7 @@ use super::binding::TensorBinding;
 use super::context::Context;
 use crate::desc::{DataType, TensorDesc};
 use crate::error::Error;
+use crate::scope::{Explain, capture};
 
 mod sealed {
     pub trait Sealed {}
@@ -52,13 +53,10 @@ element!(
 /// ```
 #[derive(Debug)]
 pub struct Tensor {
-    /// Read-back blocks, and only native targets read back this way.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     ctx: Context,
     buffer: wgpu::Buffer,
     data_type: DataType,
     shape: Vec<usize>,
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     bytes: u64,
 }
 
@@ -130,43 +128,78 @@ impl Tensor {
         })
     }
 
-    /// Reads the elements back as `T`, which must match the tensor's type (native only: it
-    /// blocks; in a browser read [`Tensor::buffer`] with [`Context::read_buffer_async`]).
+    /// Reads the elements back as `T`, which must match the tensor's type, blocking until
+    /// they are here (native only: in a browser, or inside an async runtime, await
+    /// [`Tensor::to_vec_async`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
-        if T::DATA_TYPE != self.data_type {
-            return Err(Error::TensorTypeMismatch {
-                actual: self.data_type,
-                requested: T::DATA_TYPE,
-            });
-        }
-        let bytes = self.to_bytes()?;
-        Ok(bytes
-            .chunks_exact(std::mem::size_of::<T>())
-            .map(bytemuck::pod_read_unaligned)
-            .collect())
+        self.expect(T::DATA_TYPE)?;
+        Ok(elements(&self.to_bytes()?))
     }
 
-    /// Reads a [`DataType::Bool`] tensor back; any nonzero byte reads as true (native only).
+    /// Reads the elements back as `T`, which must match the tensor's type, without blocking.
+    /// Work submitted before this call is seen; errors of earlier work on this context that
+    /// the device reports only now (see [`Context::check_async`]) are returned instead.
+    pub async fn to_vec_async<T: Element>(&self) -> Result<Vec<T>, Error> {
+        self.expect(T::DATA_TYPE)?;
+        Ok(elements(&self.to_bytes_async().await?))
+    }
+
+    /// Reads a [`DataType::Bool`] tensor back; any nonzero byte reads as true (native only:
+    /// it blocks; see [`Tensor::to_bools_async`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn to_bools(&self) -> Result<Vec<bool>, Error> {
-        if self.data_type != DataType::Bool {
-            return Err(Error::TensorTypeMismatch {
-                actual: self.data_type,
-                requested: DataType::Bool,
-            });
-        }
+        self.expect(DataType::Bool)?;
         Ok(self.to_bytes()?.into_iter().map(|b| b != 0).collect())
     }
 
-    /// Reads the raw element bytes back (native only).
+    /// Reads a [`DataType::Bool`] tensor back without blocking; any nonzero byte reads as
+    /// true.
+    pub async fn to_bools_async(&self) -> Result<Vec<bool>, Error> {
+        self.expect(DataType::Bool)?;
+        Ok(self
+            .to_bytes_async()
+            .await?
+            .into_iter()
+            .map(|b| b != 0)
+            .collect())
+    }
+
+    /// Reads the raw element bytes back (native only: it blocks; see
+    /// [`Tensor::to_bytes_async`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
-        let mut bytes = self
-            .ctx
-            .read_buffer(&self.buffer, 0, self.bytes.div_ceil(4) * 4)?;
+        let mut bytes = self.ctx.read_buffer(&self.buffer, 0, self.read_size())?;
         bytes.truncate(self.bytes as usize);
         Ok(bytes)
+    }
+
+    /// Reads the raw element bytes back without blocking.
+    pub async fn to_bytes_async(&self) -> Result<Vec<u8>, Error> {
+        let mut bytes = self
+            .ctx
+            .read_buffer_async(&self.buffer, 0, self.read_size())
+            .await?;
+        bytes.truncate(self.bytes as usize);
+        Ok(bytes)
+    }
+
+    /// The bytes a read-back copies: the elements, widened to whole words (the buffer is
+    /// rounded up to 16 bytes, so they lie within it).
+    fn read_size(&self) -> u64 {
+        self.bytes.div_ceil(4) * 4
+    }
+
+    /// [`Error::TensorTypeMismatch`] unless the tensor holds `requested`.
+    fn expect(&self, requested: DataType) -> Result<(), Error> {
+        if requested == self.data_type {
+            Ok(())
+        } else {
+            Err(Error::TensorTypeMismatch {
+                actual: self.data_type,
+                requested,
+            })
+        }
     }
 
     /// The binding of this tensor: its whole buffer.
@@ -222,7 +255,8 @@ fn create(ctx: &Context, bytes: u64, mapped: bool) -> Result<wgpu::Buffer, Error
     if size > limit {
         return Err(Error::BufferTooLarge { bytes: size, limit });
     }
-    crate::kernels::pipelines::capture(ctx.device(), || {
+    let allocation: Explain = |e| Error::Allocation(e.to_string());
+    capture(ctx.device(), &ctx.shared.late, allocation, || {
         ctx.device().create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-xor tensor"),
             size,
@@ -233,6 +267,14 @@ fn create(ctx: &Context, bytes: u64, mapped: bool) -> Result<wgpu::Buffer, Error
         })
     })
     .map_err(|e| ctx.shared.lost_or(Error::Allocation(e.to_string())))
+}
+
+/// Little-endian element bytes as `T`s.
+fn elements<T: Element>(bytes: &[u8]) -> Vec<T> {
+    bytes
+        .chunks_exact(std::mem::size_of::<T>())
+        .map(bytemuck::pod_read_unaligned)
+        .collect()
 }
 
 /// Element count and byte size of a packed tensor, checked for overflow.

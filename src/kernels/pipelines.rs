@@ -8,6 +8,7 @@ use super::params::{RECORD_BYTES, RECORDS_PER_BINDING};
 use super::shaders::{self, Overrides};
 use crate::error::Error;
 use crate::layout::KernelKind;
+use crate::scope::{Late, capture};
 
 /// What distinguishes one pipeline from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,10 +82,12 @@ impl KernelCache {
         &self.layouts[usize::from(inputs_rw)].0
     }
 
-    /// The pipeline for `key`, created on first use.
+    /// The pipeline for `key`, created on first use. Errors that the device reports only
+    /// later (in a browser) go to `late`.
     pub fn pipeline(
         &self,
         device: &wgpu::Device,
+        late: &Late,
         key: PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
         if let Some(p) = lock(&self.pipelines).get(&key) {
@@ -98,7 +101,7 @@ impl KernelCache {
             match modules.get(&module_key) {
                 Some(m) => m.clone(),
                 None => {
-                    let m = capture_errors(device, || {
+                    let m = capture_errors(device, late, || {
                         device.create_shader_module(wgpu::ShaderModuleDescriptor {
                             label: Some(source.name),
                             source: wgpu::ShaderSource::Wgsl(source.source.into()),
@@ -110,7 +113,7 @@ impl KernelCache {
             }
         };
         let constants = key.overrides.constants();
-        let pipeline = capture_errors(device, || {
+        let pipeline = capture_errors(device, late, || {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(source.name),
                 layout: Some(&self.layouts[usize::from(key.inputs_rw)].1),
@@ -132,25 +135,13 @@ impl KernelCache {
     }
 }
 
-/// Runs `f` inside validation, internal and out-of-memory error scopes and returns what they
-/// catch, so that a driver that cannot compile a kernel or allocate a buffer does not reach
-/// the device's uncaptured-error handler (which panics by default).
-pub(crate) fn capture<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T, wgpu::Error> {
-    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let value = f();
-    let v = pollster::block_on(validation.pop());
-    let i = pollster::block_on(internal.pop());
-    let m = pollster::block_on(memory.pop());
-    match v.or(i).or(m) {
-        None => Ok(value),
-        Some(e) => Err(e),
-    }
-}
-
-fn capture_errors<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T, Error> {
-    capture(device, f).map_err(|e| Error::Pipeline(e.to_string()))
+fn capture_errors<T>(
+    device: &wgpu::Device,
+    late: &Late,
+    f: impl FnOnce() -> T,
+) -> Result<T, Error> {
+    capture(device, late, |e| Error::Pipeline(e.to_string()), f)
+        .map_err(|e| Error::Pipeline(e.to_string()))
 }
 
 /// Locks a cache, recovering it if another thread panicked while holding it (the maps hold
