@@ -7,6 +7,7 @@
 
 mod common;
 
+mod asynchronous;
 mod batch;
 mod bit_xor;
 mod broadcast;
