@@ -1,5 +1,6 @@
 //! DirectML's `ELEMENT_WISE_BIT_XOR` and `ELEMENT_WISE_LOGICAL_XOR` and OpenVINO's
-//! `BitwiseXor-13` on any GPU that wgpu reaches (Vulkan, Metal, DX12, GL), exact to the bit.
+//! `BitwiseXor-13` on any GPU that wgpu reaches (Vulkan, Metal, DX12, GL, and WebGPU in the
+//! browser), exact to the bit.
 //!
 //! # Basics
 //!
@@ -37,6 +38,43 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Async, and the web
+//!
+//! Nothing that records or uploads ever waits: [`BitXor::record`], [`BitXor::submit`],
+//! [`Batch::record`], [`Tensor::from_slice`] and the one-call forms ([`Context::bit_xor`])
+//! return as soon as the work is recorded or submitted. What has to wait for the GPU is
+//! `async`: [`Tensor::to_vec_async`] (and `to_bytes_async`, `to_bools_async`),
+//! [`Context::read_buffer_async`], [`BitXor::run_async`], [`Context::wait_async`],
+//! [`Context::check_async`] and [`Context::from_env_async`]. This is the only form in a
+//! browser (`wasm32-unknown-unknown` on WebGPU), and the one to use inside an async runtime.
+//! The blocking forms ([`Tensor::to_vec`], [`BitXor::run`], [`Context::wait`],
+//! [`Context::from_env`]) are thin wrappers for native callers and are not compiled for
+//! `wasm32`.
+//!
+//! ```
+//! use gpu_xor::{AutoBroadcast, Context, Tensor};
+//!
+//! async fn xor_on_any_gpu() -> Result<Vec<i32>, gpu_xor::Error> {
+//!     // In a browser: the page's WebGPU adapter. Natively: what the environment picks.
+//!     let ctx = Context::from_env_async().await?;
+//!     let a = Tensor::from_slice(&ctx, &[2, 3], &[1i32, 2, 3, 4, 5, 6])?;
+//!     let b = Tensor::from_slice(&ctx, &[3], &[-1i32, 0, 7])?;
+//!     let out = ctx.bitwise_xor(&a, &b, AutoBroadcast::Numpy)?; // submitted, not waited for
+//!     out.to_vec_async::<i32>().await
+//! }
+//!
+//! // Any executor drives it; natively, even one that only polls.
+//! # #[cfg(not(target_arch = "wasm32"))]
+//! assert_eq!(pollster::block_on(xor_on_any_gpu())?, [-2, 2, 4, -5, 5, 1]);
+//! # Ok::<(), gpu_xor::Error>(())
+//! ```
+//!
+//! In a browser the device answers error scopes only asynchronously. Errors that native
+//! backends return from the recording call itself (a kernel the driver refuses, an allocation
+//! it cannot make, a submission of a destroyed buffer) are then returned, typed, by the next
+//! asynchronous call on the context ([`Context::check_async`], which every read-back and
+//! wait runs).
 //!
 //! # Failures
 //!
