@@ -41,11 +41,11 @@ async fn main() -> Result<(), JsValue> {
         Ok(ctx) => ctx,
         Err(e) => {
             let hint = if has_webgpu() {
-                ""
+                "\nThe browser has WebGPU but gave no adapter: it may be disabled for this GPU \
+                 (chrome://gpu tells; on Linux, Chromium needs --enable-unsafe-webgpu)."
             } else {
                 "\nThis browser has no WebGPU (navigator.gpu): use a recent Chrome, Edge, \
-                 Firefox or Safari with WebGPU enabled (Chromium on Linux: \
-                 --enable-unsafe-webgpu)."
+                 Firefox or Safari with WebGPU enabled."
             };
             return Err(format!("no GPU context ({}): {e}{hint}", e.rule()).into());
         }
