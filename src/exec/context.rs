@@ -103,6 +103,15 @@ impl Context {
     }
 
     /// A context on the caller's device and queue.
+    // In a browser wgpu's objects are neither `Send` nor `Sync` (a page's WebGPU belongs to its
+    // thread), and neither is a context; the `Arc` is what native targets share across threads.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        expect(
+            clippy::arc_with_non_send_sync,
+            reason = "one thread in a browser; Send and Sync on native"
+        )
+    )]
     pub fn with_options(
         device: wgpu::Device,
         queue: wgpu::Queue,
