@@ -1,0 +1,174 @@
+//! Each kernel family, chosen by the layout and asserted from the record summary: contiguous,
+//! rows, gather, tile, scatter, and the empty call that dispatches nothing.
+
+use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
+use gpu_xor_browser::{DmlCase, DmlOp, OvCase, assert_kernel, ctx};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+#[wasm_bindgen_test]
+async fn contiguous() {
+    let ctx = ctx().await;
+    for (op, dt) in [
+        (DmlOp::BitXor, DataType::U8),
+        (DmlOp::BitXor, DataType::F16),
+        (DmlOp::BitXor, DataType::I32),
+        (DmlOp::BitXor, DataType::U64),
+        (DmlOp::LogicalXor, DataType::U8),
+        (DmlOp::LogicalXor, DataType::U32),
+    ] {
+        // Strides that coalesce to one dense run are contiguous too.
+        let t = TensorDesc::new(dt, &[3, 1, 50]).with_strides(&[50, 7, 1]);
+        for case in [
+            DmlCase::packed(op, dt, &[1023], 1),
+            DmlCase::distinct(op, t.clone(), t.clone(), t, 2),
+        ] {
+            let r = case.sparse(2).check_on(&ctx).await;
+            assert_kernel(&r, KernelKind::Contiguous);
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn rows() {
+    let ctx = ctx().await;
+    // [rows, cols] ^ [cols] and [rows, 1] ^ [rows, cols].
+    for (dt, rows, cols) in [
+        (DataType::U8, 37u32, 320u32),
+        (DataType::U16, 9, 200),
+        (DataType::U32, 5, 100),
+        (DataType::I64, 3, 50),
+    ] {
+        let t = TensorDesc::new(dt, &[rows, cols]);
+        for (a, b) in [
+            (t.clone(), t.clone().with_strides(&[0, 1])),
+            (t.clone().with_strides(&[1, 0]), t.clone()),
+        ] {
+            let r = DmlCase::distinct(DmlOp::BitXor, a, b, t.clone(), 21)
+                .check_on(&ctx)
+                .await;
+            assert_kernel(&r, KernelKind::Rows);
+        }
+    }
+    // Padded rows in and out, the padding left as it was.
+    for (dt, cols, pitch) in [
+        (DataType::U8, 300u32, 304u32),
+        (DataType::U16, 130, 136),
+        (DataType::F32, 67, 68),
+    ] {
+        let padded = TensorDesc::new(dt, &[11, cols]).with_strides(&[pitch, 1]);
+        let b = TensorDesc::new(dt, &[11, cols]).with_strides(&[0, 1]);
+        let r = DmlCase::distinct(DmlOp::BitXor, padded.clone(), b, padded, 22)
+            .check_on(&ctx)
+            .await;
+        assert_kernel(&r, KernelKind::Rows);
+    }
+    // OpenVINO row broadcast.
+    let (_, r) = OvCase::new(DataType::U8, &[37, 320], &[320], AutoBroadcast::Numpy, 23)
+        .check_on(&ctx)
+        .await;
+    assert_kernel(&r, KernelKind::Rows);
+}
+
+#[wasm_bindgen_test]
+async fn gather() {
+    let ctx = ctx().await;
+    for dt in [DataType::U8, DataType::I16, DataType::F32, DataType::I64] {
+        let t = TensorDesc::new(dt, &[6, 5]);
+        for a in [
+            t.clone().with_strides(&[9, 1]),
+            t.clone().with_strides(&[1, 1]),
+            t.clone().with_strides(&[0, 0]),
+            t.clone().with_strides(&[6, 2]),
+        ] {
+            let r = DmlCase::distinct(DmlOp::BitXor, a, t.clone(), t.clone(), 31)
+                .check_on(&ctx)
+                .await;
+            assert_kernel(&r, KernelKind::Gather);
+        }
+    }
+    // Narrow transposed inputs are gathered lane by lane.
+    for (op, dt) in [
+        (DmlOp::LogicalXor, DataType::U8),
+        (DmlOp::BitXor, DataType::U16),
+    ] {
+        let t = TensorDesc::new(dt, &[33, 40]);
+        let r = DmlCase::distinct(op, t.clone().with_strides(&[1, 33]), t.clone(), t, 32)
+            .sparse(3)
+            .check_on(&ctx)
+            .await;
+        assert_kernel(&r, KernelKind::Gather);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn tile() {
+    let ctx = ctx().await;
+    for dt in [DataType::U32, DataType::F32, DataType::I64, DataType::F64] {
+        for [rows, cols] in [[40u32, 40], [40, 33], [7, 9], [64, 17]] {
+            let t = TensorDesc::new(dt, &[rows, cols]);
+            let r = DmlCase::distinct(
+                DmlOp::BitXor,
+                t.clone().with_strides(&[1, rows]),
+                t.clone(),
+                t,
+                41,
+            )
+            .check_on(&ctx)
+            .await;
+            assert_kernel(&r, KernelKind::Tile);
+        }
+    }
+    let t = TensorDesc::new(DataType::U32, &[50, 64]);
+    let r = DmlCase::distinct(
+        DmlOp::LogicalXor,
+        t.clone(),
+        t.clone().with_strides(&[1, 50]),
+        t,
+        42,
+    )
+    .sparse(5)
+    .check_on(&ctx)
+    .await;
+    assert_kernel(&r, KernelKind::Tile);
+}
+
+#[wasm_bindgen_test]
+async fn scatter() {
+    let ctx = ctx().await;
+    for (op, dt) in [
+        (DmlOp::BitXor, DataType::U8),
+        (DmlOp::BitXor, DataType::I16),
+        (DmlOp::BitXor, DataType::F32),
+        (DmlOp::BitXor, DataType::U64),
+        (DmlOp::LogicalXor, DataType::U8),
+        (DmlOp::LogicalXor, DataType::U32),
+    ] {
+        for [r, c] in [[9u32, 10], [10, 9], [4, 5]] {
+            let t = TensorDesc::new(dt, &[r, c]);
+            let out = t.clone().with_strides(&[c + 3, 1]);
+            let summary = DmlCase::distinct(op, t.clone(), t, out, 51)
+                .sparse(2)
+                .check_on(&ctx)
+                .await;
+            assert_kernel(&summary, KernelKind::Scatter);
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn empty_output_dispatches_nothing_and_writes_nothing() {
+    let ctx = ctx().await;
+    for dt in [DataType::U8, DataType::I64, DataType::Bool] {
+        let (shape, r) = OvCase::new(dt, &[3, 0], &[1, 0], AutoBroadcast::Numpy, 61)
+            .check_on(&ctx)
+            .await;
+        assert_eq!(shape, [3, 0]);
+        assert!(r.dispatches.is_empty(), "{r:?}");
+    }
+    let op = gpu_xor::BitwiseXor::new(
+        &ctx,
+        &gpu_xor::BitwiseXorDesc::new(DataType::U8, &[3, 0], &[1, 0]),
+    )
+    .unwrap();
+    assert_eq!(op.plan().kernel(), KernelKind::Empty);
+}

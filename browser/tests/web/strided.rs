@@ -1,0 +1,141 @@
+//! DirectML tensors with strides: transposed, padded, broadcast (zero) and overlapping
+//! (sliding-window) inputs; padded, spaced and transposed outputs.
+
+use gpu_xor::{DataType, KernelKind, TensorDesc};
+use gpu_xor_browser::{DmlCase, DmlOp, assert_kernel, ctx};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+/// Transposed 32- and 64-bit inputs go through workgroup-memory tiles; narrower ones are
+/// gathered lane by lane.
+fn transposed_kernel(dt: DataType) -> KernelKind {
+    if dt.size_in_bytes() >= 4 {
+        KernelKind::Tile
+    } else {
+        KernelKind::Gather
+    }
+}
+
+async fn check(a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: KernelKind, seed: u64) {
+    let ctx = ctx().await;
+    let r = DmlCase::distinct(DmlOp::BitXor, a, b, out, seed)
+        .check_on(&ctx)
+        .await;
+    assert_kernel(&r, kernel);
+}
+
+#[wasm_bindgen_test]
+async fn transposed_padded_broadcast_and_overlapping_inputs_on_every_type() {
+    for (k, dt) in DataType::DIRECTML.into_iter().enumerate() {
+        let seed = 40 + k as u64;
+        let t = TensorDesc::new(dt, &[6, 5]);
+        // Padded rows.
+        check(
+            t.clone().with_strides(&[9, 1]),
+            t.clone(),
+            t.clone(),
+            KernelKind::Gather,
+            seed,
+        )
+        .await;
+        // Transposed.
+        check(
+            t.clone(),
+            t.clone().with_strides(&[1, 6]),
+            t.clone(),
+            transposed_kernel(dt),
+            seed,
+        )
+        .await;
+        // Sliding windows: row r of A starts at element r.
+        check(
+            t.clone().with_strides(&[1, 1]),
+            t.clone().with_strides(&[2, 1]),
+            t.clone(),
+            KernelKind::Gather,
+            seed,
+        )
+        .await;
+        // Scalar, row and column broadcast.
+        for s in [[0, 0], [0, 1], [1, 0]] {
+            check(
+                t.clone(),
+                t.clone().with_strides(&s),
+                t.clone(),
+                KernelKind::Gather,
+                seed,
+            )
+            .await;
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn padded_spaced_and_transposed_outputs_on_every_type() {
+    for (k, dt) in DataType::DIRECTML.into_iter().enumerate() {
+        let seed = 60 + k as u64;
+        let t = TensorDesc::new(dt, &[4, 5]);
+        // Padded output rows: the scatter kernel (sub-word lanes with atomics).
+        check(
+            t.clone(),
+            t.clone(),
+            t.clone().with_strides(&[7, 1]),
+            KernelKind::Scatter,
+            seed,
+        )
+        .await;
+        // Every other element.
+        check(
+            t.clone(),
+            t.clone(),
+            t.clone().with_strides(&[10, 2]),
+            KernelKind::Scatter,
+            seed,
+        )
+        .await;
+        // A transposed output is reordered to be dense, which transposes the inputs.
+        check(
+            t.clone(),
+            t.clone(),
+            t.clone().with_strides(&[1, 4]),
+            transposed_kernel(dt),
+            seed,
+        )
+        .await;
+        // Strided everything at once.
+        let r = DmlCase::distinct(
+            DmlOp::BitXor,
+            t.clone().with_strides(&[1, 4]),
+            t.clone().with_strides(&[0, 1]),
+            t.clone().with_strides(&[6, 1]),
+            seed,
+        )
+        .check_on(&ctx().await)
+        .await;
+        assert!(!r.dispatches.is_empty());
+    }
+}
+
+/// Strided tensors of rank 3 to 5 with a binding offset and an explicit, larger
+/// TotalTensorSizeInBytes.
+#[wasm_bindgen_test]
+async fn higher_ranks_with_gaps() {
+    let ctx = ctx().await;
+    for dt in [DataType::U8, DataType::I16, DataType::U32, DataType::F64] {
+        let sizes = [2u32, 3, 4];
+        let a = TensorDesc::new(dt, &sizes).with_strides(&[1, 2, 6]);
+        let b = TensorDesc::new(dt, &sizes).with_strides(&[20, 5, 1]);
+        let out = TensorDesc::new(dt, &sizes).with_strides(&[16, 5, 1]);
+        let total = out.total_size().unwrap() + 32;
+        let out = out.with_total_size(total);
+        DmlCase::distinct(DmlOp::BitXor, a, b, out, 90)
+            .check_on(&ctx)
+            .await;
+        let sizes = [2u32, 1, 3, 2, 2];
+        let a = TensorDesc::new(dt, &sizes).with_strides(&[24, 0, 8, 4, 1]);
+        let b = TensorDesc::new(dt, &sizes).with_strides(&[0, 0, 2, 1, 6]);
+        let out = TensorDesc::new(dt, &sizes);
+        DmlCase::distinct(DmlOp::BitXor, a, b, out, 91)
+            .check_on(&ctx)
+            .await;
+    }
+}
