@@ -163,6 +163,9 @@ async fn inconsistent_shapes_are_refused() {
             "{e}"
         );
     }
+    let d = BitwiseXorDesc::new(DataType::U8, &[2], &[2]).with_broadcast(AutoBroadcast::Explicit);
+    let e = BitwiseXor::new(&ctx, &d).unwrap_err();
+    assert_eq!(e.rule(), "unsupported_broadcast", "{e}");
     let e = BitwiseXor::new(&ctx, &BitwiseXorDesc::new(DataType::F32, &[2], &[2])).unwrap_err();
     assert_eq!(e.rule(), "unsupported_dtype", "{e}");
 }
