@@ -109,3 +109,29 @@ async fn strided_kernels_across_seams() {
         assert!(r.dispatches.len() > 1, "{r:?}");
     }
 }
+
+/// Operands of one buffer further apart than one window get bindings of their own; at offsets
+/// that are not multiples of the storage offset alignment, those bindings start below their
+/// operands and must still not overlap a writable one (WebGPU refuses overlapping writable
+/// bindings of one buffer).
+#[wasm_bindgen_test]
+async fn neighbours_further_apart_than_a_window() {
+    for window in [4096, 512] {
+        let w = windowed(window).await;
+        let n = (window as u32) * 3 / 4 + 40;
+        let gap = u64::from(n).next_multiple_of(16) + 16;
+        for (k, places) in [
+            [(0, 0), (0, 2 * gap), (0, gap)],
+            [(0, gap), (1, 0), (0, 2 * gap)],
+            [(0, 0), (0, gap), (1, 16)],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            DmlCase::packed(DmlOp::BitXor, DataType::U8, &[n], 7 + k as u64)
+                .placed(3 * gap as usize + 64, places, 7 + k as u64)
+                .check_on(&w)
+                .await;
+        }
+    }
+}
