@@ -1,8 +1,11 @@
 //! Refused calls are typed errors that name their rule, record nothing and change no byte of
 //! any buffer.
 
-use gpu_xor::{DataType, Error, TensorDesc, TensorName};
-use gpu_xor_browser::{DmlCase, DmlOp, ctx, place};
+use gpu_xor::{
+    BitXor, BitXorDesc, DataType, Error, TensorBinding, TensorDesc, TensorName, XorBindings,
+};
+use gpu_xor_browser::{DmlCase, DmlOp, ctx, place, random_bytes};
+use gpu_xor_conformance::engine;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
@@ -91,5 +94,46 @@ async fn refused_descriptions_name_their_rule() {
                 .collect(),
         };
         case.check_error_on(&ctx, rule).await;
+    }
+}
+
+/// A refused push leaves a batch as it was: the calls pushed before it still run, and nothing
+/// of the refused one is recorded.
+#[wasm_bindgen_test]
+async fn a_refused_push_leaves_the_batch_as_it_was() {
+    let ctx = ctx().await;
+    let names: Vec<String> = ["a", "b", "out"].map(String::from).to_vec();
+    let host: Vec<Vec<u8>> = (0..3).map(|k| random_bytes(200 + k, 512)).collect();
+    let gpu = engine::upload(&ctx, &names, &host);
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let good = XorBindings::new(
+        TensorBinding::range(&gpu[0], 0, 64),
+        TensorBinding::range(&gpu[1], 0, 64),
+        TensorBinding::range(&gpu[2], 0, 64),
+    );
+    // The output half over A's range.
+    let bad = XorBindings::new(
+        TensorBinding::range(&gpu[0], 256, 64),
+        TensorBinding::range(&gpu[1], 256, 64),
+        TensorBinding::range(&gpu[0], 288, 64),
+    );
+    let mut batch = ctx.batch();
+    batch.push(&op, &good).unwrap();
+    let (len, dispatches) = (batch.len(), batch.dispatch_count());
+    let e = batch.push(&op, &bad).unwrap_err();
+    assert_eq!(e.rule(), "partial_overlap", "{e}");
+    assert_eq!((batch.len(), batch.dispatch_count()), (len, dispatches));
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    batch.record(&mut encoder).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+
+    let mut want = host.clone();
+    for i in 0..64 {
+        want[2][i] = host[0][i] ^ host[1][i];
+    }
+    let got = engine::read_back(&ctx, &gpu).await.unwrap();
+    let out = engine::OutputLayout::packed(2, 0, 4, &[16]);
+    if let Err(e) = engine::compare_buffers(&names, &got, &want, Some(&out)) {
+        panic!("{e}");
     }
 }
