@@ -12,6 +12,8 @@
 //! - [`DmlCase`] and [`OvCase`]: a call with every buffer filled with SplitMix64 bytes, the
 //!   expected image of every buffer from the CPU reference ([`gpu_xor::reference`]), and a
 //!   comparison of every byte ([`gpu_xor_conformance::engine::compare_buffer`]);
+//! - [`watched`] and [`assert_accepted`]: a validation error scope around a submission, so that
+//!   work the browser refuses fails with its own message rather than as stale bytes;
 //! - [`Calls`]: several calls on shared buffers, one by one and merged in one [`gpu_xor::Batch`];
 //! - [`specials`]: the special bit patterns of each type;
 //! - [`say`]: a line in the runner's output (the page's `#output`, which the runner prints).
