@@ -15,8 +15,8 @@ use crate::kernels::pipelines::PipelineKey;
 use crate::kernels::select::{self, Bound};
 use crate::kernels::shaders::Overrides;
 use crate::layout::{
-    A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, OUT, OperandSpec, Piece, Plan,
-    analyze_bindings, split,
+    A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, Limits, OUT, OperandSpec, Piece,
+    Plan, Sharing, analyze_bindings, split,
 };
 use crate::scope::capture;
 
@@ -229,26 +229,8 @@ impl Batch {
 
         let width = u64::from(plan.data_type.size_in_bytes());
         let start = bound.map(|b| b.offset);
-        // Operands in one buffer share its binding, unless they lie further apart than one
-        // binding can reach: then each gets a binding of its own (read_write for inputs in the
-        // output's buffer, since wgpu takes one buffer in several bindings only when all are
-        // writable), and only an input that aliases the output exactly reads through it.
-        let (slot, inputs_rw, pieces) =
-            match split(&plan.layout, start, sharing.slot, width, shared.windows) {
-                Ok(pieces) => (sharing.slot, false, pieces),
-                Err(Error::SharedBufferSpanTooLarge { .. }) => {
-                    let a = if sharing.in_place[0] { 0 } else { 1 };
-                    let b = if sharing.in_place[1] { 0 } else { a + 1 };
-                    let slot = [0, a, b];
-                    let rw = (1..3).any(|o| slot[o] != 0 && keys[o] == 0);
-                    (
-                        slot,
-                        rw,
-                        split(&plan.layout, start, slot, width, shared.windows)?,
-                    )
-                }
-                Err(e) => return Err(e),
-            };
+        let (slot, inputs_rw, pieces, window) =
+            choose_slots(plan, start, &sharing, keys, &bound, width, shared)?;
         let mut slot_buffer: [Option<&wgpu::Buffer>; 3] = [None; 3];
         for o in 0..3 {
             slot_buffer[slot[o]] = Some(bound[o].buffer);
@@ -262,12 +244,7 @@ impl Batch {
             let range: [Option<(u64, u64)>; 3] = std::array::from_fn(|s| {
                 let buffer = slot_buffer[s]?;
                 let (used_start, used_end) = piece.windows[s]?;
-                Some(bind_range(
-                    buffer,
-                    used_start,
-                    used_end,
-                    shared.windows.max_window,
-                ))
+                Some(bind_range(buffer, used_start, used_end, window))
             });
             let choice = Bound {
                 start,
@@ -275,59 +252,40 @@ impl Batch {
                 max_groups: shared.max_groups,
             };
             let kernel = select::choose(plan.kernel, piece, &choice, width);
-            // An input read in place is read through a binding of its own (read_write, on the
-            // same range as the output) rather than through the output's: compilers then keep
-            // loads of it apart from stores to the output, which is sound because every
-            // element is read by the one invocation that writes it, before it writes it. The
-            // scatter kernel keeps reading through the output's atomic binding, since there
-            // other invocations change the neighbouring lanes of a word concurrently.
-            let own_bindings = kernel != KernelKind::Scatter && (1..3).any(|o| slot[o] == 0);
-            let (piece_slot, piece_rw, piece_range, piece_buffer) = if own_bindings {
-                (
-                    [0, 1, 2],
-                    (1..3).any(|o| keys[o] == 0),
-                    std::array::from_fn(|o| range[slot[o]]),
-                    std::array::from_fn(|o| Some(bound[o].buffer)),
-                )
-            } else {
-                (slot, inputs_rw, range, slot_buffer)
-            };
-            let window_start =
-                std::array::from_fn(|o| piece_range[piece_slot[o]].map_or(0, |r| r.0));
+            // An input read in place is read through the output's own binding (its slot is
+            // 0): WebGPU forbids a writable binding that overlaps another binding of the same
+            // buffer in one dispatch, so it cannot have a binding of its own.
+            let window_start = std::array::from_fn(|o| range[slot[o]].map_or(0, |r| r.0));
             let records =
                 dispatch::build(kernel, piece, start, window_start, width, shared.max_groups);
             let (a_mode, b_mode) = select::modes(kernel, piece);
             let key = PipelineKey {
                 kernel,
-                inputs_rw: piece_rw,
+                inputs_rw,
                 overrides: Overrides {
                     width: width as u32,
                     logical: plan.op == ElementOp::Logical,
-                    a_src: piece_slot[A] as u32,
-                    b_src: piece_slot[B] as u32,
+                    a_src: slot[A] as u32,
+                    b_src: slot[B] as u32,
                     a_mode,
                     b_mode,
                     rank: select::rank_constant(kernel, piece.sizes.len()),
                 },
             };
             let pipeline = shared.kernels.pipeline(&shared.device, &shared.late, key)?;
-            let slots: [Slot; 3] =
-                std::array::from_fn(|s| match (piece_buffer[s], piece_range[s]) {
-                    (Some(buffer), Some((start, end))) => Slot {
-                        buffer: Some(buffer.clone()),
-                        start,
-                        end,
-                    },
-                    _ => Slot {
-                        buffer: None,
-                        start: 0,
-                        end: 0,
-                    },
-                });
-            let set = BindSet {
-                slots,
-                inputs_rw: piece_rw,
-            };
+            let slots: [Slot; 3] = std::array::from_fn(|s| match (slot_buffer[s], range[s]) {
+                (Some(buffer), Some((start, end))) => Slot {
+                    buffer: Some(buffer.clone()),
+                    start,
+                    end,
+                },
+                _ => Slot {
+                    buffer: None,
+                    start: 0,
+                    end: 0,
+                },
+            });
+            let set = BindSet { slots, inputs_rw };
             let bind = match self.bind_index.get(&set) {
                 Some(&i) => i,
                 None => match new_sets.iter().position(|s| *s == set) {
@@ -562,6 +520,126 @@ fn accesses(
             }
         })
         .collect()
+}
+
+/// How many smaller windows [`choose_slots`] tries for one grouping of the operands.
+const SHRINK_STEPS: usize = 8;
+
+/// How the operands are bound: the slot of each operand, whether the input bindings are
+/// `read_write`, the pieces, and the window they were cut to.
+type Slots = ([usize; 3], bool, Vec<Piece>, u64);
+
+/// Chooses the binding slots and cuts the call into pieces.
+///
+/// Operands in one buffer share its binding when one window holds them all. Otherwise they
+/// need bindings of their own, and WebGPU then asks that no writable binding overlap another
+/// binding of the same buffer in one dispatch (inputs in the output's buffer are bound
+/// `read_write`, since a buffer may not be both read-only and writable storage in one
+/// dispatch): each way of grouping the operands of a buffer into bindings is tried, fewest
+/// bindings first, each with windows of the device's size and then smaller ones (smaller
+/// pieces bring the windows of operands that sit close together apart), and the first whose
+/// bindings never overlap is taken.
+///
+/// Where no grouping keeps the bindings apart (an operand's bytes share an aligned block with
+/// another operand's), native backends take one binding per operand, whose ranges then
+/// overlap only in bytes that neither operand's elements occupy: wgpu's native backends and
+/// the APIs beneath them allow it. A browser's WebGPU refuses it: there the call is
+/// [`Error::SharedBufferSpanTooLarge`].
+fn choose_slots(
+    plan: &Plan,
+    start: [u64; 3],
+    sharing: &Sharing,
+    keys: [usize; 3],
+    bound: &[&TensorBinding<'_>; 3],
+    width: u64,
+    shared: &Shared,
+) -> Result<Slots, Error> {
+    let (limits, strict) = (shared.windows, shared.strict_aliasing);
+    let first = match split(&plan.layout, start, sharing.slot, width, limits) {
+        Ok(pieces) => return Ok((sharing.slot, false, pieces, limits.max_window)),
+        Err(e @ Error::SharedBufferSpanTooLarge { .. }) => e,
+        Err(e) => return Err(e),
+    };
+    // Slots as the output's (0), then A's, then B's own; an operand may join the slot of an
+    // earlier operand of its buffer. Candidates with fewer slots come first.
+    let mut candidates: Vec<[usize; 3]> = Vec::new();
+    for a in [0, 1] {
+        for b in [0, 1, 2] {
+            let slot = [0, a, b];
+            let valid = (0..3)
+                .all(|o| (0..3).all(|p| slot[o] != slot[p] || bound[o].buffer == bound[p].buffer))
+                && (b < 2 || a == 1);
+            if valid && slot != sharing.slot && !candidates.contains(&slot) {
+                candidates.push(slot);
+            }
+        }
+    }
+    candidates.sort_by_key(|slot| slot.iter().max().copied());
+    // An in-place input reads through the output's slot, whatever the grouping.
+    candidates.retain(|slot| (0..2).all(|i| !sharing.in_place[i] || slot[i + 1] == 0));
+    // A window must hold a whole aligned block's slack and some elements past it; shrinking
+    // by a quarter at a time, a few steps reach the pieces that keep neighbours apart (those
+    // that sit closer share a slot instead) without cutting a large call into a great many.
+    let least = limits.offset_alignment + 64;
+    for &slot in &candidates {
+        let rw = (1..3).any(|o| slot[o] != 0 && keys[o] == 0);
+        let mut window = limits.max_window;
+        for _ in 0..SHRINK_STEPS {
+            if window < least {
+                break;
+            }
+            let cut = Limits {
+                max_window: window,
+                ..limits
+            };
+            if let Ok(pieces) = split(&plan.layout, start, slot, width, cut) {
+                if !pieces.iter().any(|p| aliased(p, slot, rw, bound, window)) {
+                    return Ok((slot, rw, pieces, window));
+                }
+            }
+            window = window / 4 * 3 / 16 * 16;
+        }
+    }
+    if strict {
+        return Err(first);
+    }
+    // One slot per operand, but an in-place input reads through the output's.
+    let a = if sharing.in_place[0] { 0 } else { 1 };
+    let b = if sharing.in_place[1] { 0 } else { a + 1 };
+    let slot = [0, a, b];
+    let rw = (1..3).any(|o| slot[o] != 0 && keys[o] == 0);
+    let pieces = split(&plan.layout, start, slot, width, limits)?;
+    Ok((slot, rw, pieces, limits.max_window))
+}
+
+/// Whether two bindings of one piece on the same buffer overlap while one of them is
+/// writable (the output's slot always is; the input slots when `rw`).
+fn aliased(
+    piece: &Piece,
+    slot: [usize; 3],
+    rw: bool,
+    bound: &[&TensorBinding<'_>; 3],
+    window: u64,
+) -> bool {
+    let mut buffer: [Option<&wgpu::Buffer>; 3] = [None; 3];
+    for o in 0..3 {
+        buffer[slot[o]] = Some(bound[o].buffer);
+    }
+    let range = |s: usize| {
+        let (used_start, used_end) = piece.windows[s]?;
+        Some(bind_range(buffer[s]?, used_start, used_end, window))
+    };
+    (0..3).any(|s| {
+        (s + 1..3).any(|t| {
+            let writable = s == 0 || rw;
+            match (buffer[s], buffer[t], range(s), range(t)) {
+                (Some(x), Some(y), Some((s0, s1)), Some((t0, t1))) => {
+                    writable && x == y && s0 < t1 && t0 < s1
+                }
+                _ => false,
+            }
+        })
+    })
 }
 
 /// The range of `buffer` to bind for a piece that uses `[used_start, used_end)`: the whole

@@ -83,6 +83,9 @@ pub(crate) struct Shared {
     /// Error scopes that had not answered when their call returned (in a browser), for
     /// [`Context::check_async`].
     pub late: Late,
+    /// Whether the device refuses a writable binding that overlaps another binding of the
+    /// same buffer in one dispatch, as WebGPU's validation does (a browser's WebGPU).
+    pub strict_aliasing: bool,
 }
 
 impl std::fmt::Debug for Context {
@@ -138,6 +141,7 @@ impl Context {
         };
         let max_window = max_window - max_window % 16;
         let kernels = KernelCache::new(&device);
+        let backend = device.adapter_info().backend;
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-xor unused slot"),
             size: 16,
@@ -158,6 +162,7 @@ impl Context {
             lost: Arc::new(OnceLock::new()),
             check_layout: OnceLock::new(),
             late: Late::default(),
+            strict_aliasing: backend == wgpu::Backend::BrowserWebGpu,
         };
         Ok(Context {
             shared: Arc::new(shared),

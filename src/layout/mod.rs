@@ -8,7 +8,9 @@ mod plan;
 mod windows;
 
 pub use overlap::BindingPattern;
-pub(crate) use overlap::{BoundOperand, SELF_OVERLAP_STEP_LIMIT, analyze_bindings, self_overlaps};
+pub(crate) use overlap::{
+    BoundOperand, SELF_OVERLAP_STEP_LIMIT, Sharing, analyze_bindings, self_overlaps,
+};
 pub(crate) use plan::OperandSpec;
 pub use plan::{ElementOp, KernelKind, Plan};
 pub(crate) use windows::{Limits, Piece, split};
