@@ -40,6 +40,13 @@ pub struct RecordSummary {
     /// call larger than one binding; none for an empty output. (In a [`Batch`], pieces of
     /// independent calls may then share a dispatch.)
     pub dispatches: Vec<KernelKind>,
+    /// How many of those pieces bind a writable range that overlaps another binding of the
+    /// same buffer. WebGPU forbids that, and a browser's WebGPU refuses it; the library binds
+    /// apart wherever it can, and takes such bindings only on native backends (which allow
+    /// them) when operands of one buffer lie too close together to be bound apart and too far
+    /// apart to share a binding. Always 0 under [`crate::ContextOptions::webgpu_binding_rules`]
+    /// and in a browser.
+    pub overlapping_bindings: usize,
 }
 
 impl RecordSummary {
@@ -106,6 +113,23 @@ struct Slot {
 struct BindSet {
     slots: [Slot; 3],
     inputs_rw: bool,
+}
+
+impl BindSet {
+    /// Whether a writable binding (the output's, or the inputs' when `read_write`) overlaps
+    /// another binding of the same buffer.
+    fn overlapping(&self) -> bool {
+        let s = &self.slots;
+        (0..3).any(|i| {
+            (i + 1..3).any(|j| {
+                (i == 0 || self.inputs_rw)
+                    && s[i].buffer.is_some()
+                    && s[i].buffer == s[j].buffer
+                    && s[i].start < s[j].end
+                    && s[j].start < s[i].end
+            })
+        })
+    }
 }
 
 /// One piece, worked out before anything is added to the batch.
@@ -222,6 +246,7 @@ impl Batch {
             a_in_place: sharing.in_place[0],
             b_in_place: sharing.in_place[1],
             dispatches: Vec::new(),
+            overlapping_bindings: 0,
         };
         if plan.elements == 0 {
             return Ok(summary);
@@ -286,6 +311,7 @@ impl Batch {
                 },
             });
             let set = BindSet { slots, inputs_rw };
+            summary.overlapping_bindings += usize::from(set.overlapping());
             let bind = match self.bind_index.get(&set) {
                 Some(&i) => i,
                 None => match new_sets.iter().position(|s| *s == set) {

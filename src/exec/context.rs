@@ -32,6 +32,14 @@ pub struct ContextOptions {
     /// `min_storage_buffer_offset_alignment` (and at least 64). Larger values than the device
     /// allows are capped.
     pub max_window_bytes: Option<u64>,
+    /// Bind operands only as WebGPU allows, on every backend: no writable binding may overlap
+    /// another binding of the same buffer in one dispatch. A browser's WebGPU checks this and
+    /// the context there always follows it; native backends do not check it, and by default
+    /// the context uses such overlapping bindings there in the one case that needs them
+    /// (operands of one buffer too close together to be bound apart, too far apart to share a
+    /// binding: [`crate::RecordSummary::overlapping_bindings`] counts them). With this set,
+    /// that case is [`Error::SharedBufferSpanTooLarge`] natively too, as it is in a browser.
+    pub webgpu_binding_rules: bool,
 }
 
 /// Which limits [`Context::from_env`] asks the adapter for.
@@ -162,7 +170,8 @@ impl Context {
             lost: Arc::new(OnceLock::new()),
             check_layout: OnceLock::new(),
             late: Late::default(),
-            strict_aliasing: backend == wgpu::Backend::BrowserWebGpu,
+            strict_aliasing: options.webgpu_binding_rules
+                || backend == wgpu::Backend::BrowserWebGpu,
         };
         Ok(Context {
             shared: Arc::new(shared),

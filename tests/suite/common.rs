@@ -67,6 +67,33 @@ pub fn buffer(ctx: &Context, bytes: &[u8]) -> wgpu::Buffer {
     engine::storage_buffer(ctx, "test", bytes)
 }
 
+/// The device and windows of `ctx`, binding operands only as WebGPU allows
+/// ([`ContextOptions::webgpu_binding_rules`]): one context per window size, made once.
+pub fn webgpu_rules(ctx: &Context) -> Context {
+    static TWINS: OnceLock<std::sync::Mutex<Vec<Context>>> = OnceLock::new();
+    let mut twins = TWINS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let same =
+        |t: &Context| t.device() == ctx.device() && t.max_window_bytes() == ctx.max_window_bytes();
+    if let Some(t) = twins.iter().find(|t| same(t)) {
+        return t.clone();
+    }
+    let twin = Context::with_options(
+        ctx.device().clone(),
+        ctx.queue().clone(),
+        &ContextOptions {
+            max_window_bytes: Some(ctx.max_window_bytes()),
+            webgpu_binding_rules: true,
+            ..ContextOptions::default()
+        },
+    )
+    .expect("the options of a working context");
+    twins.push(twin.clone());
+    twin
+}
+
 /// Which operator a case runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DmlOp {
@@ -131,6 +158,12 @@ impl DmlCase {
     }
 
     /// Runs the case on `ctx` and checks every byte of every buffer against the reference.
+    ///
+    /// Where tensors share a buffer, the case runs again under WebGPU's binding rule (no
+    /// writable binding overlapping another binding of its buffer, which a browser's WebGPU
+    /// enforces and native backends do not): it must give the same bytes with no overlapping
+    /// binding, or be refused as `shared_buffer_span_too_large` exactly when the native call
+    /// needed overlapping bindings.
     pub fn check_on(&self, ctx: &Context) -> RecordSummary {
         let gpu = self.upload(ctx);
         let summary = self.run(ctx, &gpu).unwrap_or_else(|e| panic!("{e}"));
@@ -138,6 +171,41 @@ impl DmlCase {
         let got = engine::read_back_blocking(ctx, &gpu).unwrap();
         for (i, (got, want)) in got.iter().zip(&expected).enumerate() {
             compare(i, got, want, self);
+        }
+        let p = self.places;
+        let shared =
+            p[0].buffer == p[1].buffer || p[0].buffer == p[2].buffer || p[1].buffer == p[2].buffer;
+        if !shared {
+            assert_eq!(summary.overlapping_bindings, 0, "{}", self.describe());
+            return summary;
+        }
+        let twin = webgpu_rules(ctx);
+        let gpu = self.upload(&twin);
+        match self.run(&twin, &gpu) {
+            Ok(strict) => {
+                assert_eq!(
+                    (strict.overlapping_bindings, summary.overlapping_bindings),
+                    (0, 0),
+                    "overlapping bindings under WebGPU's rule, or natively where they can be \
+                     avoided\n{}",
+                    self.describe()
+                );
+                let got = engine::read_back_blocking(&twin, &gpu).unwrap();
+                for (i, (got, want)) in got.iter().zip(&expected).enumerate() {
+                    compare(i, got, want, self);
+                }
+            }
+            Err(e) => {
+                assert_eq!(e.rule(), "shared_buffer_span_too_large", "{e}");
+                assert!(
+                    summary.overlapping_bindings > 0,
+                    "refused under WebGPU's rule, though natively it was bound apart\n{}",
+                    self.describe()
+                );
+                let got = engine::read_back_blocking(&twin, &gpu).unwrap();
+                engine::compare_buffers(&self.names(), &got, &self.buffers, None)
+                    .unwrap_or_else(|e| panic!("the refused call changed a byte: {e}"));
+            }
         }
         summary
     }
@@ -421,6 +489,8 @@ impl OvCase {
             ],
         );
         let summary = engine::submit(ctx, &op.into(), &bindings).unwrap_or_else(|e| panic!("{e}"));
+        // Distinct buffers, or an output exactly on A: nothing to bind apart.
+        assert_eq!(summary.overlapping_bindings, 0);
         let mut expected = host;
         let at = out_offset as usize;
         expected[out_buffer][at..at + want.len()].copy_from_slice(&want);
