@@ -230,6 +230,9 @@ impl DmlCase {
         let gpu = engine::upload(ctx, &names, &self.buffers);
         let (summary, answer) = watched(ctx, || self.submit(ctx, &gpu));
         let summary = summary.unwrap_or_else(|e| panic!("{e}\n{self:?}"));
+        // The browser's WebGPU refuses overlapping writable bindings; the context never
+        // makes them here.
+        assert_eq!(summary.overlapping_bindings, 0, "{self:?}");
         let got = engine::read_back(ctx, &gpu)
             .await
             .unwrap_or_else(|e| panic!("read-back: {e}\n{self:?}"));
