@@ -3,7 +3,7 @@
 use gpu_xor::{Batch, Context, KernelKind, RecordSummary, TensorDesc};
 use gpu_xor_conformance::engine::{self, AnyOperator};
 
-use crate::dml::{DmlCase, DmlOp, Place};
+use crate::dml::{Check, DmlCase, DmlOp, Place};
 use crate::{assert_accepted, random_bytes, watched};
 
 /// One DirectML call of a [`Calls`] set.

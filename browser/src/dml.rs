@@ -1,231 +1,38 @@
 //! DirectML calls checked byte for byte against the CPU reference, without blocking.
 
-use gpu_xor::reference::{StridedView, StridedViewMut};
-use gpu_xor::{
-    BitXor, BitXorDesc, Context, DataType, Error, LogicalXor, LogicalXorDesc, RecordSummary,
-    TensorDesc, XorBindings,
-};
-use gpu_xor_conformance::engine::{self, AnyOperator, OutputLayout};
+use gpu_xor::{Context, Error, RecordSummary};
+use gpu_xor_conformance::engine;
 
-use crate::{assert_accepted, random_bytes, watched};
+use crate::{assert_accepted, watched};
 
-/// Which DirectML operator a case runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DmlOp {
-    /// DML_ELEMENT_WISE_BIT_XOR.
-    BitXor,
-    /// DML_ELEMENT_WISE_LOGICAL_XOR.
-    LogicalXor,
-}
+pub use gpu_xor_conformance::dml::{DmlCase, DmlOp, Place, place};
 
-/// Where a tensor lives: a buffer index and a byte offset in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Place {
-    /// Index into [`DmlCase::buffers`].
-    pub buffer: usize,
-    /// Byte offset of the binding.
-    pub offset: u64,
-}
-
-/// A [`Place`].
-pub const fn place(buffer: usize, offset: u64) -> Place {
-    Place { buffer, offset }
-}
-
-/// A DirectML call: three descriptions, where each tensor is bound, and the bytes every buffer
-/// holds before the call (inputs, padding and sentinel alike: SplitMix64 bytes).
-#[derive(Clone)]
-pub struct DmlCase {
-    /// The operator.
-    pub op: DmlOp,
-    /// A's description.
-    pub a: TensorDesc,
-    /// B's description.
-    pub b: TensorDesc,
-    /// The output's description.
-    pub out: TensorDesc,
-    /// Where A, B and the output are bound.
-    pub places: [Place; 3],
-    /// Every buffer's bytes before the call.
-    pub buffers: Vec<Vec<u8>>,
-}
-
-impl std::fmt::Debug for DmlCase {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let lens: Vec<usize> = self.buffers.iter().map(Vec::len).collect();
-        f.debug_struct("DmlCase")
-            .field("op", &self.op)
-            .field("a", &self.a)
-            .field("b", &self.b)
-            .field("out", &self.out)
-            .field("places", &self.places)
-            .field("buffer_lengths", &lens)
-            .finish()
-    }
-}
-
-impl DmlCase {
-    /// Three packed tensors of one type and shape in three buffers.
-    pub fn packed(op: DmlOp, data_type: DataType, sizes: &[u32], seed: u64) -> DmlCase {
-        let t = TensorDesc::new(data_type, sizes);
-        DmlCase::distinct(op, t.clone(), t.clone(), t, seed)
-    }
-
-    /// Three tensors in three buffers of random bytes, each bound at byte 32 with 48 bytes
-    /// after its total size.
-    pub fn distinct(
-        op: DmlOp,
-        a: TensorDesc,
-        b: TensorDesc,
-        out: TensorDesc,
-        seed: u64,
-    ) -> DmlCase {
-        let len = |t: &TensorDesc| {
-            let total = t.total_size().expect("a valid description's size");
-            (32 + total + 48).next_multiple_of(4) as usize
-        };
-        let buffers = vec![
-            random_bytes(seed, len(&a)),
-            random_bytes(seed ^ 0x5151_5151, len(&b)),
-            random_bytes(seed ^ 0xA5A5_A5A5, len(&out)),
-        ];
-        DmlCase {
-            op,
-            a,
-            b,
-            out,
-            places: [place(0, 32), place(1, 32), place(2, 32)],
-            buffers,
-        }
-    }
-
-    /// The same descriptions with the tensors moved to `places` in buffers of `len` random
-    /// bytes each (as many buffers as the places name).
-    pub fn placed(mut self, len: usize, places: [(usize, u64); 3], seed: u64) -> DmlCase {
-        let count = places.iter().map(|p| p.0).max().unwrap_or(0) + 1;
-        self.buffers = (0..count)
-            .map(|k| random_bytes(seed.wrapping_add(977 * k as u64), len))
-            .collect();
-        self.places = places.map(|(b, o)| place(b, o));
-        self
-    }
-
-    /// Zeroes every byte of every buffer except one in `keep_every`, so that LOGICAL_XOR sees
-    /// zeros, and nonzero values other than 1, in every lane.
-    pub fn sparse(mut self, keep_every: usize) -> DmlCase {
-        for buffer in &mut self.buffers {
-            for (i, byte) in buffer.iter_mut().enumerate() {
-                if i % keep_every != 0 {
-                    *byte = 0;
-                }
-            }
-        }
-        self
-    }
-
-    /// The compiled operator, on `ctx`'s feature level.
-    pub fn operator(&self, ctx: &Context) -> Result<AnyOperator, Error> {
-        let (a, b, out) = (self.a.clone(), self.b.clone(), self.out.clone());
-        Ok(match self.op {
-            DmlOp::BitXor => BitXor::new(ctx, &BitXorDesc::new(a, b, out))?.into(),
-            DmlOp::LogicalXor => LogicalXor::new(ctx, &LogicalXorDesc::new(a, b, out))?.into(),
-        })
-    }
-
-    /// Each tensor bound at its place over its total size, cut at the buffer's end.
-    pub fn bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
-        let range = |p: Place, t: &TensorDesc| {
-            let room = gpu[p.buffer].size().saturating_sub(p.offset);
-            (p.buffer, p.offset, t.total_size().unwrap_or(0).min(room))
-        };
-        engine::bindings(
-            gpu,
-            [
-                range(self.places[0], &self.a),
-                range(self.places[1], &self.b),
-                range(self.places[2], &self.out),
-            ],
-        )
-    }
-
+/// How the browser suite runs a [`DmlCase`]: without blocking.
+// The futures are awaited on the page's one thread; nothing needs them `Send`.
+#[allow(async_fn_in_trait)]
+pub trait Check {
     /// Creates the operator, records the call into an encoder of its own and submits it,
     /// without waiting (a later read-back sees its writes).
-    pub fn submit(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error> {
+    fn submit(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error>;
+    /// Runs the call on `ctx` and compares every byte of every buffer with the reference's
+    /// image. Returns what was recorded.
+    async fn check_on(&self, ctx: &Context) -> RecordSummary;
+    /// Runs the call expecting it to be refused with `rule`; checks that no byte of any
+    /// buffer changed and returns the error.
+    async fn check_error_on(&self, ctx: &Context, rule: &str) -> Error;
+}
+
+impl Check for DmlCase {
+    /// Creates the operator, records the call into an encoder of its own and submits it,
+    /// without waiting (a later read-back sees its writes).
+    fn submit(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error> {
         engine::submit(ctx, &self.operator(ctx)?, &self.bindings(gpu))
-    }
-
-    /// Where the output's elements sit.
-    pub fn output_layout(&self) -> OutputLayout {
-        let p = self.places[2];
-        OutputLayout {
-            buffer: p.buffer,
-            offset: p.offset,
-            width: u64::from(self.out.data_type.size_in_bytes()),
-            sizes: self.out.sizes.iter().map(|&s| u64::from(s)).collect(),
-            strides: self.out.effective_strides(),
-        }
-    }
-
-    /// A name for each buffer: its index and the tensors bound in it (`0 (a=out)`).
-    pub fn names(&self) -> Vec<String> {
-        (0..self.buffers.len())
-            .map(|k| {
-                let held: Vec<&str> = ["a", "b", "out"]
-                    .into_iter()
-                    .zip(self.places)
-                    .filter(|(_, p)| p.buffer == k)
-                    .map(|(t, _)| t)
-                    .collect();
-                format!("{k} ({})", held.join("="))
-            })
-            .collect()
-    }
-
-    /// Every buffer after the call by the CPU reference: the inputs are read from the bytes
-    /// before the call, and only the output's elements change.
-    pub fn expected(&self) -> Vec<Vec<u8>> {
-        let sizes: Vec<usize> = self.a.sizes.iter().map(|&s| s as usize).collect();
-        let strides = |t: &TensorDesc| {
-            t.strides
-                .as_ref()
-                .map(|s| s.iter().map(|&x| x as usize).collect::<Vec<_>>())
-        };
-        let (sa, sb, so) = (strides(&self.a), strides(&self.b), strides(&self.out));
-        let [pa, pb, po] = self.places;
-        let a = StridedView {
-            bytes: &self.buffers[pa.buffer],
-            data_type: self.a.data_type,
-            sizes: &sizes,
-            strides: sa.as_deref(),
-            offset: pa.offset as usize,
-        };
-        let b = StridedView {
-            bytes: &self.buffers[pb.buffer],
-            data_type: self.b.data_type,
-            sizes: &sizes,
-            strides: sb.as_deref(),
-            offset: pb.offset as usize,
-        };
-        let mut after = self.buffers.clone();
-        let mut out = StridedViewMut {
-            bytes: &mut after[po.buffer],
-            data_type: self.out.data_type,
-            sizes: &sizes,
-            strides: so.as_deref(),
-            offset: po.offset as usize,
-        };
-        match self.op {
-            DmlOp::BitXor => gpu_xor::reference::bit_xor(&a, &b, &mut out),
-            DmlOp::LogicalXor => gpu_xor::reference::logical_xor(&a, &b, &mut out),
-        }
-        .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
-        after
     }
 
     /// Runs the call on `ctx` and compares every byte of every buffer with the reference's
     /// image: the output's elements (named by element, index and byte on a mismatch), then
     /// every other byte. Returns what was recorded.
-    pub async fn check_on(&self, ctx: &Context) -> RecordSummary {
+    async fn check_on(&self, ctx: &Context) -> RecordSummary {
         let names = self.names();
         let gpu = engine::upload(ctx, &names, &self.buffers);
         let (summary, answer) = watched(ctx, || self.submit(ctx, &gpu));
@@ -250,7 +57,7 @@ impl DmlCase {
 
     /// Runs the call expecting it to be refused with `rule`; checks that no byte of any
     /// buffer changed (after every earlier submission has finished) and returns the error.
-    pub async fn check_error_on(&self, ctx: &Context, rule: &str) -> Error {
+    async fn check_error_on(&self, ctx: &Context, rule: &str) -> Error {
         let names = self.names();
         let gpu = engine::upload(ctx, &names, &self.buffers);
         let err = match self.submit(ctx, &gpu) {

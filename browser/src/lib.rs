@@ -35,7 +35,7 @@ use std::cell::OnceCell;
 use gpu_xor::{Context, ContextOptions, KernelKind, RecordSummary};
 
 pub use calls::{Call, Calls, Merged};
-pub use dml::{DmlCase, DmlOp, Place, place};
+pub use dml::{Check, DmlCase, DmlOp, Place, place};
 pub use ov::OvCase;
 pub use web::{browser_adapter_report, say};
 

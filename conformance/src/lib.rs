@@ -4,6 +4,8 @@
 //! - [`engine`]: SplitMix64, sentinel-filled buffers, one call recorded and submitted, whole
 //!   buffers read back and compared byte for byte: what the runner and the test suite
 //!   (`tests/suite/common.rs`) both use;
+//! - [`dml`]: DirectML calls as data (descriptions, places, buffers, the reference's image of
+//!   every buffer after the call), which the native and the browser test suites both run;
 //! - [`run`]: every check of a case, as `async fn`s that never block, so that the same cases
 //!   run natively and in a browser;
 //! - [`report`]: outcomes, counts, and the printed report.
@@ -22,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod case;
+pub mod dml;
 pub mod engine;
 pub mod generator;
 pub mod report;

@@ -11,7 +11,7 @@
 use gpu_xor::{Batch, Context, DataType, KernelKind, RecordSummary, TensorDesc};
 use gpu_xor_conformance::engine::{self, AnyOperator};
 
-use crate::common::{DmlCase, DmlOp, Place, ctx, place, random_bytes, small_windows};
+use crate::common::{Check, DmlCase, DmlOp, Place, ctx, place, random_bytes, small_windows};
 
 /// One call: an operator, its three descriptions and where its tensors live.
 #[derive(Clone)]

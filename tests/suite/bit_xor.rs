@@ -4,7 +4,9 @@
 use gpu_xor::{BitXor, BitXorDesc, DataType, KernelKind, Tensor, TensorDesc};
 use half::f16;
 
-use crate::common::{DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, small_windows};
+use crate::common::{
+    Check, DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, small_windows,
+};
 use crate::per_type;
 
 #[test]

@@ -9,12 +9,8 @@
 
 use std::sync::OnceLock;
 
-use gpu_xor::reference::{StridedView, StridedViewMut};
-use gpu_xor::{
-    BitXor, BitXorDesc, Context, ContextOptions, DataType, Error, LogicalXor, LogicalXorDesc,
-    RecordSummary, TensorDesc, XorBindings,
-};
-use gpu_xor_conformance::engine::{self, AnyOperator, OutputLayout};
+use gpu_xor::{Context, ContextOptions, DataType, Error, RecordSummary};
+use gpu_xor_conformance::engine::{self, OutputLayout};
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
 /// `WGPU_ADAPTER_NAME`, `GPU_XOR_LIMITS`, `GPU_XOR_MAX_WINDOW`). Without an adapter the
@@ -94,69 +90,23 @@ pub fn webgpu_rules(ctx: &Context) -> Context {
     twin
 }
 
-/// Which operator a case runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DmlOp {
-    BitXor,
-    LogicalXor,
+pub use gpu_xor_conformance::dml::{DmlCase, DmlOp, Place, place};
+
+/// How the native suite runs a [`DmlCase`]: blocking, on the suite's contexts.
+pub trait Check {
+    /// Runs the case on `ctx` and checks every byte of every buffer against the reference.
+    fn check_on(&self, ctx: &Context) -> RecordSummary;
+    /// [`Check::check_on`] on the shared context.
+    fn check(&self) -> RecordSummary;
+    /// Runs the case expecting `rule` to be refused; checks that no byte changed.
+    fn check_error(&self, rule: &str) -> Error;
+    /// One storage buffer per entry of `buffers`, labelled with the tensors it holds.
+    fn upload(&self, ctx: &Context) -> Vec<wgpu::Buffer>;
+    /// Creates the operator, records the call and submits it (without waiting).
+    fn run(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error>;
 }
 
-/// Where a tensor lives: buffer index and byte offset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Place {
-    pub buffer: usize,
-    pub offset: u64,
-}
-
-pub const fn place(buffer: usize, offset: u64) -> Place {
-    Place { buffer, offset }
-}
-
-/// A DirectML case: three descriptions, where each tensor lives, and the initial contents
-/// of every buffer (inputs included; everything else is the sentinel).
-#[derive(Clone)]
-pub struct DmlCase {
-    pub op: DmlOp,
-    pub a: TensorDesc,
-    pub b: TensorDesc,
-    pub out: TensorDesc,
-    /// A, B, Output.
-    pub places: [Place; 3],
-    pub buffers: Vec<Vec<u8>>,
-}
-
-impl DmlCase {
-    /// Three packed tensors in three buffers, each at `offset` with `margin` bytes after,
-    /// filled with random bytes (inputs) and a sentinel (everything else).
-    pub fn packed(op: DmlOp, dt: DataType, sizes: &[u32], seed: u64) -> DmlCase {
-        let t = TensorDesc::new(dt, sizes);
-        DmlCase::distinct(op, t.clone(), t.clone(), t, seed)
-    }
-
-    /// Three tensors in three buffers at offset 32, 48 bytes of sentinel after each.
-    pub fn distinct(
-        op: DmlOp,
-        a: TensorDesc,
-        b: TensorDesc,
-        out: TensorDesc,
-        seed: u64,
-    ) -> DmlCase {
-        let size = |t: &TensorDesc| (32 + t.total_size().unwrap() + 48).div_ceil(4) * 4;
-        let buffers = vec![
-            random_bytes(seed, size(&a) as usize),
-            random_bytes(seed ^ 0x5151, size(&b) as usize),
-            random_bytes(seed ^ 0xA5A5, size(&out) as usize),
-        ];
-        DmlCase {
-            op,
-            a,
-            b,
-            out,
-            places: [place(0, 32), place(1, 32), place(2, 32)],
-            buffers,
-        }
-    }
-
+impl Check for DmlCase {
     /// Runs the case on `ctx` and checks every byte of every buffer against the reference.
     ///
     /// Where tensors share a buffer, the case runs again under WebGPU's binding rule (no
@@ -164,7 +114,7 @@ impl DmlCase {
     /// enforces and native backends do not): it must give the same bytes with no overlapping
     /// binding, or be refused as `shared_buffer_span_too_large` exactly when the native call
     /// needed overlapping bindings.
-    pub fn check_on(&self, ctx: &Context) -> RecordSummary {
+    fn check_on(&self, ctx: &Context) -> RecordSummary {
         let gpu = self.upload(ctx);
         let summary = self.run(ctx, &gpu).unwrap_or_else(|e| panic!("{e}"));
         let expected = self.expected();
@@ -211,12 +161,12 @@ impl DmlCase {
     }
 
     /// [`DmlCase::check_on`] on the shared context.
-    pub fn check(&self) -> RecordSummary {
+    fn check(&self) -> RecordSummary {
         self.check_on(ctx())
     }
 
     /// Runs the case expecting `rule` to be refused; checks that no byte changed.
-    pub fn check_error(&self, rule: &str) -> Error {
+    fn check_error(&self, rule: &str) -> Error {
         let ctx = ctx();
         let gpu = self.upload(ctx);
         let err = self
@@ -231,119 +181,15 @@ impl DmlCase {
     }
 
     /// One storage buffer per entry of `buffers`, labelled with the tensors it holds.
-    pub fn upload(&self, ctx: &Context) -> Vec<wgpu::Buffer> {
+    fn upload(&self, ctx: &Context) -> Vec<wgpu::Buffer> {
         engine::upload(ctx, &self.names(), &self.buffers)
     }
 
     /// Creates the operator, records the call into an encoder of its own and submits it
     /// (without waiting: a read-back sees its writes).
-    pub fn run(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error> {
+    fn run(&self, ctx: &Context, gpu: &[wgpu::Buffer]) -> Result<RecordSummary, Error> {
         let op = self.operator(ctx)?;
         engine::submit(ctx, &op, &self.bindings(gpu))
-    }
-
-    /// The compiled operator of the case.
-    pub fn operator(&self, ctx: &Context) -> Result<AnyOperator, Error> {
-        let (a, b, out) = (self.a.clone(), self.b.clone(), self.out.clone());
-        Ok(match self.op {
-            DmlOp::BitXor => BitXor::new(ctx, &BitXorDesc::new(a, b, out))?.into(),
-            DmlOp::LogicalXor => LogicalXor::new(ctx, &LogicalXorDesc::new(a, b, out))?.into(),
-        })
-    }
-
-    /// Each tensor bound at its place, over its total size (cut at the buffer's end).
-    pub fn bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
-        let range = |p: Place, t: &TensorDesc| {
-            let size = t
-                .total_size()
-                .unwrap_or(0)
-                .min(gpu[p.buffer].size().saturating_sub(p.offset));
-            (p.buffer, p.offset, size)
-        };
-        engine::bindings(
-            gpu,
-            [
-                range(self.places[0], &self.a),
-                range(self.places[1], &self.b),
-                range(self.places[2], &self.out),
-            ],
-        )
-    }
-
-    /// Where the output's elements sit.
-    pub fn output_layout(&self) -> OutputLayout {
-        let p = self.places[2];
-        OutputLayout {
-            buffer: p.buffer,
-            offset: p.offset,
-            width: u64::from(self.out.data_type.size_in_bytes()),
-            sizes: self.out.sizes.iter().map(|&s| u64::from(s)).collect(),
-            strides: self.out.effective_strides(),
-        }
-    }
-
-    /// A name for each buffer: its index and the tensors placed in it (`1 (b)`, `0 (a=out)`).
-    pub fn names(&self) -> Vec<String> {
-        (0..self.buffers.len())
-            .map(|k| {
-                let held: Vec<&str> = ["a", "b", "out"]
-                    .into_iter()
-                    .zip(self.places)
-                    .filter(|(_, p)| p.buffer == k)
-                    .map(|(t, _)| t)
-                    .collect();
-                format!("{k} ({})", held.join("="))
-            })
-            .collect()
-    }
-
-    /// The case, for failure messages.
-    pub fn describe(&self) -> String {
-        format!(
-            "case: {:?}\n  A {:?}\n  B {:?}\n  Output {:?}\n  places {:?}",
-            self.op, self.a, self.b, self.out, self.places
-        )
-    }
-
-    /// Every buffer after the call, by the reference: inputs are read from the initial
-    /// contents, and only the output's elements change.
-    pub fn expected(&self) -> Vec<Vec<u8>> {
-        let mut after = self.buffers.clone();
-        let sizes: Vec<usize> = self.a.sizes.iter().map(|&s| s as usize).collect();
-        let strides = |t: &TensorDesc| {
-            t.strides
-                .as_ref()
-                .map(|s| s.iter().map(|&x| x as usize).collect::<Vec<_>>())
-        };
-        let (sa, sb, so) = (strides(&self.a), strides(&self.b), strides(&self.out));
-        let a = StridedView {
-            bytes: &self.buffers[self.places[0].buffer],
-            data_type: self.a.data_type,
-            sizes: &sizes,
-            strides: sa.as_deref(),
-            offset: self.places[0].offset as usize,
-        };
-        let b = StridedView {
-            bytes: &self.buffers[self.places[1].buffer],
-            data_type: self.b.data_type,
-            sizes: &sizes,
-            strides: sb.as_deref(),
-            offset: self.places[1].offset as usize,
-        };
-        let p = self.places[2];
-        let mut out = StridedViewMut {
-            bytes: &mut after[p.buffer],
-            data_type: self.out.data_type,
-            sizes: &sizes,
-            strides: so.as_deref(),
-            offset: p.offset as usize,
-        };
-        match self.op {
-            DmlOp::BitXor => gpu_xor::reference::bit_xor(&a, &b, &mut out),
-            DmlOp::LogicalXor => gpu_xor::reference::logical_xor(&a, &b, &mut out),
-        }
-        .expect("reference");
-        after
     }
 }
 

@@ -6,7 +6,7 @@ use gpu_xor::{
     TensorBinding, TensorDesc, TensorFlags, TensorName, XorBindings,
 };
 
-use crate::common::{DmlCase, DmlOp, ctx, place};
+use crate::common::{Check, DmlCase, DmlOp, ctx, place};
 
 fn refused(desc: &BitXorDesc) -> Error {
     let e = desc

@@ -3,7 +3,7 @@
 
 use gpu_xor::{BindingPattern, DataType, KernelKind, TensorDesc};
 
-use crate::common::{DmlCase, DmlOp, assert_kernel, place, random_bytes, small_windows};
+use crate::common::{Check, DmlCase, DmlOp, assert_kernel, place, random_bytes, small_windows};
 
 /// One buffer of `len` random bytes holding every tensor of the case.
 fn one_buffer(mut case: DmlCase, len: usize, places: [(usize, u64); 3]) -> DmlCase {

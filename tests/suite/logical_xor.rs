@@ -2,7 +2,7 @@
 
 use gpu_xor::{DataType, Element, FeatureLevel, KernelKind, Tensor, TensorDesc};
 
-use crate::common::{DmlCase, DmlOp, assert_kernel, ctx, small_windows};
+use crate::common::{Check, DmlCase, DmlOp, assert_kernel, ctx, small_windows};
 use crate::per_type;
 
 fn truth(a: u64, b: u64) -> u64 {

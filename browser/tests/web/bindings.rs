@@ -3,7 +3,7 @@
 //! range, and disjoint ranges), on every element width and on strided layouts.
 
 use gpu_xor::{BindingPattern, DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{DmlCase, DmlOp, assert_kernel, ctx};
+use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const WIDTHS: [DataType; 4] = [DataType::U8, DataType::U16, DataType::F32, DataType::I64];

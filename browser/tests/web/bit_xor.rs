@@ -3,7 +3,7 @@
 
 use gpu_xor::{DataType, KernelKind, Tensor, TensorDesc};
 use gpu_xor_browser::specials::specials;
-use gpu_xor_browser::{DmlCase, DmlOp, assert_kernel, ctx, le_bytes};
+use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx, le_bytes};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]

@@ -4,7 +4,7 @@
 use gpu_xor::{
     BitXor, BitXorDesc, DataType, Error, TensorBinding, TensorDesc, TensorName, XorBindings,
 };
-use gpu_xor_browser::{DmlCase, DmlOp, ctx, place, random_bytes};
+use gpu_xor_browser::{Check, DmlCase, DmlOp, ctx, place, random_bytes};
 use gpu_xor_conformance::engine;
 use wasm_bindgen_test::wasm_bindgen_test;
 

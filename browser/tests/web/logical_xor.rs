@@ -4,7 +4,7 @@
 use gpu_xor::{
     DataType, Element, FeatureLevel, KernelKind, LogicalXor, LogicalXorDesc, Tensor, TensorDesc,
 };
-use gpu_xor_browser::{DmlCase, DmlOp, assert_kernel, ctx};
+use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// Every pair of `values` through LOGICAL_XOR, against the reference's element rule.

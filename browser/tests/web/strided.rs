@@ -2,7 +2,7 @@
 //! (sliding-window) inputs; padded, spaced and transposed outputs.
 
 use gpu_xor::{DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{DmlCase, DmlOp, assert_kernel, ctx};
+use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// Transposed 32- and 64-bit inputs go through workgroup-memory tiles; narrower ones are
