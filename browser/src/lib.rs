@@ -36,7 +36,7 @@ use gpu_xor::{Context, ContextOptions, KernelKind, RecordSummary};
 
 pub use calls::{Call, Calls, Merged};
 pub use dml::{Check, DmlCase, DmlOp, Place, place};
-pub use ov::OvCase;
+pub use ov::{CheckOv, OvCase};
 pub use web::{browser_adapter_report, say};
 
 thread_local! {

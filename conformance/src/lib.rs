@@ -6,6 +6,7 @@
 //!   (`tests/suite/common.rs`) both use;
 //! - [`dml`]: DirectML calls as data (descriptions, places, buffers, the reference's image of
 //!   every buffer after the call), which the native and the browser test suites both run;
+//! - [`ov`]: OpenVINO BitwiseXor-13 calls as data, likewise;
 //! - [`run`]: every check of a case, as `async fn`s that never block, so that the same cases
 //!   run natively and in a browser;
 //! - [`report`]: outcomes, counts, and the printed report.
@@ -27,6 +28,7 @@ pub mod case;
 pub mod dml;
 pub mod engine;
 pub mod generator;
+pub mod ov;
 pub mod report;
 pub mod run;
 

@@ -4,7 +4,7 @@
 use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Error, KernelKind, Tensor};
 use proptest::prelude::*;
 
-use crate::common::{OvCase, assert_kernel, ctx, small_windows};
+use crate::common::{CheckOv, OvCase, assert_kernel, ctx, small_windows};
 use crate::per_type;
 
 const NUMPY: AutoBroadcast = AutoBroadcast::Numpy;

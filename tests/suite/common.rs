@@ -9,8 +9,8 @@
 
 use std::sync::OnceLock;
 
-use gpu_xor::{Context, ContextOptions, DataType, Error, RecordSummary};
-use gpu_xor_conformance::engine::{self, OutputLayout};
+use gpu_xor::{Context, ContextOptions, Error, RecordSummary};
+use gpu_xor_conformance::engine;
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
 /// `WGPU_ADAPTER_NAME`, `GPU_XOR_LIMITS`, `GPU_XOR_MAX_WINDOW`). Without an adapter the
@@ -227,132 +227,36 @@ macro_rules! per_type {
     };
 }
 
-/// An OpenVINO BitwiseXor-13 call: inputs in sentinel-filled buffers at the given offsets,
-/// the output in its own sentinel-filled buffer (or on A's range with `out_on_a`).
-pub struct OvCase {
-    pub data_type: DataType,
-    pub a_shape: Vec<usize>,
-    pub b_shape: Vec<usize>,
-    pub a: Vec<u8>,
-    pub b: Vec<u8>,
-    pub broadcast: gpu_xor::AutoBroadcast,
-    /// Byte offsets of A, B and the output in their buffers.
-    pub offsets: [u64; 3],
-    /// Bind the output to exactly A's range (in place).
-    pub out_on_a: bool,
-}
+pub use gpu_xor_conformance::ov::OvCase;
 
-impl OvCase {
-    pub fn new(
-        data_type: DataType,
-        a_shape: &[usize],
-        b_shape: &[usize],
-        broadcast: gpu_xor::AutoBroadcast,
-        seed: u64,
-    ) -> OvCase {
-        let w = data_type.size_in_bytes() as usize;
-        let n = |s: &[usize]| s.iter().product::<usize>() * w;
-        let mut a = random_bytes(seed, n(a_shape));
-        let mut b = random_bytes(seed ^ 0x77, n(b_shape));
-        if data_type == DataType::Bool {
-            // Mostly canonical 0/1, with some non-canonical nonzero bytes.
-            for (i, x) in a.iter_mut().chain(b.iter_mut()).enumerate() {
-                *x = match *x % 8 {
-                    0..=2 => 0,
-                    3..=5 => 1,
-                    _ => (*x | 2) & if i % 2 == 0 { 0xff } else { 0x82 },
-                };
-            }
-        }
-        OvCase {
-            data_type,
-            a_shape: a_shape.to_vec(),
-            b_shape: b_shape.to_vec(),
-            a,
-            b,
-            broadcast,
-            offsets: [16, 32, 48],
-            out_on_a: false,
-        }
-    }
-
+/// How the native suite runs an [`OvCase`]: blocking.
+pub trait CheckOv {
     /// Runs on `ctx`; checks output elements against the reference and every other byte
     /// against what it held. Returns the output shape and the summary.
-    pub fn check_on(&self, ctx: &Context) -> (Vec<usize>, RecordSummary) {
-        let (shape, want) = gpu_xor::reference::bitwise_xor(
-            self.data_type,
-            &self.a_shape,
-            &self.a,
-            &self.b_shape,
-            &self.b,
-            self.broadcast,
-        )
-        .expect("reference");
-        let op = gpu_xor::BitwiseXor::new(
-            ctx,
-            &gpu_xor::BitwiseXorDesc {
-                a_type: self.data_type,
-                b_type: self.data_type,
-                a_shape: self.a_shape.clone(),
-                b_shape: self.b_shape.clone(),
-                auto_broadcast: self.broadcast,
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(op.output_shape(), shape);
-        let pad = |x: usize| x.div_ceil(4) * 4;
-        let fill = |data: &[u8], offset: u64, seed: u64| {
-            let mut buf =
-                random_bytes(seed, offset as usize + pad(data.len().max(want.len())) + 40);
-            buf[offset as usize..offset as usize + data.len()].copy_from_slice(data);
-            buf
-        };
-        let host = vec![
-            fill(&self.a, self.offsets[0], 1),
-            fill(&self.b, self.offsets[1], 2),
-            fill(&[], self.offsets[2], 3),
-        ];
-        let (out_buffer, out_offset) = if self.out_on_a {
-            (0, self.offsets[0])
-        } else {
-            (2, self.offsets[2])
-        };
-        let names = if self.out_on_a {
-            ["a=out", "b", "unused"]
-        } else {
-            ["a", "b", "out"]
-        }
-        .map(String::from);
-        let gpu = engine::upload(ctx, &names, &host);
-        let width = self.data_type.size_in_bytes() as usize;
-        let bytes = |s: &[usize]| pad(s.iter().product::<usize>() * width) as u64;
-        let bindings = engine::bindings(
-            &gpu,
-            [
-                (0, self.offsets[0], bytes(&self.a_shape)),
-                (1, self.offsets[1], bytes(&self.b_shape)),
-                (out_buffer, out_offset, bytes(&shape)),
-            ],
-        );
+    fn check_on(&self, ctx: &Context) -> (Vec<usize>, RecordSummary);
+    /// [`CheckOv::check_on`] on the shared context.
+    fn check(&self) -> (Vec<usize>, RecordSummary);
+}
+
+impl CheckOv for OvCase {
+    fn check_on(&self, ctx: &Context) -> (Vec<usize>, RecordSummary) {
+        let run = self.prepare();
+        let op = gpu_xor::BitwiseXor::new(ctx, &self.desc()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(op.output_shape(), run.shape);
+        let gpu = engine::upload(ctx, &run.names, &run.host);
+        let bindings = engine::bindings(&gpu, run.ranges);
         let summary = engine::submit(ctx, &op.into(), &bindings).unwrap_or_else(|e| panic!("{e}"));
         // Distinct buffers, or an output exactly on A: nothing to bind apart.
         assert_eq!(summary.overlapping_bindings, 0);
-        let mut expected = host;
-        let at = out_offset as usize;
-        expected[out_buffer][at..at + want.len()].copy_from_slice(&want);
         let got = engine::read_back_blocking(ctx, &gpu).unwrap();
-        let sizes: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-        let layout = OutputLayout::packed(out_buffer, out_offset, width as u64, &sizes);
-        if let Err(e) = engine::compare_buffers(&names, &got, &expected, Some(&layout)) {
-            panic!(
-                "{:?} {:?} x {:?} ({}): {e}",
-                self.data_type, self.a_shape, self.b_shape, self.broadcast
-            );
+        if let Err(e) = engine::compare_buffers(&run.names, &got, &run.expected, Some(&run.layout))
+        {
+            panic!("{}: {e}", self.describe());
         }
-        (shape, summary)
+        (run.shape, summary)
     }
 
-    pub fn check(&self) -> (Vec<usize>, RecordSummary) {
+    fn check(&self) -> (Vec<usize>, RecordSummary) {
         self.check_on(ctx())
     }
 }

@@ -13,7 +13,7 @@ use gpu_xor::{
 };
 use gpu_xor_conformance::engine::{self, AnyOperator, SplitMix64};
 
-use crate::common::{Check, DmlCase, DmlOp, OvCase, compare, ctx};
+use crate::common::{Check, CheckOv, DmlCase, DmlOp, OvCase, compare, ctx};
 
 // What is documented as shareable between threads (`Context`'s documentation) is checked when
 // the suite compiles.

@@ -18,7 +18,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 use crate::common::{
-    Check, DmlCase, DmlOp, OvCase, assert_kernel, ctx, place, random_bytes, small_windows,
+    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, place, random_bytes, small_windows,
 };
 
 /// How one tensor is laid out over the shared sizes.

@@ -2,7 +2,7 @@
 //! included, scalars, empty outputs, ranks above 8, and in place.
 
 use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, KernelKind, Tensor};
-use gpu_xor_browser::{OvCase, assert_kernel, ctx};
+use gpu_xor_browser::{CheckOv, OvCase, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const NUMPY: AutoBroadcast = AutoBroadcast::Numpy;

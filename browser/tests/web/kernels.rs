@@ -2,7 +2,7 @@
 //! rows, gather, tile, scatter, and the empty call that dispatches nothing.
 
 use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Check, DmlCase, DmlOp, OvCase, assert_kernel, ctx};
+use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]

@@ -2,7 +2,7 @@
 //! alignment (256 bytes), at 4 KiB and at the smallest window the device allows (512 bytes).
 
 use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Check, DmlCase, DmlOp, OvCase, assert_kernel, ctx, windowed};
+use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, windowed};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
