@@ -34,8 +34,9 @@ use std::cell::OnceCell;
 
 use gpu_xor::{Context, ContextOptions, KernelKind, RecordSummary};
 
-pub use calls::{Call, Calls, Merged};
+pub use calls::{CheckCalls, Merged};
 pub use dml::{Check, DmlCase, DmlOp, Place, place};
+pub use gpu_xor_conformance::dml::{Call, Calls};
 pub use ov::{CheckOv, OvCase};
 pub use web::{browser_adapter_report, say};
 

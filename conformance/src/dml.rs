@@ -5,8 +5,8 @@
 
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
-    BitXor, BitXorDesc, Context, DataType, Error, LogicalXor, LogicalXorDesc, TensorDesc,
-    XorBindings,
+    Batch, BitXor, BitXorDesc, Context, DataType, Error, LogicalXor, LogicalXorDesc, RecordSummary,
+    TensorDesc, XorBindings,
 };
 
 use crate::engine::{self, AnyOperator, OutputLayout, random_bytes};
@@ -224,5 +224,105 @@ impl DmlCase {
         }
         .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
         after
+    }
+}
+
+/// One DirectML call of a [`Calls`] set: an operator, its three descriptions and where its
+/// tensors are bound.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// The operator.
+    pub op: DmlOp,
+    /// A's description.
+    pub a: TensorDesc,
+    /// B's description.
+    pub b: TensorDesc,
+    /// The output's description.
+    pub out: TensorDesc,
+    /// Where A, B and the output are bound.
+    pub places: [Place; 3],
+}
+
+impl Call {
+    /// One description for A, B and the output.
+    pub fn same(op: DmlOp, t: TensorDesc, places: [Place; 3]) -> Call {
+        Call {
+            op,
+            a: t.clone(),
+            b: t.clone(),
+            out: t,
+            places,
+        }
+    }
+
+    /// The call as a single case on `buffers`.
+    pub fn case(&self, buffers: &[Vec<u8>]) -> DmlCase {
+        DmlCase {
+            op: self.op,
+            a: self.a.clone(),
+            b: self.b.clone(),
+            out: self.out.clone(),
+            places: self.places,
+            buffers: buffers.to_vec(),
+        }
+    }
+}
+
+/// Calls applied in order to a set of buffers of random bytes: what a merged batch must
+/// leave, as the same calls run one by one.
+#[derive(Clone, Debug)]
+pub struct Calls {
+    /// Every buffer before the first call.
+    pub buffers: Vec<Vec<u8>>,
+    /// The calls, in order.
+    pub calls: Vec<Call>,
+}
+
+impl Calls {
+    /// `count` buffers of `len` random bytes.
+    pub fn new(count: usize, len: usize, seed: u64, calls: Vec<Call>) -> Calls {
+        Calls {
+            buffers: (0..count)
+                .map(|k| random_bytes(seed ^ (k as u64).wrapping_mul(0x9E37_79B9), len))
+                .collect(),
+            calls,
+        }
+    }
+
+    /// Every buffer after the calls by the reference, applied in order.
+    pub fn expected(&self) -> Vec<Vec<u8>> {
+        self.calls.iter().fold(self.buffers.clone(), |state, call| {
+            call.case(&state).expected()
+        })
+    }
+
+    /// Each buffer's name: its index.
+    pub fn names(&self) -> Vec<String> {
+        (0..self.buffers.len()).map(|k| k.to_string()).collect()
+    }
+
+    /// The calls, for failure messages.
+    pub fn describe(&self) -> String {
+        self.calls
+            .iter()
+            .map(|c| c.case(&[]).describe())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Compiles every call on `ctx` and pushes it into `batch` on `gpu`; each call's summary.
+    pub fn push_all(
+        &self,
+        ctx: &Context,
+        batch: &mut Batch,
+        gpu: &[wgpu::Buffer],
+    ) -> Result<Vec<RecordSummary>, Error> {
+        self.calls
+            .iter()
+            .map(|call| {
+                let case = call.case(&[]);
+                case.operator(ctx)?.push(batch, &case.bindings(gpu))
+            })
+            .collect()
     }
 }

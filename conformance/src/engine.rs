@@ -115,6 +115,19 @@ impl AnyOperator {
             AnyOperator::BitwiseXor(op) => op.record(encoder, bindings),
         }
     }
+
+    /// Pushes the operator into `batch` (see [`gpu_xor::Batch::push`]).
+    pub fn push(
+        &self,
+        batch: &mut gpu_xor::Batch,
+        bindings: &XorBindings<'_>,
+    ) -> Result<RecordSummary, Error> {
+        match self {
+            AnyOperator::BitXor(op) => batch.push(op, bindings),
+            AnyOperator::LogicalXor(op) => batch.push(op, bindings),
+            AnyOperator::BitwiseXor(op) => batch.push(op, bindings),
+        }
+    }
 }
 
 impl From<BitXor> for AnyOperator {

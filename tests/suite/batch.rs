@@ -8,103 +8,38 @@
 //! catch that on every kernel, for every element width, for LOGICAL_XOR, in place, and across
 //! window seams.
 
-use gpu_xor::{Batch, Context, DataType, KernelKind, RecordSummary, TensorDesc};
-use gpu_xor_conformance::engine::{self, AnyOperator};
+use gpu_xor::{Context, DataType, KernelKind, RecordSummary, TensorDesc};
+use gpu_xor_conformance::dml::{Call, Calls};
+use gpu_xor_conformance::engine;
 
-use crate::common::{Check, DmlCase, DmlOp, Place, ctx, place, random_bytes, small_windows};
+use crate::common::{Check, DmlOp, Place, ctx, place, small_windows};
 
-/// One call: an operator, its three descriptions and where its tensors live.
-#[derive(Clone)]
-struct Call {
-    op: DmlOp,
-    a: TensorDesc,
-    b: TensorDesc,
-    out: TensorDesc,
-    /// A, B, Output.
-    places: [Place; 3],
+/// The same description for A, B and the output, except A's strides.
+fn call(op: DmlOp, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3]) -> Call {
+    let mut call = Call::same(op, t, places);
+    if let Some(s) = a_strides {
+        call.a = call.a.with_strides(s);
+    }
+    call
 }
 
-impl Call {
-    /// The same description for A, B and the output, except A's strides.
-    fn new(op: DmlOp, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3]) -> Call {
-        let a = match a_strides {
-            Some(s) => t.clone().with_strides(s),
-            None => t.clone(),
-        };
-        Call {
-            op,
-            a,
-            b: t.clone(),
-            out: t,
-            places,
-        }
-    }
-
-    /// The call as a single-call case on `buffers`.
-    fn case(&self, buffers: &[Vec<u8>]) -> DmlCase {
-        DmlCase {
-            op: self.op,
-            a: self.a.clone(),
-            b: self.b.clone(),
-            out: self.out.clone(),
-            places: self.places,
-            buffers: buffers.to_vec(),
-        }
-    }
+/// How this suite runs a set of [`Calls`]: one by one and in one batch, blocking.
+trait CheckCalls {
+    fn run_batched(&self, ctx: &Context) -> (Vec<RecordSummary>, usize);
+    fn run_one_by_one(&self, ctx: &Context);
+    fn compare(&self, how: &str, got: &[Vec<u8>]);
+    fn check(&self, ctx: &Context, kernel: KernelKind, merges: bool) -> usize;
 }
 
-/// Several calls on a set of buffers.
-struct Calls {
-    buffers: Vec<Vec<u8>>,
-    calls: Vec<Call>,
-}
-
-impl Calls {
-    /// `count` buffers of `len` random bytes each.
-    fn new(count: usize, len: usize, seed: u64, calls: Vec<Call>) -> Calls {
-        Calls {
-            buffers: (0..count)
-                .map(|k| random_bytes(seed ^ (k as u64 * 0x9e37_79b9), len))
-                .collect(),
-            calls,
-        }
-    }
-
-    /// Every buffer after the calls, by the reference, applied in order.
-    fn expected(&self) -> Vec<Vec<u8>> {
-        self.calls.iter().fold(self.buffers.clone(), |state, call| {
-            call.case(&state).expected()
-        })
-    }
-
-    fn names(&self) -> Vec<String> {
-        (0..self.buffers.len()).map(|k| k.to_string()).collect()
-    }
-
-    fn describe(&self) -> String {
-        self.calls
-            .iter()
-            .map(|c| c.case(&[]).describe())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
+impl CheckCalls for Calls {
     /// Runs the calls one batch, checks every byte, and returns the summaries and the number
     /// of dispatches.
     fn run_batched(&self, ctx: &Context) -> (Vec<RecordSummary>, usize) {
         let gpu = engine::upload(ctx, &self.names(), &self.buffers);
-        let ops: Vec<AnyOperator> = self
-            .calls
-            .iter()
-            .map(|c| c.case(&[]).operator(ctx).unwrap())
-            .collect();
         let mut batch = ctx.batch();
-        let summaries: Vec<RecordSummary> = self
-            .calls
-            .iter()
-            .zip(&ops)
-            .map(|(c, op)| push(&mut batch, op, &c.case(&[]), &gpu))
-            .collect();
+        let summaries = self
+            .push_all(ctx, &mut batch, &gpu)
+            .unwrap_or_else(|e| panic!("{e}\n{}", self.describe()));
         let dispatches = batch.dispatch_count();
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
         batch.record(&mut encoder).unwrap();
@@ -156,21 +91,6 @@ impl Calls {
     }
 }
 
-fn push(
-    batch: &mut Batch,
-    op: &AnyOperator,
-    case: &DmlCase,
-    gpu: &[wgpu::Buffer],
-) -> RecordSummary {
-    let bindings = case.bindings(gpu);
-    match op {
-        AnyOperator::BitXor(op) => batch.push(op, &bindings),
-        AnyOperator::LogicalXor(op) => batch.push(op, &bindings),
-        AnyOperator::BitwiseXor(op) => batch.push(op, &bindings),
-    }
-    .unwrap()
-}
-
 /// Rank-2 calls with A transposed (strides `[1, rows]`), each in the three buffers at its
 /// own offset.
 fn transposed(op: DmlOp, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> Vec<Call> {
@@ -178,7 +98,7 @@ fn transposed(op: DmlOp, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> 
         .iter()
         .zip(offsets)
         .map(|(&[rows, cols], &at)| {
-            Call::new(
+            call(
                 op,
                 TensorDesc::new(dt, &[rows, cols]),
                 Some(&[1, rows]),
@@ -241,7 +161,7 @@ fn contiguous_calls_of_different_lengths_merge_exactly() {
             .enumerate()
             .map(|(k, &n)| {
                 let at = k as u64 * 8192;
-                Call::new(
+                call(
                     op,
                     TensorDesc::new(dt, &[n]),
                     None,
@@ -270,7 +190,7 @@ fn rows_calls_of_different_row_lengths_merge_exactly() {
             .map(|(k, &(cols, pitch))| {
                 let at = k as u64 * 4096;
                 let t = TensorDesc::new(dt, &[6, cols]).with_strides(&[pitch, 1]);
-                let mut call = Call::new(
+                let mut call = call(
                     DmlOp::BitXor,
                     t,
                     None,
@@ -296,7 +216,7 @@ fn gather_calls_of_different_shapes_merge_exactly() {
             .enumerate()
             .map(|(k, &[r, c])| {
                 let at = k as u64 * 1024;
-                Call::new(
+                call(
                     DmlOp::BitXor,
                     TensorDesc::new(dt, &[r, c]),
                     Some(&[c + 1, 2]),
@@ -325,7 +245,7 @@ fn scatter_calls_of_different_shapes_merge_exactly() {
             .enumerate()
             .map(|(k, &[r, c])| {
                 let at = k as u64 * 1024;
-                let mut call = Call::new(
+                let mut call = call(
                     op,
                     TensorDesc::new(dt, &[r, c]),
                     None,
@@ -355,7 +275,7 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
         .iter()
         .zip(0..)
         .map(|(&n, k)| {
-            Call::new(
+            call(
                 DmlOp::BitXor,
                 TensorDesc::new(DataType::U16, &[n]),
                 None,
@@ -369,7 +289,7 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
         .iter()
         .zip(0..)
         .map(|(&[r, c], k)| {
-            let mut call = Call::new(
+            let mut call = call(
                 DmlOp::BitXor,
                 TensorDesc::new(DataType::U32, &[r, c]),
                 None,
@@ -396,7 +316,7 @@ fn windowed_calls_merge_exactly() {
             .zip(0..)
             .map(|(&n, k)| {
                 let at = k * 16384;
-                Call::new(
+                call(
                     DmlOp::BitXor,
                     TensorDesc::new(dt, &[n]),
                     None,
@@ -421,14 +341,14 @@ fn windowed_calls_merge_exactly() {
 #[test]
 fn dependent_calls_keep_their_order() {
     let t = TensorDesc::new(DataType::U32, &[40, 40]);
-    let first = Call::new(
+    let first = call(
         DmlOp::BitXor,
         t.clone(),
         Some(&[1, 40]),
         [place(0, 0), place(1, 0), place(2, 0)],
     );
     // Reads the first call's output as A, transposed.
-    let second = Call::new(
+    let second = call(
         DmlOp::BitXor,
         t,
         Some(&[1, 40]),

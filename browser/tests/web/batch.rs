@@ -2,7 +2,7 @@
 //! every byte of every buffer as the reference does with the calls applied in order.
 
 use gpu_xor::{DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Call, Calls, DmlOp, ctx, place, say, windowed};
+use gpu_xor_browser::{Call, Calls, CheckCalls, DmlOp, ctx, place, say, windowed};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 fn at(offset: u64) -> [gpu_xor_browser::Place; 3] {
