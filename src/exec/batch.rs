@@ -119,16 +119,12 @@ impl BindSet {
     /// Whether a writable binding (the output's, or the inputs' when `read_write`) overlaps
     /// another binding of the same buffer.
     fn overlapping(&self) -> bool {
-        let s = &self.slots;
-        (0..3).any(|i| {
-            (i + 1..3).any(|j| {
-                (i == 0 || self.inputs_rw)
-                    && s[i].buffer.is_some()
-                    && s[i].buffer == s[j].buffer
-                    && s[i].start < s[j].end
-                    && s[j].start < s[i].end
-            })
-        })
+        let buffers = self.slots.each_ref().map(|s| s.buffer.as_ref());
+        let ranges = self
+            .slots
+            .each_ref()
+            .map(|s| s.buffer.as_ref().map(|_| (s.start, s.end)));
+        overlapping(&buffers, &ranges, self.inputs_rw)
     }
 }
 
@@ -256,21 +252,14 @@ impl Batch {
         let start = bound.map(|b| b.offset);
         let (slot, inputs_rw, pieces, window) =
             choose_slots(plan, start, &sharing, keys, &bound, width, shared)?;
-        let mut slot_buffer: [Option<&wgpu::Buffer>; 3] = [None; 3];
-        for o in 0..3 {
-            slot_buffer[slot[o]] = Some(bound[o].buffer);
-        }
+        let slot_buffer = slot_buffers(slot, &bound);
 
         // Everything is worked out before anything is added, so that an error leaves the
         // batch as it was.
         let mut planned = Vec::with_capacity(pieces.len());
         let mut new_sets: Vec<BindSet> = Vec::new();
         for piece in &pieces {
-            let range: [Option<(u64, u64)>; 3] = std::array::from_fn(|s| {
-                let buffer = slot_buffer[s]?;
-                let (used_start, used_end) = piece.windows[s]?;
-                Some(bind_range(buffer, used_start, used_end, window))
-            });
+            let range = bound_ranges(piece, &slot_buffer, window);
             let choice = Bound {
                 start,
                 range,
@@ -586,29 +575,24 @@ fn choose_slots(
         Err(e @ Error::SharedBufferSpanTooLarge { .. }) => e,
         Err(e) => return Err(e),
     };
-    // Slots as the output's (0), then A's, then B's own; an operand may join the slot of an
-    // earlier operand of its buffer. Candidates with fewer slots come first.
-    let mut candidates: Vec<[usize; 3]> = Vec::new();
-    for a in [0, 1] {
-        for b in [0, 1, 2] {
-            let slot = [0, a, b];
-            let valid = (0..3)
-                .all(|o| (0..3).all(|p| slot[o] != slot[p] || bound[o].buffer == bound[p].buffer))
-                && (b < 2 || a == 1);
-            if valid && slot != sharing.slot && !candidates.contains(&slot) {
-                candidates.push(slot);
-            }
-        }
-    }
-    candidates.sort_by_key(|slot| slot.iter().max().copied());
-    // An in-place input reads through the output's slot, whatever the grouping.
-    candidates.retain(|slot| (0..2).all(|i| !sharing.in_place[i] || slot[i + 1] == 0));
+    // Groupings of A and B with the output (slot 0) or in slots of their own, fewest slots
+    // first; operands share a slot only when they share a buffer, and an in-place input
+    // always reads through the output's slot.
+    let candidates = [[0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 1, 2]]
+        .into_iter()
+        .filter(|slot| {
+            *slot != sharing.slot
+                && (0..3).all(|o| (0..3).all(|p| slot[o] != slot[p] || keys[o] == keys[p]))
+                && (0..2).all(|i| !sharing.in_place[i] || slot[i + 1] == 0)
+        });
     // A window must hold a whole aligned block's slack and some elements past it; shrinking
     // by a quarter at a time, a few steps reach the pieces that keep neighbours apart (those
     // that sit closer share a slot instead) without cutting a large call into a great many.
     let least = limits.offset_alignment + 64;
-    for &slot in &candidates {
-        let rw = (1..3).any(|o| slot[o] != 0 && keys[o] == 0);
+    // Inputs in the output's buffer but not in its slot are bound `read_write`.
+    let rw = |slot: [usize; 3]| (1..3).any(|o| slot[o] != 0 && keys[o] == 0);
+    for slot in candidates {
+        let buffers = slot_buffers(slot, bound);
         let mut window = limits.max_window;
         for _ in 0..SHRINK_STEPS {
             if window < least {
@@ -619,8 +603,10 @@ fn choose_slots(
                 ..limits
             };
             if let Ok(pieces) = split(&plan.layout, start, slot, width, cut) {
-                if !pieces.iter().any(|p| aliased(p, slot, rw, bound, window)) {
-                    return Ok((slot, rw, pieces, window));
+                let clash =
+                    |p: &Piece| overlapping(&buffers, &bound_ranges(p, &buffers, window), rw(slot));
+                if !pieces.iter().any(clash) {
+                    return Ok((slot, rw(slot), pieces, window));
                 }
             }
             window = window / 4 * 3 / 16 * 16;
@@ -633,37 +619,47 @@ fn choose_slots(
     let a = if sharing.in_place[0] { 0 } else { 1 };
     let b = if sharing.in_place[1] { 0 } else { a + 1 };
     let slot = [0, a, b];
-    let rw = (1..3).any(|o| slot[o] != 0 && keys[o] == 0);
     let pieces = split(&plan.layout, start, slot, width, limits)?;
-    Ok((slot, rw, pieces, limits.max_window))
+    Ok((slot, rw(slot), pieces, limits.max_window))
 }
 
-/// Whether two bindings of one piece on the same buffer overlap while one of them is
-/// writable (the output's slot always is; the input slots when `rw`).
-fn aliased(
-    piece: &Piece,
+/// The buffer bound in each slot, when operands sit in `slot`.
+fn slot_buffers<'a>(
     slot: [usize; 3],
-    rw: bool,
-    bound: &[&TensorBinding<'_>; 3],
-    window: u64,
-) -> bool {
-    let mut buffer: [Option<&wgpu::Buffer>; 3] = [None; 3];
+    bound: &[&TensorBinding<'a>; 3],
+) -> [Option<&'a wgpu::Buffer>; 3] {
+    let mut buffer = [None; 3];
     for o in 0..3 {
         buffer[slot[o]] = Some(bound[o].buffer);
     }
-    let range = |s: usize| {
+    buffer
+}
+
+/// The range each slot of `piece` binds.
+fn bound_ranges(
+    piece: &Piece,
+    buffers: &[Option<&wgpu::Buffer>; 3],
+    window: u64,
+) -> [Option<(u64, u64)>; 3] {
+    std::array::from_fn(|s| {
         let (used_start, used_end) = piece.windows[s]?;
-        Some(bind_range(buffer[s]?, used_start, used_end, window))
-    };
-    (0..3).any(|s| {
-        (s + 1..3).any(|t| {
-            let writable = s == 0 || rw;
-            match (buffer[s], buffer[t], range(s), range(t)) {
-                (Some(x), Some(y), Some((s0, s1)), Some((t0, t1))) => {
-                    writable && x == y && s0 < t1 && t0 < s1
-                }
-                _ => false,
+        Some(bind_range(buffers[s]?, used_start, used_end, window))
+    })
+}
+
+/// Whether a writable binding (the output's slot 0, or the input slots when `inputs_rw`)
+/// overlaps another binding of the same buffer: what WebGPU forbids in one dispatch.
+fn overlapping(
+    buffers: &[Option<&wgpu::Buffer>; 3],
+    ranges: &[Option<(u64, u64)>; 3],
+    inputs_rw: bool,
+) -> bool {
+    (0..3).any(|i| {
+        (i + 1..3).any(|j| match (buffers[i], buffers[j], ranges[i], ranges[j]) {
+            (Some(x), Some(y), Some((i0, i1)), Some((j0, j1))) => {
+                (i == 0 || inputs_rw) && x == y && i0 < j1 && j0 < i1
             }
+            _ => false,
         })
     })
 }
