@@ -74,33 +74,17 @@ async fn padded_spaced_and_transposed_outputs_on_every_type() {
     for (k, dt) in DataType::DIRECTML.into_iter().enumerate() {
         let seed = 60 + k as u64;
         let t = TensorDesc::new(dt, &[4, 5]);
-        // Padded output rows: the scatter kernel (sub-word lanes with atomics).
-        check(
-            t.clone(),
-            t.clone(),
-            t.clone().with_strides(&[7, 1]),
-            KernelKind::Scatter,
-            seed,
-        )
-        .await;
-        // Every other element.
-        check(
-            t.clone(),
-            t.clone(),
-            t.clone().with_strides(&[10, 2]),
-            KernelKind::Scatter,
-            seed,
-        )
-        .await;
-        // A transposed output is reordered to be dense, which transposes the inputs.
-        check(
-            t.clone(),
-            t.clone(),
-            t.clone().with_strides(&[1, 4]),
-            transposed_kernel(dt),
-            seed,
-        )
-        .await;
+        for (strides, kernel) in [
+            // Padded output rows: the scatter kernel (sub-word lanes with atomics).
+            ([7, 1], KernelKind::Scatter),
+            // Every other element.
+            ([10, 2], KernelKind::Scatter),
+            // A transposed output is reordered to be dense, which transposes the inputs.
+            ([1, 4], transposed_kernel(dt)),
+        ] {
+            let out = t.clone().with_strides(&strides);
+            check(t.clone(), t.clone(), out, kernel, seed).await;
+        }
         // Strided everything at once.
         let r = DmlCase::distinct(
             DmlOp::BitXor,
