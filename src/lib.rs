@@ -94,8 +94,10 @@
 //!
 //! # Layers
 //!
-//! [`desc`] (descriptions and rules) → layout analysis ([`Plan`]) → [`kernels`] (WGSL) →
-//! execution ([`Context`], [`BitXor`], [`Tensor`]) → [`mod@reference`] (the CPU oracle).
+//! [`desc`] (descriptions and rules, which hand out validated [`Operands`]) → layout analysis
+//! ([`Plan::new`]: broadcasts as zero strides, coalescing, the kernel family) → the WGSL
+//! kernels (private; [`KernelKind`] names them) → execution ([`Context`], [`BitXor`],
+//! [`Tensor`]) → [`mod@reference`] (the CPU oracle). Each layer reads only the ones above it.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -103,21 +105,124 @@
 pub mod desc;
 mod error;
 mod exec;
-pub mod kernels;
+mod kernels;
 mod layout;
 pub mod reference;
 mod scope;
 
 pub use desc::{
-    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, FeatureLevel, LogicalXorDesc, TensorDesc,
-    TensorFlags, infer_output_shape,
+    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, ElementOp, FeatureLevel, LogicalXorDesc,
+    Operand, Operands, Operator, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
-pub use error::{Error, Operator, TensorName};
+pub use error::{Error, ErrorKind};
 pub use exec::{
     Batch, BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
-    RecordSummary, Tensor, TensorBinding, XorBindings, XorOperator,
+    Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings, XorOperator,
 };
-pub use layout::{BindingPattern, ElementOp, KernelKind, Plan};
+pub use layout::{BindingPattern, KernelKind, Plan};
+
+/// DESIGN §3: data flows one way. Descriptions know nothing below them, and layout analysis
+/// reads the descriptions' output ([`desc::Operands`]), never the operator descriptions, and
+/// nothing below it. Checked on the source text, comments left out.
+#[cfg(test)]
+mod layering {
+    use std::path::{Path, PathBuf};
+
+    /// What `src/desc` may not name: the layers below it, by any path.
+    const BELOW_DESC: &[&str] = &[
+        "crate::layout",
+        "crate::kernels",
+        "crate::exec",
+        "layout::",
+        "kernels::",
+        "exec::",
+        "super::super",
+        "wgpu",
+    ];
+
+    /// What `src/layout` may not name: the layers below it, and the operator descriptions.
+    const BELOW_LAYOUT: &[&str] = &[
+        "crate::kernels",
+        "crate::exec",
+        "kernels::",
+        "exec::",
+        "wgpu",
+        "BitXorDesc",
+        "LogicalXorDesc",
+        "BitwiseXorDesc",
+    ];
+
+    /// Every `.rs` file under `src/<dir>`, nested folders included.
+    fn sources(dir: &str) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut pending = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir)];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a source folder") {
+                let path = entry.expect("a folder entry").path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(!files.is_empty(), "no sources under src/{dir}");
+        files
+    }
+
+    /// `(line number, forbidden text)` for each forbidden text in the code of `source`: every
+    /// line up to its `//` (comments and doc comments left out).
+    fn violations(source: &str, forbidden: &[&str]) -> Vec<(usize, String)> {
+        let mut found = Vec::new();
+        for (n, line) in source.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for text in forbidden {
+                if code.contains(text) {
+                    found.push((n + 1, text.to_string()));
+                }
+            }
+        }
+        found
+    }
+
+    fn check(dir: &str, forbidden: &[&str]) {
+        let mut found = Vec::new();
+        for path in sources(dir) {
+            let source = std::fs::read_to_string(&path).expect("a readable source");
+            for (line, text) in violations(&source, forbidden) {
+                found.push(format!("{}:{line}: {text}", path.display()));
+            }
+        }
+        assert!(found.is_empty(), "src/{dir} names a layer below it: {found:#?}");
+    }
+
+    #[test]
+    fn descriptions_name_nothing_below_them() {
+        check("desc", BELOW_DESC);
+    }
+
+    #[test]
+    fn layout_names_neither_the_layers_below_nor_the_operator_descriptions() {
+        check("layout", BELOW_LAYOUT);
+    }
+
+    #[test]
+    fn the_check_sees_code_and_skips_comments() {
+        let source = "//! Planned with crate::layout.\n\
+                      /// [`crate::layout::Plan`]\n\
+                      use crate::error::Error; // not crate::layout\n\
+                      use crate::{desc::DataType, layout::Plan};\n\
+                      fn f(_: &wgpu::Buffer) {}\n";
+        assert_eq!(
+            violations(source, BELOW_DESC),
+            [(4, "layout::".to_string()), (5, "wgpu".to_string())]
+        );
+        assert_eq!(
+            violations("let d: BitwiseXorDesc;", BELOW_LAYOUT),
+            [(1, "BitwiseXorDesc".to_string())]
+        );
+    }
+}
 
 /// The README's code blocks, compiled as doc tests so that they stay true.
 #[doc = include_str!("../README.md")]

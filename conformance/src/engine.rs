@@ -116,6 +116,15 @@ impl AnyOperator {
         }
     }
 
+    /// Prepares one call of the operator (see [`BitXor::prepare`]).
+    pub fn prepare(&self, bindings: &XorBindings<'_>) -> Result<gpu_xor::Prepared, Error> {
+        match self {
+            AnyOperator::BitXor(op) => op.prepare(bindings),
+            AnyOperator::LogicalXor(op) => op.prepare(bindings),
+            AnyOperator::BitwiseXor(op) => op.prepare(bindings),
+        }
+    }
+
     /// Pushes the operator into `batch` (see [`gpu_xor::Batch::push`]).
     pub fn push(
         &self,

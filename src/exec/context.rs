@@ -1,5 +1,6 @@
 //! The execution context: a device, its queue, and what this crate caches on them.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::desc::FeatureLevel;
@@ -40,6 +41,31 @@ pub struct ContextOptions {
     /// binding: [`crate::RecordSummary::overlapping_bindings`] counts them). With this set,
     /// that case is [`Error::SharedBufferSpanTooLarge`] natively too, as it is in a browser.
     pub webgpu_binding_rules: bool,
+    /// A pipeline cache to compile every pipeline through (`wgpu::Device::create_pipeline_cache`,
+    /// which needs `wgpu::Features::PIPELINE_CACHE`; wgpu implements it on Vulkan). Save its
+    /// `get_data()` after [`crate::BitXor::warm_up`] and pass it back when the program starts
+    /// again, and the driver can skip compiling the kernels. A device without the feature
+    /// cannot have made one: the option is then [`Error::InvalidOption`].
+    pub pipeline_cache: Option<wgpu::PipelineCache>,
+}
+
+/// The wgpu objects a context has made to record calls, counted since it was created:
+/// metadata buffers, bind groups, shader modules and compute pipelines (tensors, read-back
+/// staging buffers and device checks are not counted).
+///
+/// A [`crate::Prepared`] call makes all of its objects when it is prepared: recording it again
+/// leaves these counts as they were.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RecordingObjects {
+    /// Uniform buffers holding calls' metadata.
+    pub buffers: u64,
+    /// Bind groups.
+    pub bind_groups: u64,
+    /// Shader modules.
+    pub shader_modules: u64,
+    /// Compute pipelines.
+    pub pipelines: u64,
 }
 
 /// Which limits [`Context::from_env`] asks the adapter for.
@@ -94,6 +120,16 @@ pub(crate) struct Shared {
     /// Whether the device refuses a writable binding that overlaps another binding of the
     /// same buffer in one dispatch, as WebGPU's validation does (a browser's WebGPU).
     pub strict_aliasing: bool,
+    /// Objects made to record calls, for [`Context::recording_objects`].
+    pub created: Created,
+}
+
+/// Counts of the objects recording has made (shader modules and pipelines are counted by the
+/// kernel cache).
+#[derive(Default)]
+pub(crate) struct Created {
+    pub buffers: AtomicU64,
+    pub bind_groups: AtomicU64,
 }
 
 impl std::fmt::Debug for Context {
@@ -148,7 +184,17 @@ impl Context {
             }
         };
         let max_window = max_window - max_window % 16;
-        let kernels = KernelCache::new(&device);
+        if options.pipeline_cache.is_some()
+            && !device.features().contains(wgpu::Features::PIPELINE_CACHE)
+        {
+            return Err(Error::InvalidOption {
+                name: "pipeline_cache",
+                reason: "the device lacks wgpu::Features::PIPELINE_CACHE, so the cache is of \
+                         another device"
+                    .to_string(),
+            });
+        }
+        let kernels = KernelCache::new(&device, options.pipeline_cache.clone());
         let backend = device.adapter_info().backend;
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-xor unused slot"),
@@ -172,6 +218,7 @@ impl Context {
             late: Late::default(),
             strict_aliasing: options.webgpu_binding_rules
                 || backend == wgpu::Backend::BrowserWebGpu,
+            created: Created::default(),
         };
         Ok(Context {
             shared: Arc::new(shared),
@@ -263,6 +310,17 @@ impl Context {
     /// The adapter behind the device.
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
         self.shared.device.adapter_info()
+    }
+
+    /// The wgpu objects this context has made to record calls so far.
+    pub fn recording_objects(&self) -> RecordingObjects {
+        let (shader_modules, pipelines) = self.shared.kernels.made();
+        RecordingObjects {
+            buffers: self.shared.created.buffers.load(Ordering::Relaxed),
+            bind_groups: self.shared.created.bind_groups.load(Ordering::Relaxed),
+            shader_modules,
+            pipelines,
+        }
     }
 
     /// The most bytes one binding spans; larger tensors are processed in windows.

@@ -1,9 +1,10 @@
 //! Compiled operators: validated once, recorded many times.
 
-use super::batch::RecordSummary;
 use super::binding::XorBindings;
 use super::context::Context;
+use super::encode::Prepared;
 use super::fault::message;
+use super::lower::{RecordSummary, pipeline_keys};
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
 use crate::error::{Error, TensorName};
 use crate::layout::Plan;
@@ -35,6 +36,29 @@ impl Compiled {
         let summary = batch.push_plan(&self.ctx, &self.plan, bindings)?;
         batch.record_named(encoder, &named(bindings))?;
         Ok(summary)
+    }
+
+    fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error> {
+        let mut batch = self.ctx.batch();
+        batch.push_plan(&self.ctx, &self.plan, bindings)?;
+        batch.prepare_named(&named(bindings))
+    }
+
+    /// Compiles every pipeline a call that fits one window may need; returns how many were
+    /// compiled now.
+    fn warm_up(&self) -> Result<usize, Error> {
+        let shared = &*self.ctx.shared;
+        if let Some(lost) = shared.lost() {
+            return Err(lost);
+        }
+        let mut compiled = 0;
+        for key in pipeline_keys(&self.plan, shared.max_groups) {
+            if !shared.kernels.contains(&key) {
+                shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+                compiled += 1;
+            }
+        }
+        Ok(compiled)
     }
 
     /// Records into a new encoder and submits it, without waiting.
@@ -109,6 +133,10 @@ pub trait XorOperator: sealed::Sealed {
     fn plan(&self) -> &Plan;
     /// The context it records on.
     fn context(&self) -> &Context;
+    /// Checks, lowers and binds one call once: see [`BitXor::prepare`].
+    fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error>;
+    /// Compiles every pipeline a call may need: see [`BitXor::warm_up`].
+    fn warm_up(&self) -> Result<usize, Error>;
 }
 
 macro_rules! compiled_operator {
@@ -124,8 +152,9 @@ macro_rules! compiled_operator {
             /// Validates `desc` (at the context's feature level for the DirectML operators)
             /// and prepares the operator. Every description rule is checked here, once.
             ///
-            /// This makes no wgpu call (pipelines are made when a call first needs them), so
-            /// it succeeds on a lost device too; recording then reports the loss.
+            /// This makes no wgpu call (pipelines are made when a call first needs them, or by
+            /// [`Self::warm_up`]), so it succeeds on a lost device too; recording then reports
+            /// the loss.
             pub fn new($ctx: &Context, $d: &$desc) -> Result<$name, Error> {
                 let plan = $plan?;
                 Ok($name {
@@ -151,6 +180,30 @@ macro_rules! compiled_operator {
                 bindings: &XorBindings<'_>,
             ) -> Result<RecordSummary, Error> {
                 self.compiled.record(encoder, bindings)
+            }
+
+            /// Checks, lowers and binds one call once, and makes its metadata buffer, bind
+            /// groups and pipelines: the [`Prepared`] call records into any number of encoders
+            /// (or open compute passes) with no further cost. The recommended way to embed the
+            /// operator in a program that runs the same call many times.
+            ///
+            /// Errors are those of [`Self::record`]; on an error nothing is made.
+            pub fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error> {
+                self.compiled.prepare(bindings)
+            }
+
+            /// Compiles, now, every pipeline a call of this operator can need when it fits one
+            /// binding window: every way of binding its operands (distinct buffers, in place,
+            /// inputs sharing a buffer) and every kernel their alignment can select. Returns how
+            /// many pipelines were compiled (0 when all were already). After it, preparing or
+            /// recording such a call compiles nothing. Pipelines are shared by every operator
+            /// on the context; with [`crate::ContextOptions::pipeline_cache`] they are compiled
+            /// through the caller's cache.
+            ///
+            /// A lost device is [`Error::DeviceLost`]; a kernel the driver refuses,
+            /// [`Error::Pipeline`].
+            pub fn warm_up(&self) -> Result<usize, Error> {
+                self.compiled.warm_up()
             }
 
             /// Records into a new encoder of its own and submits it, without waiting: a
@@ -212,6 +265,14 @@ macro_rules! compiled_operator {
             fn context(&self) -> &Context {
                 &self.compiled.ctx
             }
+
+            fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error> {
+                self.compiled.prepare(bindings)
+            }
+
+            fn warm_up(&self) -> Result<usize, Error> {
+                self.compiled.warm_up()
+            }
         }
     };
 }
@@ -238,14 +299,14 @@ compiled_operator!(
     /// ```
     BitXor,
     BitXorDesc,
-    |ctx, desc| desc.plan(ctx.feature_level)
+    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o))
 );
 
 compiled_operator!(
     /// A compiled DirectML LOGICAL_XOR.
     LogicalXor,
     LogicalXorDesc,
-    |ctx, desc| desc.plan(ctx.feature_level)
+    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o))
 );
 
 compiled_operator!(
@@ -255,7 +316,7 @@ compiled_operator!(
     BitwiseXorDesc,
     |ctx, desc| {
         let _ = ctx;
-        desc.plan()
+        desc.operands().map(|o| Plan::new(&o))
     }
 );
 

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::params::{RECORD_BYTES, RECORDS_PER_BINDING};
 use super::shaders::{self, Overrides};
@@ -25,10 +26,14 @@ pub(crate) struct KernelCache {
     layouts: [(wgpu::BindGroupLayout, wgpu::PipelineLayout); 2],
     modules: Mutex<HashMap<(KernelKind, bool), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+    /// The caller's pipeline cache, when the device supports one.
+    cache: Option<wgpu::PipelineCache>,
+    /// Shader modules and pipelines made so far.
+    made: [AtomicU64; 2],
 }
 
 impl KernelCache {
-    pub fn new(device: &wgpu::Device) -> KernelCache {
+    pub fn new(device: &wgpu::Device, cache: Option<wgpu::PipelineCache>) -> KernelCache {
         let layout = |inputs_rw: bool| {
             let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
                 binding,
@@ -74,12 +79,27 @@ impl KernelCache {
             layouts: [layout(false), layout(true)],
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
+            cache,
+            made: [AtomicU64::new(0), AtomicU64::new(0)],
         }
     }
 
     /// The bind group layout for read-only or read-write input bindings.
     pub fn bind_group_layout(&self, inputs_rw: bool) -> &wgpu::BindGroupLayout {
         &self.layouts[usize::from(inputs_rw)].0
+    }
+
+    /// How many shader modules and compute pipelines have been made.
+    pub fn made(&self) -> (u64, u64) {
+        (
+            self.made[0].load(Ordering::Relaxed),
+            self.made[1].load(Ordering::Relaxed),
+        )
+    }
+
+    /// Whether the pipeline for `key` is made already.
+    pub fn contains(&self, key: &PipelineKey) -> bool {
+        lock(&self.pipelines).contains_key(key)
     }
 
     /// The pipeline for `key`, created on first use. Errors that the device reports only
@@ -107,6 +127,7 @@ impl KernelCache {
                             source: wgpu::ShaderSource::Wgsl(source.source.into()),
                         })
                     })?;
+                    self.made[0].fetch_add(1, Ordering::Relaxed);
                     modules.insert(module_key, m.clone());
                     m
                 }
@@ -127,9 +148,10 @@ impl KernelCache {
                     // would only cost time.
                     zero_initialize_workgroup_memory: false,
                 },
-                cache: None,
+                cache: self.cache.as_ref(),
             })
         })?;
+        self.made[1].fetch_add(1, Ordering::Relaxed);
         lock(&self.pipelines).insert(key, pipeline.clone());
         Ok(pipeline)
     }

@@ -80,6 +80,45 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
     }
 }
 
+/// Every kernel [`choose`] can pick for `piece` under some bindings: what the layout allows,
+/// whatever the alignment of the bound ranges.
+pub(crate) fn candidates(
+    planned: KernelKind,
+    piece: &Piece,
+    width: u64,
+    max_groups: u32,
+) -> Vec<KernelKind> {
+    let rank = piece.sizes.len();
+    match planned {
+        KernelKind::Empty => Vec::new(),
+        KernelKind::Contiguous => vec![KernelKind::Contiguous, KernelKind::Gather],
+        KernelKind::Gather | KernelKind::Scatter if rank >= 2 => {
+            let inner = rank - 1;
+            let stride = |o: usize, d: usize| piece.strides[o][d];
+            let row_blocks = (piece.sizes[inner] * width).div_ceil(16);
+            let mut kernels = vec![planned];
+            if (0..3).all(|o| stride(o, inner) <= 1)
+                && stride(0, inner) == 1
+                && row_blocks >= MIN_ROW_BLOCKS
+                && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(max_groups)
+            {
+                kernels.push(KernelKind::Rows);
+            }
+            let tiled = |o: usize| stride(o, 1) > 1 && stride(o, 0) < stride(o, 1);
+            if planned == KernelKind::Gather
+                && rank == 2
+                && width >= 4
+                && (tiled(1) || tiled(2))
+                && piece.sizes[1].div_ceil(TILE) <= u64::from(max_groups)
+            {
+                kernels.push(KernelKind::Tile);
+            }
+            kernels
+        }
+        other => vec![other],
+    }
+}
+
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows kernel 1 where
 /// the input repeats one element across each row, for the tile kernel 1 where it is staged
 /// through workgroup memory; 0 otherwise.

@@ -27,6 +27,7 @@ fn call(op: DmlOp, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3])
 trait CheckCalls {
     fn run_batched(&self, ctx: &Context) -> (Vec<RecordSummary>, usize);
     fn run_one_by_one(&self, ctx: &Context);
+    fn run_prepared(&self, ctx: &Context);
     fn compare(&self, how: &str, got: &[Vec<u8>]);
     fn check(&self, ctx: &Context, kernel: KernelKind, merges: bool) -> usize;
 }
@@ -60,6 +61,45 @@ impl CheckCalls for Calls {
         );
     }
 
+    /// Runs the calls as prepared calls, twice over: each call prepared on its own and all of
+    /// them recorded into one compute pass that the test opened, in order, and then the calls
+    /// prepared as one batch and that batch recorded twice more. Every byte must be what the
+    /// calls applied three times in order give.
+    fn run_prepared(&self, ctx: &Context) {
+        let gpu = engine::upload(ctx, &self.names(), &self.buffers);
+        let singles: Vec<gpu_xor::Prepared> = self
+            .calls
+            .iter()
+            .map(|call| {
+                let case = call.case(&[]);
+                case.operator(ctx)?.prepare(&case.bindings(&gpu))
+            })
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{e}\n{}", self.describe()));
+        let mut batch = ctx.batch();
+        self.push_all(ctx, &mut batch, &gpu).unwrap();
+        let batched = batch.prepare().unwrap();
+        assert_eq!(batched.summaries().len(), self.calls.len());
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for p in &singles {
+                p.record_in_pass(&mut pass).unwrap();
+            }
+        }
+        batched.record(&mut encoder).unwrap();
+        batched.record(&mut encoder).unwrap();
+        ctx.queue().submit([encoder.finish()]);
+        let thrice = Calls {
+            buffers: self.buffers.clone(),
+            calls: [&self.calls[..], &self.calls[..], &self.calls[..]].concat(),
+        };
+        thrice.compare(
+            "prepared, recorded three times",
+            &engine::read_back_blocking(ctx, &gpu).unwrap(),
+        );
+    }
+
     fn compare(&self, how: &str, got: &[Vec<u8>]) {
         if let Err(e) = engine::compare_buffers(&self.names(), got, &self.expected(), None) {
             panic!("{how}: {e}\n{}", self.describe());
@@ -70,6 +110,7 @@ impl CheckCalls for Calls {
     /// every call must run on `kernel`.
     fn check(&self, ctx: &Context, kernel: KernelKind, merges: bool) -> usize {
         self.run_one_by_one(ctx);
+        self.run_prepared(ctx);
         let (summaries, dispatches) = self.run_batched(ctx);
         let pieces: usize = summaries.iter().map(|s| s.dispatches.len()).sum();
         for s in &summaries {

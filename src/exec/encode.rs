@@ -1,0 +1,366 @@
+//! Encoding: the metadata buffers, bind groups and pipelines of a schedule, made once, and
+//! the dispatches that record them into a compute pass as often as the caller likes.
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::context::{Context, Shared};
+use super::fault::message;
+use super::lower::RecordSummary;
+use super::merge::{BindSet, MERGE_MAX, Schedule};
+use crate::error::{Error, TensorName};
+use crate::kernels::params::{Params, RECORD_BYTES};
+use crate::scope::capture;
+
+/// Records per metadata buffer (256 KiB), plus `MERGE_MAX` records of room after the last.
+const CHUNK_RECORDS: usize = 1024;
+
+/// A call (or a [`crate::Batch`] of calls) lowered, bound and encoded once, ready to record
+/// any number of times: DirectML's compiled operator with its binding table.
+///
+/// Everything a recording needs was made when it was prepared: the metadata buffer, the bind
+/// groups, the pipelines. Recording it ([`Prepared::record`], or [`Prepared::record_in_pass`]
+/// into a compute pass the caller already has open) creates no buffer, no bind group and no
+/// pipeline, and allocates nothing on the host.
+///
+/// It keeps its bound buffers alive; it reads and writes them each time it runs, at the
+/// ranges it was prepared with. A bound buffer destroyed after it was prepared, or mapped
+/// when the caller submits, is reported by the caller's `Queue::submit` (to the caller's
+/// error scope or the device's uncaptured-error handler): prepare again with live buffers.
+///
+/// Cheap to clone (the wgpu objects inside are shared); `Send` and `Sync` on native targets.
+///
+/// ```no_run
+/// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
+///
+/// # fn main() -> Result<(), gpu_xor::Error> {
+/// # let ctx = Context::from_env()?;
+/// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+/// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024]))?;
+/// // Checked, lowered and bound once...
+/// let call = op.prepare(&XorBindings::new(
+///     TensorBinding::new(&a),
+///     TensorBinding::new(&b),
+///     TensorBinding::new(&out),
+/// ))?;
+/// // ...recorded every frame at no further cost.
+/// for _frame in 0..3 {
+///     let mut encoder = ctx.device().create_command_encoder(&Default::default());
+///     call.record(&mut encoder)?;
+///     ctx.queue().submit([encoder.finish()]);
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Prepared {
+    ctx: Context,
+    encoded: Arc<Encoded>,
+}
+
+/// The wgpu objects of a prepared schedule.
+struct Encoded {
+    pipelines: Vec<wgpu::ComputePipeline>,
+    bind_groups: Vec<wgpu::BindGroup>,
+    steps: Vec<Step>,
+    summaries: Vec<RecordSummary>,
+    /// Keeps the metadata alive with the bind groups that name it.
+    _records: Vec<wgpu::Buffer>,
+}
+
+/// One dispatch: pipeline and bind group by index, the dynamic offset of its first record.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    pipeline: usize,
+    bind_group: usize,
+    offset: u32,
+    grid: [u32; 2],
+    count: u32,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("calls", &self.encoded.summaries.len())
+            .field("dispatches", &self.encoded.steps.len())
+            .field("bind_groups", &self.encoded.bind_groups.len())
+            .field("pipelines", &self.encoded.pipelines.len())
+            .finish()
+    }
+}
+
+impl Prepared {
+    /// Makes the wgpu objects of `schedule` on `ctx`; `buffers` is the schedule's buffer
+    /// table, and `named` gives the tensor of a buffer, to name a refused one.
+    ///
+    /// Every object is made inside error scopes: a lost device is [`Error::DeviceLost`] and a
+    /// bound buffer that was destroyed (or belongs to another device) is
+    /// [`Error::InvalidBuffer`].
+    pub(crate) fn new(
+        ctx: &Context,
+        schedule: &Schedule,
+        buffers: &[wgpu::Buffer],
+        summaries: Vec<RecordSummary>,
+        named: &[(TensorName, &wgpu::Buffer)],
+    ) -> Result<Prepared, Error> {
+        let shared = &*ctx.shared;
+        if let Some(lost) = shared.known_lost() {
+            return Err(lost);
+        }
+        let fault = |call: &'static str, e: &wgpu::Error| {
+            let mut bound: Vec<(Option<TensorName>, &wgpu::Buffer)> = Vec::new();
+            for buffer in buffers {
+                let tensor = named.iter().find(|(_, b)| *b == buffer).map(|(t, _)| *t);
+                bound.push((tensor, buffer));
+            }
+            shared.fault(call, e, &bound)
+        };
+        let (chunks, placed) = schedule.chunks(CHUNK_RECORDS);
+        let records: Vec<wgpu::Buffer> = chunks
+            .iter()
+            .map(|&(first, n)| records_buffer(shared, &schedule.records[first..first + n]))
+            .collect::<Result<_, _>>()?;
+        let mut pipelines: Vec<wgpu::ComputePipeline> = Vec::new();
+        let mut keys = Vec::new();
+        let mut sets: Vec<(usize, usize)> = Vec::new(); // (chunk, bind set)
+        let mut steps = Vec::with_capacity(schedule.groups.len());
+        for (g, &(chunk, at)) in schedule.groups.iter().zip(&placed) {
+            let pipeline = match keys.iter().position(|k| *k == g.key) {
+                Some(i) => i,
+                None => {
+                    pipelines.push(
+                        shared
+                            .kernels
+                            .pipeline(&shared.device, &shared.late, g.key)?,
+                    );
+                    keys.push(g.key);
+                    pipelines.len() - 1
+                }
+            };
+            let bind_group = match sets.iter().position(|s| *s == (chunk, g.bind)) {
+                Some(i) => i,
+                None => {
+                    sets.push((chunk, g.bind));
+                    sets.len() - 1
+                }
+            };
+            steps.push(Step {
+                pipeline,
+                bind_group,
+                offset: (at as u64 * RECORD_BYTES) as u32,
+                grid: g.grid,
+                count: g.count as u32,
+            });
+        }
+        // A destroyed buffer, or one of another device, is refused here (wgpu-core checks
+        // bindings when the bind group is made); the scope keeps it from the device's
+        // uncaptured-error handler.
+        let bind_groups = capture(
+            &shared.device,
+            &shared.late,
+            |e| Error::Wgpu {
+                call: "Device::create_bind_group",
+                message: message(e),
+            },
+            || {
+                sets.iter()
+                    .map(|&(chunk, set)| {
+                        bind_group(shared, &records[chunk], &schedule.bind_sets[set], buffers)
+                    })
+                    .collect::<Vec<_>>()
+            },
+        )
+        .map_err(|e| fault("Device::create_bind_group", &e))?;
+        Ok(Prepared {
+            ctx: ctx.clone(),
+            encoded: Arc::new(Encoded {
+                pipelines,
+                bind_groups,
+                steps,
+                summaries,
+                _records: records,
+            }),
+        })
+    }
+
+    /// Records the prepared work into `encoder`, in a compute pass of its own.
+    ///
+    /// Creates nothing and checks nothing on the device: [`Error::DeviceLost`] only when the
+    /// loss is already known. The commands are validated when the caller finishes the encoder.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) -> Result<(), Error> {
+        if let Some(lost) = self.ctx.shared.known_lost() {
+            return Err(lost);
+        }
+        if self.encoded.steps.is_empty() {
+            return Ok(());
+        }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("gpu-xor"),
+            timestamp_writes: None,
+        });
+        self.encode(&mut pass);
+        Ok(())
+    }
+
+    /// Records the prepared work into a compute pass the caller already has open (on an
+    /// encoder of the context's device), between the caller's own dispatches.
+    ///
+    /// It sets its own pipelines and bind group 0: the caller sets its pipeline and bind
+    /// groups again before dispatching anything of its own afterwards. Dispatches in one
+    /// pass run in order with respect to storage writes, so a dispatch recorded after it sees
+    /// its output.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &gpu_xor::Context, call: &gpu_xor::Prepared) -> Result<(), gpu_xor::Error> {
+    /// let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    /// {
+    ///     let mut pass = encoder.begin_compute_pass(&Default::default());
+    ///     // ... the caller's own dispatches ...
+    ///     call.record_in_pass(&mut pass)?;
+    ///     // ... more of the caller's dispatches, with their pipeline and bind groups set again ...
+    /// }
+    /// ctx.queue().submit([encoder.finish()]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn record_in_pass(&self, pass: &mut wgpu::ComputePass<'_>) -> Result<(), Error> {
+        if let Some(lost) = self.ctx.shared.known_lost() {
+            return Err(lost);
+        }
+        self.encode(pass);
+        Ok(())
+    }
+
+    /// Records the prepared work into `encoder` inside error scopes, for the one-call forms.
+    pub(crate) fn record_checked(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        named: &[(TensorName, &wgpu::Buffer)],
+    ) -> Result<(), Error> {
+        if self.encoded.steps.is_empty() {
+            return Ok(());
+        }
+        let shared = &*self.ctx.shared;
+        // Pass commands are checked when the caller's encoder is finished; the scope catches
+        // whatever wgpu reports while they are recorded.
+        capture(
+            &shared.device,
+            &shared.late,
+            |e| Error::Wgpu {
+                call: "ComputePass",
+                message: message(e),
+            },
+            || self.record(encoder),
+        )
+        .map_err(|e| {
+            let buffers: Vec<_> = named.iter().map(|&(t, b)| (Some(t), b)).collect();
+            shared.fault("ComputePass", &e, &buffers)
+        })?
+    }
+
+    fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let encoded = &*self.encoded;
+        let mut current = usize::MAX;
+        for step in &encoded.steps {
+            if step.pipeline != current {
+                pass.set_pipeline(&encoded.pipelines[step.pipeline]);
+                current = step.pipeline;
+            }
+            pass.set_bind_group(0, &encoded.bind_groups[step.bind_group], &[step.offset]);
+            pass.dispatch_workgroups(step.grid[0], step.grid[1], step.count);
+        }
+    }
+
+    /// What each call did, in the order they were pushed: one for a prepared call.
+    pub fn summaries(&self) -> &[RecordSummary] {
+        &self.encoded.summaries
+    }
+
+    /// The dispatches one recording records.
+    pub fn dispatch_count(&self) -> usize {
+        self.encoded.steps.len()
+    }
+
+    /// The context it records on.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+}
+
+/// A uniform buffer holding `records`, with `MERGE_MAX` records of zeros after them, so
+/// that a binding of `MERGE_MAX` records fits at any record.
+fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, Error> {
+    let size = (records.len() + MERGE_MAX) as u64 * RECORD_BYTES;
+    let buffer = capture(
+        &shared.device,
+        &shared.late,
+        |e| Error::Allocation(e.to_string()),
+        || {
+            shared.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu-xor records"),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM,
+                mapped_at_creation: true,
+            })
+        },
+    )
+    .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
+    shared.created.buffers.fetch_add(1, Ordering::Relaxed);
+    {
+        // On a lost device the buffer is invalid and its mapping fails: the first sign of the
+        // loss that every preparation meets.
+        let mut view = buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| shared.lost_or(Error::Map(e.to_string())))?;
+        let used = std::mem::size_of_val(records);
+        view.slice(..used)
+            .copy_from_slice(bytemuck::cast_slice(records));
+        view.slice(used..).fill(0);
+    }
+    buffer.unmap();
+    Ok(buffer)
+}
+
+fn bind_group(
+    shared: &Shared,
+    records: &wgpu::Buffer,
+    set: &BindSet,
+    buffers: &[wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let storage = |slot: usize| match set.slots[slot] {
+        Some(r) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &buffers[r.buffer],
+            offset: r.start,
+            size: NonZeroU64::new(r.end - r.start),
+        }),
+        None => shared.dummy.as_entire_binding(),
+    };
+    shared.created.bind_groups.fetch_add(1, Ordering::Relaxed);
+    shared.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("gpu-xor"),
+        layout: shared.kernels.bind_group_layout(set.inputs_rw),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: records,
+                    offset: 0,
+                    size: NonZeroU64::new(MERGE_MAX as u64 * RECORD_BYTES),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: storage(0),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: storage(1),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: storage(2),
+            },
+        ],
+    })
+}

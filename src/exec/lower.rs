@@ -1,0 +1,425 @@
+//! Lowering one call to pieces: the binding rules, the binding pattern, the binding slots,
+//! windows, kernel choice and metadata records. Pure CPU: buffers are known by a key and a
+//! size, so every rule here is tested without a device.
+
+use crate::error::{Error, TensorName};
+use crate::kernels::dispatch::{self, Dispatch};
+use crate::kernels::pipelines::PipelineKey;
+use crate::kernels::select::{self, Bound};
+use crate::kernels::shaders::Overrides;
+use crate::layout::{
+    A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, Limits, OUT, OperandSpec, Piece,
+    Plan, Sharing, analyze_bindings, split,
+};
+
+/// What one recorded call did; tests use it to prove which path ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RecordSummary {
+    /// How the three buffers were bound.
+    pub binding_pattern: BindingPattern,
+    /// Whether the output aliased A exactly (in place).
+    pub a_in_place: bool,
+    /// Whether the output aliased B exactly (in place).
+    pub b_in_place: bool,
+    /// The kernel of each piece of the call, in order: one piece, or one per window for a
+    /// call larger than one binding; none for an empty output. (In a [`crate::Batch`], pieces
+    /// of independent calls may then share a dispatch.)
+    pub dispatches: Vec<KernelKind>,
+    /// How many of those pieces bind a writable range that overlaps another binding of the
+    /// same buffer. WebGPU forbids that, and a browser's WebGPU refuses it; the library binds
+    /// apart wherever it can, and takes such bindings only on native backends (which allow
+    /// them) when operands of one buffer lie too close together to be bound apart and too far
+    /// apart to share a binding. Always 0 under [`crate::ContextOptions::webgpu_binding_rules`]
+    /// and in a browser.
+    pub overlapping_bindings: usize,
+}
+
+impl RecordSummary {
+    /// Whether the output aliased an input exactly.
+    pub fn in_place(&self) -> bool {
+        self.a_in_place || self.b_in_place
+    }
+}
+
+/// One operand's binding as lowering sees it: its buffer by key (equal keys, same buffer;
+/// the output's is 0), the buffer's size, and the bound range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Operand {
+    pub buffer: usize,
+    pub buffer_size: u64,
+    pub offset: u64,
+    /// Bytes bound from `offset`; `None` for the rest of the buffer.
+    pub size: Option<u64>,
+}
+
+/// What lowering needs to know of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Target {
+    pub windows: Limits,
+    /// `max_compute_workgroups_per_dimension`.
+    pub max_groups: u32,
+    /// Whether no writable binding may overlap another binding of its buffer (WebGPU's rule).
+    pub strict_aliasing: bool,
+}
+
+/// A bound byte range of one of the call's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Range {
+    pub buffer: usize,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Bytes a piece reads or writes in one buffer, widened to 16-byte blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Access {
+    pub buffer: usize,
+    pub start: u64,
+    pub end: u64,
+    pub write: bool,
+}
+
+impl Access {
+    /// Whether two accesses must not run in one dispatch: one writes bytes the other touches.
+    pub fn conflicts(&self, other: &Access) -> bool {
+        (self.write || other.write)
+            && self.buffer == other.buffer
+            && self.start < other.end
+            && other.start < self.end
+    }
+}
+
+/// One piece of a call, ready to merge and encode.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LoweredPiece {
+    pub key: PipelineKey,
+    /// One record, or several for a rows or tile piece of more than `max_groups` rows.
+    pub records: Vec<Dispatch>,
+    /// The range bound in each slot (`None` for an unused slot).
+    pub slots: [Option<Range>; 3],
+    /// Whether the input slots are bound `read_write`.
+    pub inputs_rw: bool,
+    /// What the piece reads and writes (output first).
+    pub accesses: [Access; 3],
+}
+
+/// A call lowered to pieces.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Lowered {
+    pub summary: RecordSummary,
+    pub pieces: Vec<LoweredPiece>,
+}
+
+/// Lowers one call of `plan` on `bound` (indexed by `OUT`, `A`, `B`).
+pub(crate) fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowered, Error> {
+    let names = [TensorName::Output, TensorName::A, TensorName::B];
+    for o in 0..3 {
+        check_binding(names[o], &bound[o], &plan.operands[o])?;
+    }
+    let keys = bound.map(|b| b.buffer);
+    let sharing = analyze_bindings(
+        &std::array::from_fn(|o| BoundOperand {
+            buffer: keys[o],
+            offset: bound[o].offset,
+        }),
+        &plan.operands,
+    )?;
+    let mut summary = RecordSummary {
+        binding_pattern: sharing.pattern,
+        a_in_place: sharing.in_place[0],
+        b_in_place: sharing.in_place[1],
+        dispatches: Vec::new(),
+        overlapping_bindings: 0,
+    };
+    if plan.elements == 0 {
+        return Ok(Lowered {
+            summary,
+            pieces: Vec::new(),
+        });
+    }
+    let width = u64::from(plan.data_type.size_in_bytes());
+    let start = bound.map(|b| b.offset);
+    let (slot, inputs_rw, pieces, window) = choose_slots(plan, start, &sharing, &bound, target)?;
+    let slot_buffer = slot_buffers(slot, &bound);
+    let mut lowered = Vec::with_capacity(pieces.len());
+    for piece in &pieces {
+        let range = bound_ranges(piece, &slot_buffer, window);
+        let choice = Bound {
+            start,
+            range: range.map(|r| r.map(|r| (r.start, r.end))),
+            max_groups: target.max_groups,
+        };
+        let kernel = select::choose(plan.kernel, piece, &choice, width);
+        // An input read in place is read through the output's own binding (its slot is 0):
+        // WebGPU forbids a writable binding that overlaps another binding of the same buffer
+        // in one dispatch, so it cannot have a binding of its own.
+        let window_start = std::array::from_fn(|o| range[slot[o]].map_or(0, |r| r.start));
+        let records = dispatch::build(kernel, piece, start, window_start, width, target.max_groups);
+        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw);
+        if overlapping(&range, inputs_rw) {
+            summary.overlapping_bindings += 1;
+        }
+        summary.dispatches.push(kernel);
+        lowered.push(LoweredPiece {
+            key,
+            records,
+            slots: range,
+            inputs_rw,
+            accesses: accesses(piece, start, width, keys),
+        });
+    }
+    Ok(Lowered {
+        summary,
+        pieces: lowered,
+    })
+}
+
+/// The pipeline that runs `kernel` on `piece` with operands in `slot`.
+fn pipeline_key(
+    plan: &Plan,
+    kernel: KernelKind,
+    piece: &Piece,
+    slot: [usize; 3],
+    inputs_rw: bool,
+) -> PipelineKey {
+    let (a_mode, b_mode) = select::modes(kernel, piece);
+    PipelineKey {
+        kernel,
+        inputs_rw,
+        overrides: Overrides {
+            width: plan.data_type.size_in_bytes(),
+            logical: plan.op == ElementOp::Logical,
+            a_src: slot[A] as u32,
+            b_src: slot[B] as u32,
+            a_mode,
+            b_mode,
+            rank: select::rank_constant(kernel, piece.sizes.len()),
+        },
+    }
+}
+
+/// Every pipeline a call of `plan` can need when it fits one window, whatever its bindings:
+/// each way of binding the operands (distinct buffers, in place, one input in the output's
+/// buffer, both inputs in one buffer, all in one), with read-only or read-write inputs, and
+/// each kernel the bindings' alignment can select. A call cut into windows may need more.
+pub(crate) fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
+    let mut keys: Vec<PipelineKey> = Vec::new();
+    if plan.elements == 0 {
+        return keys;
+    }
+    let layout = &plan.layout;
+    let piece = Piece {
+        sizes: layout.sizes.clone(),
+        strides: layout.strides.clone(),
+        origin: [0; 3],
+        windows: [None; 3],
+    };
+    let width = u64::from(plan.data_type.size_in_bytes());
+    for kernel in select::candidates(plan.kernel, &piece, width, max_groups) {
+        for slot in [[0, 1, 2], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 0, 0]] {
+            for inputs_rw in [false, true] {
+                // Inputs are read-write only where one sits in the output's buffer in a slot
+                // of its own; with every slot shared there is no input binding.
+                if inputs_rw && slot == [0, 0, 0] {
+                    continue;
+                }
+                let key = pipeline_key(plan, kernel, &piece, slot, inputs_rw);
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// What one piece reads and writes: each operand's elements from its first to its last,
+/// widened to 16-byte blocks (kernels read whole blocks and write whole words).
+fn accesses(piece: &Piece, start: [u64; 3], width: u64, keys: [usize; 3]) -> [Access; 3] {
+    std::array::from_fn(|o| {
+        let reach: u64 = piece
+            .sizes
+            .iter()
+            .zip(&piece.strides[o])
+            .map(|(&n, &s)| (n - 1) * s)
+            .sum();
+        let first = start[o] + piece.origin[o] * width;
+        let end = first + (reach + 1) * width;
+        Access {
+            buffer: keys[o],
+            start: first - first % 16,
+            end: end.div_ceil(16) * 16,
+            write: o == OUT,
+        }
+    })
+}
+
+/// How many smaller windows [`choose_slots`] tries for one grouping of the operands.
+const SHRINK_STEPS: usize = 8;
+
+/// How the operands are bound: the slot of each operand, whether the input bindings are
+/// `read_write`, the pieces, and the window they were cut to.
+type Slots = ([usize; 3], bool, Vec<Piece>, u64);
+
+/// Chooses the binding slots and cuts the call into pieces.
+///
+/// Operands in one buffer share its binding when one window holds them all. Otherwise they
+/// need bindings of their own, and WebGPU then asks that no writable binding overlap another
+/// binding of the same buffer in one dispatch (inputs in the output's buffer are bound
+/// `read_write`, since a buffer may not be both read-only and writable storage in one
+/// dispatch): each way of grouping the operands of a buffer into bindings is tried, fewest
+/// bindings first, each with windows of the device's size and then smaller ones (smaller
+/// pieces bring the windows of operands that sit close together apart), and the first whose
+/// bindings never overlap is taken.
+///
+/// Where no grouping keeps the bindings apart (an operand's bytes share an aligned block with
+/// another operand's), native backends take one binding per operand, whose ranges then
+/// overlap only in bytes that neither operand's elements occupy: wgpu's native backends and
+/// the APIs beneath them allow it. A browser's WebGPU refuses it: there the call is
+/// [`Error::SharedBufferSpanTooLarge`].
+fn choose_slots(
+    plan: &Plan,
+    start: [u64; 3],
+    sharing: &Sharing,
+    bound: &[Operand; 3],
+    target: &Target,
+) -> Result<Slots, Error> {
+    let limits = target.windows;
+    let width = u64::from(plan.data_type.size_in_bytes());
+    let keys = bound.map(|b| b.buffer);
+    let first = match split(&plan.layout, start, sharing.slot, width, limits) {
+        Ok(pieces) => return Ok((sharing.slot, false, pieces, limits.max_window)),
+        Err(e @ Error::SharedBufferSpanTooLarge { .. }) => e,
+        Err(e) => return Err(e),
+    };
+    // Groupings of A and B with the output (slot 0) or in slots of their own, fewest slots
+    // first; operands share a slot only when they share a buffer, and an in-place input
+    // always reads through the output's slot.
+    let candidates = [[0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 1, 2]]
+        .into_iter()
+        .filter(|slot| {
+            *slot != sharing.slot
+                && (0..3).all(|o| (0..3).all(|p| slot[o] != slot[p] || keys[o] == keys[p]))
+                && (0..2).all(|i| !sharing.in_place[i] || slot[i + 1] == 0)
+        });
+    // A window must hold a whole aligned block's slack and some elements past it; shrinking
+    // by a quarter at a time, a few steps reach the pieces that keep neighbours apart (those
+    // that sit closer share a slot instead) without cutting a large call into a great many.
+    let least = limits.offset_alignment + 64;
+    // Inputs in the output's buffer but not in its slot are bound `read_write`.
+    let rw = |slot: [usize; 3]| (1..3).any(|o| slot[o] != 0 && keys[o] == keys[OUT]);
+    for slot in candidates {
+        let buffers = slot_buffers(slot, bound);
+        let mut window = limits.max_window;
+        for _ in 0..SHRINK_STEPS {
+            if window < least {
+                break;
+            }
+            let cut = Limits {
+                max_window: window,
+                ..limits
+            };
+            if let Ok(pieces) = split(&plan.layout, start, slot, width, cut) {
+                let clash = |p: &Piece| overlapping(&bound_ranges(p, &buffers, window), rw(slot));
+                if !pieces.iter().any(clash) {
+                    return Ok((slot, rw(slot), pieces, window));
+                }
+            }
+            window = window / 4 * 3 / 16 * 16;
+        }
+    }
+    if target.strict_aliasing {
+        return Err(first);
+    }
+    // One slot per operand, but an in-place input reads through the output's.
+    let a = if sharing.in_place[0] { 0 } else { 1 };
+    let b = if sharing.in_place[1] { 0 } else { a + 1 };
+    let slot = [0, a, b];
+    let pieces = split(&plan.layout, start, slot, width, limits)?;
+    Ok((slot, rw(slot), pieces, limits.max_window))
+}
+
+/// The buffer (key and size) bound in each slot, when operands sit in `slot`.
+fn slot_buffers(slot: [usize; 3], bound: &[Operand; 3]) -> [Option<(usize, u64)>; 3] {
+    let mut buffer = [None; 3];
+    for o in 0..3 {
+        buffer[slot[o]] = Some((bound[o].buffer, bound[o].buffer_size));
+    }
+    buffer
+}
+
+/// The range each slot of `piece` binds.
+fn bound_ranges(
+    piece: &Piece,
+    buffers: &[Option<(usize, u64)>; 3],
+    window: u64,
+) -> [Option<Range>; 3] {
+    std::array::from_fn(|s| {
+        let (used_start, used_end) = piece.windows[s]?;
+        let (buffer, size) = buffers[s]?;
+        let (start, end) = bind_range(size, used_start, used_end, window);
+        Some(Range { buffer, start, end })
+    })
+}
+
+/// Whether a writable binding (the output's slot 0, or the input slots when `inputs_rw`)
+/// overlaps another binding of the same buffer: what WebGPU forbids in one dispatch.
+pub(crate) fn overlapping(ranges: &[Option<Range>; 3], inputs_rw: bool) -> bool {
+    (0..3).any(|i| {
+        (i + 1..3).any(|j| match (ranges[i], ranges[j]) {
+            (Some(x), Some(y)) => {
+                (i == 0 || inputs_rw) && x.buffer == y.buffer && x.start < y.end && y.start < x.end
+            }
+            _ => false,
+        })
+    })
+}
+
+/// The range of a buffer of `buffer_size` bytes to bind for a piece that uses
+/// `[used_start, used_end)`: the whole buffer when it fits one binding (so that calls on the
+/// same buffers share a bind group), else the piece's window with its end rounded up to 16
+/// where the buffer allows. `used_start` is already aligned for a binding offset.
+fn bind_range(buffer_size: u64, used_start: u64, used_end: u64, max_window: u64) -> (u64, u64) {
+    let whole = buffer_size - buffer_size % 4;
+    if whole <= max_window {
+        (0, whole)
+    } else {
+        (used_start, (used_end.div_ceil(16) * 16).min(whole))
+    }
+}
+
+/// The binding rules that need no other operand: offset alignment, bounds, size.
+fn check_binding(tensor: TensorName, binding: &Operand, spec: &OperandSpec) -> Result<(), Error> {
+    if !binding.offset.is_multiple_of(spec.offset_alignment) {
+        return Err(Error::BindingOffsetMisaligned {
+            tensor,
+            offset: binding.offset,
+            required: spec.offset_alignment,
+        });
+    }
+    let buffer_size = binding.buffer_size;
+    let size = binding
+        .size
+        .unwrap_or_else(|| buffer_size.saturating_sub(binding.offset));
+    if binding
+        .offset
+        .checked_add(size)
+        .is_none_or(|end| end > buffer_size)
+    {
+        return Err(Error::BindingOutOfBounds {
+            tensor,
+            offset: binding.offset,
+            size,
+            buffer_size,
+        });
+    }
+    if size < spec.required_bytes {
+        return Err(Error::BindingTooSmall {
+            tensor,
+            size,
+            required: spec.required_bytes,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,294 @@
+//! Merging lowered calls into dispatches, and the hazard rules that keep dependent calls
+//! apart. Pure CPU: buffers are known by their index in the batch's table.
+
+use std::collections::HashMap;
+
+use super::lower::{Access, LoweredPiece, Range};
+use crate::kernels::params::{Params, RECORDS_PER_BINDING};
+use crate::kernels::pipelines::PipelineKey;
+
+/// Calls one dispatch can hold (one per workgroup layer in z).
+pub(crate) const MERGE_MAX: usize = RECORDS_PER_BINDING;
+
+/// What one bind group binds: three ranges (buffers by index), with read-only or read-write
+/// inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BindSet {
+    pub slots: [Option<Range>; 3],
+    pub inputs_rw: bool,
+}
+
+/// One dispatch: consecutive records run by one pipeline on one bind group.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Group {
+    pub key: PipelineKey,
+    /// Index into [`Schedule::bind_sets`].
+    pub bind: usize,
+    pub grid: [u32; 2],
+    /// Index of its first record in [`Schedule::records`].
+    pub first: usize,
+    pub count: usize,
+    /// What its calls touch, to keep dependent calls out.
+    accesses: Vec<Access>,
+}
+
+/// Calls merged into dispatches: every record, the dispatches that run them, and the distinct
+/// sets of bound ranges.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Schedule {
+    pub records: Vec<Params>,
+    pub groups: Vec<Group>,
+    pub bind_sets: Vec<BindSet>,
+    bind_index: HashMap<BindSet, usize>,
+}
+
+impl Schedule {
+    /// Appends the pieces of one call, whose buffer keys `buffers` maps to indices of the
+    /// batch's table. Consecutive pieces join the last dispatch where that is safe: the same
+    /// pipeline, bind group and grid, room for another record, and no hazard (a call must not
+    /// touch what another call in the dispatch writes, nor write what it reads). A piece's
+    /// own records touch disjoint rows and always share its dispatch.
+    pub fn add_call(&mut self, pieces: &[LoweredPiece], buffers: &[usize]) {
+        let global = |r: Option<Range>| {
+            r.map(|r| Range {
+                buffer: buffers[r.buffer],
+                ..r
+            })
+        };
+        for piece in pieces {
+            let set = BindSet {
+                slots: piece.slots.map(global),
+                inputs_rw: piece.inputs_rw,
+            };
+            let bind = match self.bind_index.get(&set) {
+                Some(&i) => i,
+                None => {
+                    self.bind_sets.push(set);
+                    self.bind_index.insert(set, self.bind_sets.len() - 1);
+                    self.bind_sets.len() - 1
+                }
+            };
+            let accesses: Vec<Access> = piece
+                .accesses
+                .iter()
+                .map(|a| Access {
+                    buffer: buffers[a.buffer],
+                    ..*a
+                })
+                .collect();
+            self.add_piece(piece, bind, accesses);
+        }
+    }
+
+    fn add_piece(&mut self, piece: &LoweredPiece, bind: usize, accesses: Vec<Access>) {
+        let single = piece.records.len() == 1;
+        for (i, d) in piece.records.iter().enumerate() {
+            let index = self.records.len();
+            self.records.push(d.params);
+            let joins = self.groups.last().is_some_and(|g| {
+                g.key == piece.key
+                    && g.bind == bind
+                    && g.grid == d.groups
+                    && g.count < MERGE_MAX
+                    && (i > 0
+                        || (single
+                            && !g
+                                .accesses
+                                .iter()
+                                .any(|x| accesses.iter().any(|y| x.conflicts(y)))))
+            });
+            if joins {
+                let g = self.groups.last_mut().expect("a last group");
+                g.count += 1;
+                if i == 0 {
+                    g.accesses.extend_from_slice(&accesses);
+                }
+            } else {
+                self.groups.push(Group {
+                    key: piece.key,
+                    bind,
+                    grid: d.groups,
+                    first: index,
+                    count: 1,
+                    accesses: accesses.clone(),
+                });
+            }
+        }
+    }
+
+    /// The metadata buffers: consecutive groups packed into chunks of at most `chunk` records
+    /// (a dispatch never straddles two). Returns each chunk's (first record, records) and
+    /// each group's (chunk, record offset in it).
+    pub fn chunks(&self, chunk: usize) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+        let mut chunks: Vec<(usize, usize)> = Vec::new();
+        let mut placed = Vec::with_capacity(self.groups.len());
+        for g in &self.groups {
+            let last = chunks.len().wrapping_sub(1);
+            match chunks.last_mut() {
+                Some((_, n)) if *n + g.count <= chunk => {
+                    placed.push((last, *n));
+                    *n += g.count;
+                }
+                _ => {
+                    chunks.push((g.first, g.count));
+                    placed.push((chunks.len() - 1, 0));
+                }
+            }
+        }
+        (chunks, placed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::dispatch::Dispatch;
+    use crate::kernels::shaders::Overrides;
+    use crate::layout::KernelKind;
+
+    fn key(kernel: KernelKind) -> PipelineKey {
+        PipelineKey {
+            kernel,
+            inputs_rw: false,
+            overrides: Overrides {
+                width: 4,
+                logical: false,
+                a_src: 1,
+                b_src: 2,
+                a_mode: 0,
+                b_mode: 0,
+                rank: 0,
+            },
+        }
+    }
+
+    /// A one-record piece over bytes `[at, at + len)` of each of the call's three buffers
+    /// (keys 0 = output, 1 = A, 2 = B), with whole-buffer bindings.
+    fn piece(at: u64, len: u64, records: usize, grid: [u32; 2]) -> LoweredPiece {
+        let range = |buffer| {
+            Some(Range {
+                buffer,
+                start: 0,
+                end: 1 << 20,
+            })
+        };
+        let access = |buffer, write| Access {
+            buffer,
+            start: at,
+            end: at + len,
+            write,
+        };
+        LoweredPiece {
+            key: key(KernelKind::Contiguous),
+            records: vec![
+                Dispatch {
+                    params: Params::default(),
+                    groups: grid,
+                };
+                records
+            ],
+            slots: [range(0), range(1), range(2)],
+            inputs_rw: false,
+            accesses: [access(0, true), access(1, false), access(2, false)],
+        }
+    }
+
+    #[test]
+    fn independent_calls_on_the_same_buffers_share_a_dispatch_and_a_bind_group() {
+        let mut s = Schedule::default();
+        for i in 0..10 {
+            s.add_call(&[piece(i * 4096, 4096, 1, [1, 1])], &[0, 1, 2]);
+        }
+        assert_eq!(s.records.len(), 10);
+        assert_eq!(s.groups.len(), 1);
+        assert_eq!(s.groups[0].count, 10);
+        assert_eq!(s.bind_sets.len(), 1);
+    }
+
+    /// `piece` with each operand's accessed bytes starting at `at` (output, A, B).
+    fn piece_at(at: [u64; 3], len: u64) -> LoweredPiece {
+        let mut p = piece(0, len, 1, [1, 1]);
+        for o in 0..3 {
+            p.accesses[o].start = at[o];
+            p.accesses[o].end = at[o] + len;
+        }
+        p
+    }
+
+    #[test]
+    fn calls_that_touch_what_another_call_of_the_dispatch_writes_start_a_dispatch() {
+        let mut s = Schedule::default();
+        // A in the output's buffer (both are buffer 0 of the table), B in buffer 2.
+        let table = [0, 0, 2];
+        s.add_call(&[piece_at([0, 8192, 0], 4096)], &table);
+        // Reads A's bytes again, writes elsewhere: no hazard.
+        s.add_call(&[piece_at([16384, 8192, 0], 4096)], &table);
+        assert_eq!(s.groups.len(), 1);
+        // Reads what the first call wrote: a new dispatch.
+        s.add_call(&[piece_at([32768, 0, 0], 4096)], &table);
+        assert_eq!(s.groups.len(), 2);
+        // Writes what a call of this dispatch wrote: a new dispatch.
+        s.add_call(&[piece_at([32768, 65536, 0], 4096)], &table);
+        assert_eq!(s.groups.len(), 3);
+        // Writes what a call of this dispatch reads (its A): a new dispatch.
+        s.add_call(&[piece_at([65536, 90000, 0], 4096)], &table);
+        assert_eq!(s.groups.len(), 4);
+        // Ranges that only touch end to end are no hazard.
+        s.add_call(&[piece_at([200_000, 300_000, 0], 16)], &table);
+        s.add_call(&[piece_at([200_016, 300_000, 0], 16)], &table);
+        assert_eq!(s.groups.len(), 4);
+        assert_eq!(s.bind_sets.len(), 1);
+    }
+
+    #[test]
+    fn different_grids_kernels_or_bindings_do_not_merge() {
+        let mut s = Schedule::default();
+        s.add_call(&[piece(0, 16, 1, [1, 1])], &[0, 1, 2]);
+        s.add_call(&[piece(16, 16, 1, [2, 1])], &[0, 1, 2]);
+        let mut other = piece(32, 16, 1, [2, 1]);
+        other.key = key(KernelKind::Gather);
+        s.add_call(&[other], &[0, 1, 2]);
+        s.add_call(&[piece(48, 16, 1, [2, 1])], &[0, 1, 4]);
+        assert_eq!(s.groups.len(), 4);
+        assert_eq!(s.bind_sets.len(), 2);
+    }
+
+    #[test]
+    fn a_dispatch_holds_at_most_merge_max_records() {
+        let mut s = Schedule::default();
+        for i in 0..(MERGE_MAX as u64 * 2 + 1) {
+            s.add_call(&[piece(i * 16, 16, 1, [1, 1])], &[0, 1, 2]);
+        }
+        let counts: Vec<usize> = s.groups.iter().map(|g| g.count).collect();
+        assert_eq!(counts, [MERGE_MAX, MERGE_MAX, 1]);
+    }
+
+    #[test]
+    fn a_piece_of_several_records_starts_a_dispatch_that_keeps_them_together() {
+        let mut s = Schedule::default();
+        s.add_call(&[piece(0, 16, 1, [1, 1])], &[0, 1, 2]);
+        // Several records (the rows of a rows piece): they start a dispatch and stay in it;
+        // an independent call may still join it afterwards.
+        s.add_call(&[piece(4096, 16, 3, [1, 1])], &[0, 1, 2]);
+        s.add_call(&[piece(8192, 16, 1, [1, 1])], &[0, 1, 2]);
+        let counts: Vec<usize> = s.groups.iter().map(|g| g.count).collect();
+        assert_eq!(counts, [1, 4]);
+        assert_eq!(s.groups[1].first, 1);
+    }
+
+    #[test]
+    fn chunks_never_split_a_dispatch() {
+        let mut s = Schedule::default();
+        for i in 0..5 {
+            // Two records each, kept apart by their hazards.
+            s.add_call(&[piece(0, 16, 2, [1, 1])], &[i, 10, 11]);
+            s.add_call(&[piece(0, 16, 1, [1, 1])], &[12, i, 11]);
+        }
+        let (chunks, placed) = s.chunks(4);
+        for (g, &(chunk, at)) in s.groups.iter().zip(&placed) {
+            assert!(at + g.count <= chunks[chunk].1);
+            assert_eq!(chunks[chunk].0 + at, g.first);
+        }
+        assert_eq!(chunks.iter().map(|c| c.1).sum::<usize>(), s.records.len());
+    }
+}

@@ -1,0 +1,479 @@
+//! Prepared calls, warm-up and the pipeline cache: what an embedding runtime relies on.
+//!
+//! Each test that counts objects runs on a device of its own, so that the other tests, which
+//! share one device, cannot change the counts. Two witnesses count: the context's own
+//! [`gpu_xor::Context::recording_objects`] (every object it makes, even one dropped at once),
+//! and wgpu's live-object counters (an object made while recording into an encoder is held by
+//! that encoder, so it is still alive when they are read).
+
+use gpu_xor::{
+    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, ContextOptions,
+    DataType, Error, LogicalXor, LogicalXorDesc, TensorBinding, TensorDesc, XorBindings,
+    XorOperator,
+};
+
+use crate::common::{buffer, random_bytes};
+
+/// A context on a device of its own.
+fn own_context() -> Context {
+    Context::from_env().expect("an adapter")
+}
+
+/// wgpu's live buffers, bind groups, compute pipelines and shader modules on the device.
+fn live(ctx: &Context) -> [isize; 4] {
+    let hal = ctx.device().get_internal_counters().hal;
+    [
+        hal.buffers.read(),
+        hal.bind_groups.read(),
+        hal.compute_pipelines.read(),
+        hal.shader_modules.read(),
+    ]
+}
+
+fn read(ctx: &Context, b: &wgpu::Buffer) -> Vec<u8> {
+    ctx.read_buffer(b, 0, b.size()).unwrap()
+}
+
+fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
+    a.iter().zip(b).map(|(x, y)| x ^ y).collect()
+}
+
+#[test]
+fn recording_a_prepared_call_makes_no_buffer_bind_group_or_pipeline() {
+    let ctx = own_context();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024])).unwrap();
+    let (ha, hb) = (random_bytes(1, 4096), random_bytes(2, 4096));
+    let (a, b, out) = (
+        buffer(&ctx, &ha),
+        buffer(&ctx, &hb),
+        buffer(&ctx, &[0; 4096]),
+    );
+    let bindings = XorBindings::new(
+        TensorBinding::new(&a),
+        TensorBinding::new(&b),
+        TensorBinding::new(&out),
+    );
+    let call = op.prepare(&bindings).unwrap();
+    assert_eq!(call.summaries().len(), 1);
+    assert_eq!(call.dispatch_count(), 1);
+
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    call.record(&mut encoder).unwrap();
+    let (ours, theirs) = (ctx.recording_objects(), live(&ctx));
+    for _ in 0..1000 {
+        call.record(&mut encoder).unwrap();
+    }
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        for _ in 0..1000 {
+            call.record_in_pass(&mut pass).unwrap();
+        }
+    }
+    assert_eq!(ctx.recording_objects(), ours, "recording made objects");
+    assert_eq!(live(&ctx), theirs, "wgpu counts new live objects");
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(read(&ctx, &out), xor(&ha, &hb));
+
+    // The witnesses do see what an unprepared recording makes: one metadata buffer and one
+    // bind group per call, alive while the encoder holds them.
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    for _ in 0..10 {
+        op.record(&mut encoder, &bindings).unwrap();
+    }
+    let made = ctx.recording_objects();
+    assert_eq!(made.buffers, ours.buffers + 10);
+    assert_eq!(made.bind_groups, ours.bind_groups + 10);
+    assert_eq!(made.pipelines, ours.pipelines);
+    let now = live(&ctx);
+    assert!(
+        now[0] >= theirs[0] + 10 && now[1] >= theirs[1] + 10,
+        "wgpu's counters are off: {theirs:?} -> {now:?}"
+    );
+    ctx.queue().submit([encoder.finish()]);
+}
+
+#[test]
+fn a_prepared_batch_records_again_with_nothing_made() {
+    let ctx = own_context();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[4096])).unwrap();
+    let (ha, hb) = (random_bytes(3, 4096 * 100), random_bytes(4, 4096 * 100));
+    let (a, b, out) = (
+        buffer(&ctx, &ha),
+        buffer(&ctx, &hb),
+        buffer(&ctx, &vec![0; 4096 * 100]),
+    );
+    let mut batch = ctx.batch();
+    for i in 0..100 {
+        let at = i * 4096;
+        batch
+            .push(
+                &op,
+                &XorBindings::new(
+                    TensorBinding::range(&a, at, 4096),
+                    TensorBinding::range(&b, at, 4096),
+                    TensorBinding::range(&out, at, 4096),
+                ),
+            )
+            .unwrap();
+    }
+    let prepared = batch.prepare().unwrap();
+    assert_eq!(prepared.summaries().len(), 100);
+    assert_eq!(prepared.dispatch_count(), batch.dispatch_count());
+    drop(batch);
+    // The prepared batch keeps its buffers alive.
+    drop((a, b));
+    let (ours, theirs) = (ctx.recording_objects(), live(&ctx));
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    for _ in 0..50 {
+        prepared.record(&mut encoder).unwrap();
+    }
+    assert_eq!(ctx.recording_objects(), ours);
+    assert_eq!(live(&ctx), theirs);
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(read(&ctx, &out), xor(&ha, &hb));
+}
+
+/// Every operator with a description that reaches each kernel family.
+fn operators() -> Vec<(&'static str, Box<dyn Fn(&Context) -> Vec<Binder>>)> {
+    vec![
+        (
+            "contiguous u8",
+            Box::new(|ctx: &Context| {
+                let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U8, &[4096])).unwrap();
+                binders(op, 4096, 16)
+            }),
+        ),
+        (
+            "rows and gather: padded rows of u16",
+            Box::new(|ctx: &Context| {
+                let t = TensorDesc::new(DataType::U16, &[16, 100]).with_strides(&[128, 1]);
+                let op = BitXor::new(ctx, &BitXorDesc::new(t.clone(), t.clone(), t)).unwrap();
+                binders(op, 16 * 128 * 2, 16)
+            }),
+        ),
+        (
+            "tile: transposed u32",
+            Box::new(|ctx: &Context| {
+                let t = TensorDesc::new(DataType::U32, &[64, 64]);
+                let a = t.clone().with_strides(&[1, 64]);
+                let op = BitXor::new(ctx, &BitXorDesc::new(a, t.clone(), t)).unwrap();
+                binders(op, 64 * 64 * 4, 16)
+            }),
+        ),
+        (
+            "scatter: strided output of u8",
+            Box::new(|ctx: &Context| {
+                let t = TensorDesc::new(DataType::U8, &[32, 8]).with_strides(&[16, 2]);
+                let op =
+                    LogicalXor::new(ctx, &LogicalXorDesc::new(t.clone(), t.clone(), t)).unwrap();
+                binders(op, 512, 16)
+            }),
+        ),
+        (
+            "broadcast i32",
+            Box::new(|ctx: &Context| {
+                let op = BitwiseXor::new(
+                    ctx,
+                    &BitwiseXorDesc {
+                        a_type: DataType::I32,
+                        b_type: DataType::I32,
+                        a_shape: vec![64, 64],
+                        b_shape: vec![64, 64],
+                        auto_broadcast: AutoBroadcast::Numpy,
+                    },
+                )
+                .unwrap();
+                binders(op, 64 * 64 * 4, 16)
+            }),
+        ),
+        (
+            "contiguous or gather: u8 at offsets of 4",
+            Box::new(|ctx: &Context| {
+                let op = BitwiseXor::new(
+                    ctx,
+                    &BitwiseXorDesc {
+                        a_type: DataType::U8,
+                        b_type: DataType::U8,
+                        a_shape: vec![4096],
+                        b_shape: vec![4096],
+                        auto_broadcast: AutoBroadcast::None,
+                    },
+                )
+                .unwrap();
+                binders(op, 4096, 4)
+            }),
+        ),
+    ]
+}
+
+/// Warms an operator up, or prepares one call of it under one binding pattern.
+type Binder = Box<dyn Fn(&Context, Option<usize>) -> Result<usize, Error>>;
+
+/// For an operator whose tensors each span `bytes`: its warm-up, and one call under each
+/// binding pattern (`Some(pattern)`): distinct buffers, out = A, out = B, A = B, and all three
+/// apart in one buffer, each at offset 0 and at offset `step`.
+fn binders<Op: XorOperator + Clone + 'static>(op: Op, bytes: u64, step: u64) -> Vec<Binder> {
+    let op2 = op.clone();
+    vec![
+        Box::new(move |_, _| op.warm_up()),
+        Box::new(move |ctx: &Context, pattern| {
+            let pattern = pattern.expect("a pattern");
+            let at = step * (pattern as u64 / 5);
+            let span = (bytes + at).div_ceil(256) * 256;
+            let bufs: Vec<wgpu::Buffer> = (0..3)
+                .map(|i| buffer(ctx, &random_bytes(i, 3 * span as usize)))
+                .collect();
+            let (x, y, z) = (&bufs[0], &bufs[1], &bufs[2]);
+            let t = |b, k: u64| TensorBinding::range(b, k * span + at, bytes);
+            let bindings = match pattern % 5 {
+                0 => XorBindings::new(t(x, 0), t(y, 0), t(z, 0)),
+                1 => XorBindings::new(t(x, 0), t(y, 0), t(x, 0)),
+                2 => XorBindings::new(t(x, 0), t(y, 0), t(y, 0)),
+                3 => XorBindings::new(t(x, 0), t(x, 0), t(z, 0)),
+                _ => XorBindings::new(t(x, 0), t(x, 1), t(x, 2)),
+            };
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            op2.prepare(&bindings)?.record(&mut encoder)?;
+            ctx.queue().submit([encoder.finish()]);
+            Ok(0)
+        }),
+    ]
+}
+
+#[test]
+fn after_warm_up_no_binding_pattern_compiles_anything() {
+    for (name, make) in operators() {
+        // Pipelines are shared by every operator on a context: one context each.
+        let ctx = own_context();
+        let binder = make(&ctx);
+        let (warm, call) = (&binder[0], &binder[1]);
+        let compiled = warm(&ctx, None).unwrap();
+        assert!(compiled > 0, "{name}: nothing to compile?");
+        assert_eq!(warm(&ctx, None).unwrap(), 0, "{name}: compiled twice");
+        let before = ctx.recording_objects();
+        for pattern in 0..10 {
+            match call(&ctx, Some(pattern)) {
+                Ok(_) => {}
+                // In place needs the input's description to be the output's.
+                Err(e) if e.rule() == "alias_desc_mismatch" && matches!(pattern % 5, 1 | 2) => {}
+                Err(e) => panic!("{name} {pattern}: {e}"),
+            }
+        }
+        let after = ctx.recording_objects();
+        assert_eq!(
+            (after.pipelines, after.shader_modules),
+            (before.pipelines, before.shader_modules),
+            "{name}: a call compiled after warm-up"
+        );
+        ctx.wait().unwrap();
+    }
+}
+
+#[test]
+fn without_warm_up_the_first_call_compiles() {
+    // The counter the warm-up test relies on does move when a call compiles.
+    for (name, make) in operators() {
+        let ctx = own_context();
+        let binder = make(&ctx);
+        let before = ctx.recording_objects().pipelines;
+        binder[1](&ctx, Some(0)).unwrap();
+        assert!(
+            ctx.recording_objects().pipelines > before,
+            "{name}: the first call compiled nothing"
+        );
+        ctx.wait().unwrap();
+    }
+}
+
+#[test]
+fn a_prepared_call_runs_between_the_callers_own_dispatches_in_one_pass() {
+    let ctx = crate::common::ctx();
+    // The caller's own kernel: adds 1 to every word of its buffer.
+    let module = ctx
+        .device()
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("caller"),
+            source: wgpu::ShaderSource::Wgsl(
+                "@group(0) @binding(0) var<storage, read_write> words: array<u32>;
+                 @compute @workgroup_size(64)
+                 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+                     if id.x < arrayLength(&words) { words[id.x] += 1u; }
+                 }"
+                .into(),
+            ),
+        });
+    let pipeline = ctx
+        .device()
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("caller"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+    let n = 1000usize;
+    let words =
+        |seed| -> Vec<u32> { bytemuck::cast_slice::<u8, u32>(&random_bytes(seed, n * 4)).to_vec() };
+    let (ha, hb) = (words(5), words(6));
+    let (a, b, out) = (
+        buffer(ctx, bytemuck::cast_slice(&ha)),
+        buffer(ctx, bytemuck::cast_slice(&hb)),
+        buffer(ctx, &vec![0; n * 4]),
+    );
+    let group = |buf: &wgpu::Buffer| {
+        ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buf.as_entire_binding(),
+            }],
+        })
+    };
+    let (on_a, on_out) = (group(&a), group(&out));
+    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[n as u32])).unwrap();
+    let call = op
+        .prepare(&XorBindings::new(
+            TensorBinding::new(&a),
+            TensorBinding::new(&b),
+            TensorBinding::new(&out),
+        ))
+        .unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &on_a, &[]);
+        pass.dispatch_workgroups(n.div_ceil(64) as u32, 1, 1);
+        call.record_in_pass(&mut pass).unwrap();
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &on_out, &[]);
+        pass.dispatch_workgroups(n.div_ceil(64) as u32, 1, 1);
+    }
+    ctx.queue().submit([encoder.finish()]);
+    let want: Vec<u32> = ha
+        .iter()
+        .zip(&hb)
+        .map(|(x, y)| ((x.wrapping_add(1)) ^ y).wrapping_add(1))
+        .collect();
+    let got = read(ctx, &out);
+    assert_eq!(bytemuck::cast_slice::<u8, u32>(&got), &want[..]);
+}
+
+#[test]
+fn a_pipeline_cache_from_another_device_is_refused() {
+    let ctx = crate::common::ctx();
+    if ctx
+        .device()
+        .features()
+        .contains(wgpu::Features::PIPELINE_CACHE)
+    {
+        // The suite's device was made without the feature; nothing else to check here.
+        panic!("the suite's device asks for no optional feature");
+    }
+    let other = pipeline_cache_device();
+    let Some((device, _, cache)) = other else {
+        eprintln!("pipeline cache: the adapter lacks PIPELINE_CACHE (GL): only the refusal");
+        return;
+    };
+    drop(device);
+    let err = Context::with_options(
+        ctx.device().clone(),
+        ctx.queue().clone(),
+        &ContextOptions {
+            pipeline_cache: Some(cache),
+            ..ContextOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.rule(), "invalid_option");
+}
+
+/// A device with `PIPELINE_CACHE` and an empty cache on it, where the adapter has the feature.
+fn pipeline_cache_device() -> Option<(wgpu::Device, wgpu::Queue, wgpu::PipelineCache)> {
+    let (adapter, device, queue) = pollster::block_on(async {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = instance
+            .request_adapter(&Default::default())
+            .await
+            .expect("an adapter");
+        if !adapter.features().contains(wgpu::Features::PIPELINE_CACHE) {
+            return None;
+        }
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                required_features: wgpu::Features::PIPELINE_CACHE,
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .expect("a device");
+        Some((adapter, device, queue))
+    })?;
+    let _ = adapter;
+    // SAFETY: no data is passed, so there is nothing for the driver to misread.
+    let cache = unsafe {
+        device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+            label: Some("gpu-xor test"),
+            data: None,
+            fallback: true,
+        })
+    };
+    Some((device, queue, cache))
+}
+
+#[test]
+fn warm_up_fills_the_callers_pipeline_cache_and_a_new_device_reuses_it() {
+    let backend = crate::common::ctx().adapter_info().backend;
+    let Some((device, queue, cache)) = pipeline_cache_device() else {
+        assert_ne!(
+            backend,
+            wgpu::Backend::Vulkan,
+            "wgpu supports pipeline caches on Vulkan"
+        );
+        eprintln!("pipeline cache: the adapter lacks PIPELINE_CACHE ({backend:?})");
+        return;
+    };
+    let options = |cache: &wgpu::PipelineCache| ContextOptions {
+        pipeline_cache: Some(cache.clone()),
+        ..ContextOptions::default()
+    };
+    let ctx = Context::with_options(device, queue, &options(&cache)).unwrap();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[4096])).unwrap();
+    let compiled = op.warm_up().unwrap();
+    assert!(compiled > 0);
+    let data = cache.get_data().expect("Vulkan caches have data");
+    assert!(!data.is_empty());
+    eprintln!(
+        "pipeline cache: {compiled} pipelines, {} bytes of cache data",
+        data.len()
+    );
+    // A second device starts from the saved data, and the operator still runs exactly.
+    let (device, queue, _) = pipeline_cache_device().expect("the same adapter");
+    // SAFETY: the data is what `get_data` gave on the same adapter and driver, unchanged.
+    let reused = unsafe {
+        device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+            label: Some("gpu-xor test, reused"),
+            data: Some(&data),
+            fallback: true,
+        })
+    };
+    let ctx = Context::with_options(device, queue, &options(&reused)).unwrap();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[4096])).unwrap();
+    assert_eq!(op.warm_up().unwrap(), compiled);
+    let (ha, hb) = (random_bytes(7, 8192), random_bytes(8, 8192));
+    let (a, b, out) = (
+        buffer(&ctx, &ha),
+        buffer(&ctx, &hb),
+        buffer(&ctx, &[0; 8192]),
+    );
+    op.run(&XorBindings::new(
+        TensorBinding::new(&a),
+        TensorBinding::new(&b),
+        TensorBinding::new(&out),
+    ))
+    .unwrap();
+    assert_eq!(read(&ctx, &out), xor(&ha, &hb));
+}
