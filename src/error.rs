@@ -3,54 +3,8 @@
 use std::fmt;
 
 use crate::desc::{AutoBroadcast, DataType, FeatureLevel};
-
-/// Which operator a description belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Operator {
-    /// `DML_OPERATOR_ELEMENT_WISE_BIT_XOR`.
-    BitXor,
-    /// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_XOR`.
-    LogicalXor,
-    /// OpenVINO `BitwiseXor-13`.
-    BitwiseXor,
-}
-
-impl fmt::Display for Operator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Operator::BitXor => "ELEMENT_WISE_BIT_XOR",
-            Operator::LogicalXor => "ELEMENT_WISE_LOGICAL_XOR",
-            Operator::BitwiseXor => "BitwiseXor-13",
-        })
-    }
-}
-
-/// One of an operator's three tensors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TensorName {
-    /// The first input (`ATensor`, OpenVINO's `arg0`).
-    A,
-    /// The second input (`BTensor`, OpenVINO's `arg1`).
-    B,
-    /// The output (`OutputTensor`).
-    Output,
-}
-
-impl TensorName {
-    /// The three, in the order A, B, Output.
-    pub const ALL: [TensorName; 3] = [TensorName::A, TensorName::B, TensorName::Output];
-}
-
-impl fmt::Display for TensorName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TensorName::A => "ATensor",
-            TensorName::B => "BTensor",
-            TensorName::Output => "OutputTensor",
-        })
-    }
-}
+// The vocabulary lives with the descriptions; these paths stay for the execution layer.
+pub(crate) use crate::desc::{Operator, TensorName};
 
 /// Everything that can go wrong, with the values that broke the rule.
 ///
@@ -208,13 +162,31 @@ pub enum Error {
     #[error("DML_TENSOR_FLAG_OWNED_BY_DML is set on the OutputTensor; it is for inputs only")]
     OwnedByDmlOnOutput,
 
-    /// Initializer-owned inputs (DML_TENSOR_FLAG_OWNED_BY_DML) have no counterpart here: every
-    /// tensor is bound when the operator is recorded.
+    /// An input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound once, when the operator is made
+    /// (DirectML's operator initializer): its bytes were not given.
     #[error(
-        "{tensor} has DML_TENSOR_FLAG_OWNED_BY_DML: initializer-owned tensors are not supported; bind the data when recording"
+        "{tensor} has DML_TENSOR_FLAG_OWNED_BY_DML: bind its bytes when the operator is made (with_owned_inputs)"
     )]
-    OwnedByDmlUnsupported {
+    OwnedInputMissing {
         /// The flagged input.
+        tensor: TensorName,
+    },
+
+    /// An input the operator owns (flagged DML_TENSOR_FLAG_OWNED_BY_DML) is bound again in a
+    /// call (DirectML asks for DML_BINDING_TYPE_NONE there), or an input that is not flagged
+    /// is given as owned.
+    #[error(
+        "{tensor}: only an input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound when the operator is made, and such an input is not bound again in a call"
+    )]
+    OwnedInputBound {
+        /// The input.
+        tensor: TensorName,
+    },
+
+    /// A call leaves unbound an input that the operator does not own.
+    #[error("{tensor} is not bound, and the operator does not own it (no DML_TENSOR_FLAG_OWNED_BY_DML)")]
+    MissingBinding {
+        /// The unbound input.
         tensor: TensorName,
     },
 
@@ -509,7 +481,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// A stable short name of the rule that failed.
+    /// A stable short name of the rule that failed: `self.kind().rule()`.
     ///
     /// For the rules of the conformance format this is its `error_kind` (`dtype_mismatch`,
     /// `unsupported_dtype`, `shape_mismatch`, `rank_mismatch`, `rank_out_of_range`,
@@ -518,49 +490,197 @@ impl Error {
     /// `output_overlap`, `alias_desc_mismatch`, `too_many_elements`, `shape_inconsistent`,
     /// `unsupported_broadcast`); the others have names of the same style.
     pub fn rule(&self) -> &'static str {
+        self.kind().rule()
+    }
+
+    /// The rule that failed, as a value to match on.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::DataTypeMismatch { .. } | Error::ElementTypeMismatch { .. } => "dtype_mismatch",
-            Error::UnsupportedDataType { .. } | Error::NotIntegerOrBoolean { .. } => {
-                "unsupported_dtype"
+            Error::DataTypeMismatch { .. } | Error::ElementTypeMismatch { .. } => {
+                ErrorKind::DtypeMismatch
             }
-            Error::RankOutOfRange { .. } => "rank_out_of_range",
-            Error::RankMismatch { .. } => "rank_mismatch",
-            Error::SizesMismatch { .. } => "shape_mismatch",
-            Error::ZeroSize { .. } => "zero_size_dim",
-            Error::TooManyElements { .. } => "too_many_elements",
-            Error::StridesLengthMismatch { .. } => "strides_length_mismatch",
-            Error::TotalSizeTooSmall { .. } => "total_bytes_too_small",
-            Error::InvalidAlignment { .. } => "invalid_alignment",
-            Error::OwnedByDmlOnOutput => "owned_by_dml_on_output",
-            Error::OwnedByDmlUnsupported { .. } => "owned_by_dml_unsupported",
-            Error::OutputOverlap { .. } => "output_overlap",
-            Error::OutputOverlapUndecided { .. } => "output_overlap_undecided",
-            Error::ShapeInconsistent { .. } => "shape_inconsistent",
-            Error::UnsupportedBroadcast { .. } => "unsupported_broadcast",
-            Error::BindingOffsetMisaligned { .. } => "binding_offset_misaligned",
-            Error::BindingOutOfBounds { .. } => "binding_out_of_bounds",
-            Error::BindingTooSmall { .. } => "binding_too_small",
-            Error::MissingUsage { .. } => "missing_usage",
-            Error::AliasDescMismatch { .. } => "alias_desc_mismatch",
-            Error::PartialOverlap { .. } => "partial_overlap",
-            Error::SharedBufferSpanTooLarge { .. } => "shared_buffer_span_too_large",
-            Error::ReadOutOfBounds { .. } => "read_out_of_bounds",
-            Error::ContextMismatch => "context_mismatch",
-            Error::DataLength { .. } => "data_length",
-            Error::TensorTypeMismatch { .. } => "tensor_type_mismatch",
-            Error::SizeOverflow { .. } => "size_overflow",
-            Error::BufferTooLarge { .. } => "buffer_too_large",
-            Error::Allocation(_) => "allocation",
-            Error::NoAdapter(_) => "no_adapter",
-            Error::RequestDevice(_) => "request_device",
-            Error::Pipeline(_) => "pipeline",
-            Error::Poll(_) => "poll",
-            Error::Map(_) => "map",
-            Error::DeviceLost(_) => "device_lost",
-            Error::InvalidBuffer { .. } => "invalid_buffer",
-            Error::Wgpu { .. } => "wgpu",
-            Error::InvalidOption { .. } => "invalid_option",
+            Error::UnsupportedDataType { .. } | Error::NotIntegerOrBoolean { .. } => {
+                ErrorKind::UnsupportedDtype
+            }
+            Error::RankOutOfRange { .. } => ErrorKind::RankOutOfRange,
+            Error::RankMismatch { .. } => ErrorKind::RankMismatch,
+            Error::SizesMismatch { .. } => ErrorKind::ShapeMismatch,
+            Error::ZeroSize { .. } => ErrorKind::ZeroSizeDim,
+            Error::TooManyElements { .. } => ErrorKind::TooManyElements,
+            Error::StridesLengthMismatch { .. } => ErrorKind::StridesLengthMismatch,
+            Error::TotalSizeTooSmall { .. } => ErrorKind::TotalBytesTooSmall,
+            Error::InvalidAlignment { .. } => ErrorKind::InvalidAlignment,
+            Error::OwnedByDmlOnOutput => ErrorKind::OwnedByDmlOnOutput,
+            Error::OwnedInputMissing { .. } => ErrorKind::OwnedInputMissing,
+            Error::OwnedInputBound { .. } => ErrorKind::OwnedInputBound,
+            Error::MissingBinding { .. } => ErrorKind::MissingBinding,
+            Error::OutputOverlap { .. } => ErrorKind::OutputOverlap,
+            Error::OutputOverlapUndecided { .. } => ErrorKind::OutputOverlapUndecided,
+            Error::ShapeInconsistent { .. } => ErrorKind::ShapeInconsistent,
+            Error::UnsupportedBroadcast { .. } => ErrorKind::UnsupportedBroadcast,
+            Error::BindingOffsetMisaligned { .. } => ErrorKind::BindingOffsetMisaligned,
+            Error::BindingOutOfBounds { .. } => ErrorKind::BindingOutOfBounds,
+            Error::BindingTooSmall { .. } => ErrorKind::BindingTooSmall,
+            Error::MissingUsage { .. } => ErrorKind::MissingUsage,
+            Error::AliasDescMismatch { .. } => ErrorKind::AliasDescMismatch,
+            Error::PartialOverlap { .. } => ErrorKind::PartialOverlap,
+            Error::SharedBufferSpanTooLarge { .. } => ErrorKind::SharedBufferSpanTooLarge,
+            Error::ReadOutOfBounds { .. } => ErrorKind::ReadOutOfBounds,
+            Error::ContextMismatch => ErrorKind::ContextMismatch,
+            Error::DataLength { .. } => ErrorKind::DataLength,
+            Error::TensorTypeMismatch { .. } => ErrorKind::TensorTypeMismatch,
+            Error::SizeOverflow { .. } => ErrorKind::SizeOverflow,
+            Error::BufferTooLarge { .. } => ErrorKind::BufferTooLarge,
+            Error::Allocation(_) => ErrorKind::Allocation,
+            Error::NoAdapter(_) => ErrorKind::NoAdapter,
+            Error::RequestDevice(_) => ErrorKind::RequestDevice,
+            Error::Pipeline(_) => ErrorKind::Pipeline,
+            Error::Poll(_) => ErrorKind::Poll,
+            Error::Map(_) => ErrorKind::Map,
+            Error::DeviceLost(_) => ErrorKind::DeviceLost,
+            Error::InvalidBuffer { .. } => ErrorKind::InvalidBuffer,
+            Error::Wgpu { .. } => ErrorKind::Wgpu,
+            Error::InvalidOption { .. } => ErrorKind::InvalidOption,
         }
+    }
+}
+
+/// Writes [`ErrorKind`], its [`ErrorKind::ALL`] and its [`ErrorKind::rule`] from one table,
+/// so that a kind and its name cannot drift apart.
+macro_rules! error_kinds {
+    ($($(#[$doc:meta])* $kind:ident => $rule:literal,)*) => {
+        /// The rule an [`Error`] broke, without its values: one kind per name that
+        /// [`Error::rule`] returns, to match on.
+        ///
+        /// Several [`Error`] variants can share a kind where DirectML and OpenVINO state the
+        /// same rule in their own words (a type mismatch, an unsupported type).
+        ///
+        /// ```
+        /// use gpu_xor::{BitXorDesc, DataType, ErrorKind, FeatureLevel};
+        ///
+        /// let err = BitXorDesc::packed(DataType::F16, &[4])
+        ///     .validate(FeatureLevel::Fl3_0)
+        ///     .unwrap_err();
+        /// let advice = match err.kind() {
+        ///     ErrorKind::UnsupportedDtype => "pick another type or a higher feature level",
+        ///     ErrorKind::ShapeMismatch | ErrorKind::RankMismatch => "fix the shapes",
+        ///     _ => "see the message",
+        /// };
+        /// assert_eq!(advice, "pick another type or a higher feature level");
+        /// assert_eq!(err.kind().to_string(), "unsupported_dtype");
+        /// assert_eq!(err.kind().rule(), err.rule());
+        /// ```
+        #[non_exhaustive]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ErrorKind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl ErrorKind {
+            /// Every kind, in the order of [`Error`]'s variants.
+            pub const ALL: &[ErrorKind] = &[$(ErrorKind::$kind,)*];
+
+            /// The kind's stable short name, the one [`Error::rule`] returns.
+            pub const fn rule(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$kind => $rule,)*
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
+    /// The tensors' types differ: [`Error::DataTypeMismatch`] (DirectML),
+    /// [`Error::ElementTypeMismatch`] (OpenVINO).
+    DtypeMismatch => "dtype_mismatch",
+    /// The operator does not take the type: [`Error::UnsupportedDataType`] (DirectML, at a
+    /// feature level), [`Error::NotIntegerOrBoolean`] (OpenVINO).
+    UnsupportedDtype => "unsupported_dtype",
+    /// [`Error::RankOutOfRange`].
+    RankOutOfRange => "rank_out_of_range",
+    /// [`Error::RankMismatch`].
+    RankMismatch => "rank_mismatch",
+    /// [`Error::SizesMismatch`].
+    ShapeMismatch => "shape_mismatch",
+    /// [`Error::ZeroSize`].
+    ZeroSizeDim => "zero_size_dim",
+    /// [`Error::TooManyElements`].
+    TooManyElements => "too_many_elements",
+    /// [`Error::StridesLengthMismatch`].
+    StridesLengthMismatch => "strides_length_mismatch",
+    /// [`Error::TotalSizeTooSmall`].
+    TotalBytesTooSmall => "total_bytes_too_small",
+    /// [`Error::InvalidAlignment`].
+    InvalidAlignment => "invalid_alignment",
+    /// [`Error::OwnedByDmlOnOutput`].
+    OwnedByDmlOnOutput => "owned_by_dml_on_output",
+    /// [`Error::OwnedInputMissing`].
+    OwnedInputMissing => "owned_input_missing",
+    /// [`Error::OwnedInputBound`].
+    OwnedInputBound => "owned_input_bound",
+    /// [`Error::MissingBinding`].
+    MissingBinding => "missing_binding",
+    /// [`Error::OutputOverlap`].
+    OutputOverlap => "output_overlap",
+    /// [`Error::OutputOverlapUndecided`].
+    OutputOverlapUndecided => "output_overlap_undecided",
+    /// [`Error::ShapeInconsistent`].
+    ShapeInconsistent => "shape_inconsistent",
+    /// [`Error::UnsupportedBroadcast`].
+    UnsupportedBroadcast => "unsupported_broadcast",
+    /// [`Error::BindingOffsetMisaligned`].
+    BindingOffsetMisaligned => "binding_offset_misaligned",
+    /// [`Error::BindingOutOfBounds`].
+    BindingOutOfBounds => "binding_out_of_bounds",
+    /// [`Error::BindingTooSmall`].
+    BindingTooSmall => "binding_too_small",
+    /// [`Error::MissingUsage`].
+    MissingUsage => "missing_usage",
+    /// [`Error::AliasDescMismatch`].
+    AliasDescMismatch => "alias_desc_mismatch",
+    /// [`Error::PartialOverlap`].
+    PartialOverlap => "partial_overlap",
+    /// [`Error::SharedBufferSpanTooLarge`].
+    SharedBufferSpanTooLarge => "shared_buffer_span_too_large",
+    /// [`Error::ReadOutOfBounds`].
+    ReadOutOfBounds => "read_out_of_bounds",
+    /// [`Error::ContextMismatch`].
+    ContextMismatch => "context_mismatch",
+    /// [`Error::DataLength`].
+    DataLength => "data_length",
+    /// [`Error::TensorTypeMismatch`].
+    TensorTypeMismatch => "tensor_type_mismatch",
+    /// [`Error::SizeOverflow`].
+    SizeOverflow => "size_overflow",
+    /// [`Error::BufferTooLarge`].
+    BufferTooLarge => "buffer_too_large",
+    /// [`Error::Allocation`].
+    Allocation => "allocation",
+    /// [`Error::NoAdapter`].
+    NoAdapter => "no_adapter",
+    /// [`Error::RequestDevice`].
+    RequestDevice => "request_device",
+    /// [`Error::Pipeline`].
+    Pipeline => "pipeline",
+    /// [`Error::Poll`].
+    Poll => "poll",
+    /// [`Error::Map`].
+    Map => "map",
+    /// [`Error::DeviceLost`].
+    DeviceLost => "device_lost",
+    /// [`Error::InvalidBuffer`].
+    InvalidBuffer => "invalid_buffer",
+    /// [`Error::Wgpu`].
+    Wgpu => "wgpu",
+    /// [`Error::InvalidOption`].
+    InvalidOption => "invalid_option",
+}
+
+impl fmt::Display for ErrorKind {
+    /// The rule's name, as [`ErrorKind::rule`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rule())
     }
 }
 
@@ -599,6 +719,209 @@ impl fmt::Display for Shape<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+
+    /// One value of every variant, in the order of the enum.
+    fn one_of_each() -> Vec<Error> {
+        let (op, t) = (Operator::BitXor, TensorName::B);
+        let (dt, fl) = (DataType::U8, FeatureLevel::Fl4_1);
+        vec![
+            Error::DataTypeMismatch {
+                operator: op,
+                tensor: t,
+                found: dt,
+                expected: DataType::U16,
+            },
+            Error::UnsupportedDataType {
+                operator: op,
+                data_type: DataType::Bool,
+                feature_level: fl,
+                required: None,
+            },
+            Error::RankOutOfRange {
+                operator: op,
+                tensor: t,
+                rank: 9,
+                min: 1,
+                max: 8,
+                feature_level: fl,
+                required: None,
+            },
+            Error::RankMismatch {
+                operator: op,
+                tensor: t,
+                rank: 2,
+                expected: 3,
+            },
+            Error::SizesMismatch {
+                operator: op,
+                tensor: t,
+                sizes: vec![2],
+                expected: vec![3],
+            },
+            Error::ZeroSize {
+                tensor: t,
+                sizes: vec![0],
+            },
+            Error::TooManyElements {
+                tensor: t,
+                elements: 1 << 32,
+            },
+            Error::StridesLengthMismatch {
+                tensor: t,
+                strides: 1,
+                rank: 2,
+            },
+            Error::TotalSizeTooSmall {
+                tensor: t,
+                total: 4,
+                minimum: 8,
+            },
+            Error::InvalidAlignment {
+                tensor: t,
+                alignment: 3,
+                element_size: 1,
+            },
+            Error::OwnedByDmlOnOutput,
+            Error::OwnedInputMissing { tensor: t },
+            Error::OwnedInputBound { tensor: t },
+            Error::MissingBinding { tensor: t },
+            Error::OutputOverlap {
+                sizes: vec![2],
+                strides: vec![0],
+            },
+            Error::OutputOverlapUndecided {
+                sizes: vec![15; 8],
+                strides: vec![1; 8],
+                steps: 1,
+            },
+            Error::ElementTypeMismatch {
+                a: dt,
+                b: DataType::Bool,
+            },
+            Error::NotIntegerOrBoolean {
+                data_type: DataType::F32,
+            },
+            Error::ShapeInconsistent {
+                a: vec![3],
+                b: vec![4],
+                broadcast: AutoBroadcast::Numpy,
+                reason: "3 against 4",
+            },
+            Error::UnsupportedBroadcast {
+                broadcast: AutoBroadcast::Explicit,
+            },
+            Error::BindingOffsetMisaligned {
+                tensor: t,
+                offset: 4,
+                required: 16,
+            },
+            Error::BindingOutOfBounds {
+                tensor: t,
+                offset: 0,
+                size: 32,
+                buffer_size: 16,
+            },
+            Error::BindingTooSmall {
+                tensor: t,
+                size: 4,
+                required: 8,
+            },
+            Error::MissingUsage {
+                tensor: None,
+                needed: "COPY_SRC",
+                usage: "STORAGE".to_string(),
+            },
+            Error::AliasDescMismatch {
+                tensor: t,
+                field: "Strides",
+            },
+            Error::PartialOverlap {
+                tensor: t,
+                input: (0, 16),
+                output: (8, 24),
+            },
+            Error::SharedBufferSpanTooLarge { span: 2, limit: 1 },
+            Error::ReadOutOfBounds {
+                offset: 0,
+                size: 8,
+                readable: 4,
+            },
+            Error::ContextMismatch,
+            Error::DataLength {
+                shape: vec![2],
+                expected: 2,
+                found: 3,
+            },
+            Error::TensorTypeMismatch {
+                actual: dt,
+                requested: DataType::U16,
+            },
+            Error::SizeOverflow {
+                what: "tensor bytes",
+                value: u128::MAX,
+            },
+            Error::BufferTooLarge { bytes: 2, limit: 1 },
+            Error::Allocation("out of memory".to_string()),
+            Error::NoAdapter("none".to_string()),
+            Error::RequestDevice("refused".to_string()),
+            Error::Pipeline("refused".to_string()),
+            Error::Poll("timeout".to_string()),
+            Error::Map("failed".to_string()),
+            Error::DeviceLost("destroyed".to_string()),
+            Error::InvalidBuffer {
+                tensor: Some(t),
+                reason: "destroyed".to_string(),
+            },
+            Error::Wgpu {
+                call: "submit",
+                message: "refused".to_string(),
+            },
+            Error::InvalidOption {
+                name: "WGPU_BACKEND",
+                reason: "unknown".to_string(),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_kind_has_its_own_rule_name() {
+        let rules: HashSet<&str> = ErrorKind::ALL.iter().map(|k| k.rule()).collect();
+        assert_eq!(rules.len(), ErrorKind::ALL.len());
+        let kinds: HashSet<ErrorKind> = ErrorKind::ALL.iter().copied().collect();
+        assert_eq!(kinds.len(), ErrorKind::ALL.len());
+        for kind in ErrorKind::ALL {
+            assert_eq!(kind.to_string(), kind.rule());
+            let name = kind.rule();
+            assert!(
+                !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_error_names_the_rule_of_its_kind() {
+        let errors = one_of_each();
+        for e in &errors {
+            assert_eq!(e.rule(), e.kind().rule(), "{e:?}");
+            assert!(ErrorKind::ALL.contains(&e.kind()), "{e:?}");
+        }
+        // Every kind is some variant's: the two lists are one-to-one by name.
+        let reached: HashSet<ErrorKind> = errors.iter().map(Error::kind).collect();
+        assert_eq!(reached.len(), ErrorKind::ALL.len());
+        // And the kinds follow the order of the variants that first name them.
+        let mut first = Vec::new();
+        for e in &errors {
+            if !first.contains(&e.kind()) {
+                first.push(e.kind());
+            }
+        }
+        assert_eq!(first, ErrorKind::ALL);
+    }
 
     #[test]
     fn messages_name_the_rule_and_the_values() {

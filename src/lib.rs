@@ -117,7 +117,7 @@ pub use desc::{
 pub use error::{Error, ErrorKind};
 pub use exec::{
     Batch, BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
-    Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings, XorOperator,
+    OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings, XorOperator,
 };
 pub use layout::{BindingPattern, KernelKind, Plan};
 

@@ -1,8 +1,11 @@
 //! The DirectML operator descriptions and their rules (DESIGN §1, SEMANTICS §5).
 
-use crate::desc::{DataType, FeatureLevel, MAX_DIMENSIONS, TensorDesc, TensorFlags};
-use crate::error::{Error, Operator, TensorName};
-use crate::layout::{self, ElementOp, OperandSpec, Plan};
+use super::self_overlap::{SELF_OVERLAP_STEP_LIMIT, self_overlaps};
+use crate::desc::{
+    DataType, ElementOp, FeatureLevel, MAX_DIMENSIONS, Operand, Operands, Operator, TensorDesc,
+    TensorFlags, TensorName,
+};
+use crate::error::Error;
 
 /// `DML_ELEMENT_WISE_BIT_XOR_OPERATOR_DESC`: `Output = A ^ B` on the raw bits of each element.
 ///
@@ -64,10 +67,12 @@ macro_rules! dml_desc_impl {
 
             /// Checks every rule at this feature level; the first that fails is returned.
             pub fn validate(&self, feature_level: FeatureLevel) -> Result<(), Error> {
-                self.plan(feature_level).map(|_| ())
+                self.operands(feature_level).map(|_| ())
             }
 
-            pub(crate) fn plan(&self, feature_level: FeatureLevel) -> Result<Plan, Error> {
+            /// Checks every rule at this feature level, as [`Self::validate`] does, and
+            /// describes the three operands for layout analysis ([`crate::Plan::new`]).
+            pub fn operands(&self, feature_level: FeatureLevel) -> Result<Operands, Error> {
                 validate_dml(
                     $operator,
                     $op,
@@ -130,7 +135,7 @@ fn validate_dml(
     op: ElementOp,
     tensors: [&TensorDesc; 3],
     feature_level: FeatureLevel,
-) -> Result<Plan, Error> {
+) -> Result<Operands, Error> {
     let [a, b, output] = tensors;
     let named = [
         (TensorName::A, a),
@@ -206,10 +211,11 @@ fn validate_dml(
     }
 
     // Check 6.
-    let mut specs = Vec::with_capacity(3);
-    for (tensor, t) in &named {
-        specs.push(check_tensor(*tensor, t)?);
-    }
+    let [spec_a, spec_b, spec_out] = [
+        check_tensor(TensorName::A, a)?,
+        check_tensor(TensorName::B, b)?,
+        check_tensor(TensorName::Output, output)?,
+    ];
 
     // Check 7. After check 6 every packed stride is below 2^32 (at most 2^32 - 1 elements).
     let out_strides = output.effective_strides();
@@ -220,7 +226,7 @@ fn validate_dml(
             .map(|&s| u32::try_from(s).unwrap_or(u32::MAX))
             .collect()
     };
-    match layout::self_overlaps(&sizes, &out_strides) {
+    match self_overlaps(&sizes, &out_strides) {
         Some(false) => {}
         Some(true) => {
             return Err(Error::OutputOverlap {
@@ -232,24 +238,22 @@ fn validate_dml(
             return Err(Error::OutputOverlapUndecided {
                 sizes: output.sizes.clone(),
                 strides: strides_u32(),
-                steps: layout::SELF_OVERLAP_STEP_LIMIT,
+                steps: SELF_OVERLAP_STEP_LIMIT,
             });
         }
     }
 
-    let [spec_a, spec_b, spec_out]: [OperandSpec; 3] = specs.try_into().expect("three tensors");
-    Ok(Plan::new(
+    Ok(Operands {
         operator,
         op,
         data_type,
-        sizes,
-        [out_strides, a.effective_strides(), b.effective_strides()],
-        [spec_out, spec_a, spec_b],
-    ))
+        operands: [spec_a, spec_b, spec_out],
+    })
 }
 
-/// Check 6 for one tensor; returns what binding it needs.
-fn check_tensor(tensor: TensorName, t: &TensorDesc) -> Result<OperandSpec, Error> {
+/// Check 6 for one tensor; returns its operand: its sizes and strides, and what its binding
+/// needs.
+fn check_tensor(tensor: TensorName, t: &TensorDesc) -> Result<Operand, Error> {
     if t.sizes.contains(&0) {
         return Err(Error::ZeroSize {
             tensor,
@@ -278,18 +282,17 @@ fn check_tensor(tensor: TensorName, t: &TensorDesc) -> Result<OperandSpec, Error
             minimum,
         });
     }
-    if t.flags == TensorFlags::OwnedByDml {
-        return Err(match tensor {
-            TensorName::Output => Error::OwnedByDmlOnOutput,
-            _ => Error::OwnedByDmlUnsupported { tensor },
-        });
+    // Inputs may be owned (bound once, when the operator is made); the output may not.
+    if t.flags == TensorFlags::OwnedByDml && tensor == TensorName::Output {
+        return Err(Error::OwnedByDmlOnOutput);
     }
-    Ok(OperandSpec {
+    Ok(Operand {
+        sizes: t.sizes.iter().map(|&s| u64::from(s)).collect(),
+        strides: t.effective_strides(),
+        axis: 0,
         required_bytes: total,
         touched_bytes: minimum,
         offset_alignment: super::MINIMUM_BUFFER_TENSOR_ALIGNMENT.max(u64::from(alignment)),
-        sizes: t.sizes.iter().map(|&s| u64::from(s)).collect(),
-        strides: t.effective_strides(),
     })
 }
 
@@ -438,13 +441,13 @@ mod tests {
             Err(Error::OutputOverlapUndecided {
                 sizes: vec![15; 8],
                 strides: strides.to_vec(),
-                steps: layout::SELF_OVERLAP_STEP_LIMIT
+                steps: SELF_OVERLAP_STEP_LIMIT
             })
         );
     }
 
     #[test]
-    fn owned_by_dml_is_refused_with_the_right_rule() {
+    fn owned_by_dml_is_for_inputs_only() {
         let mut d = BitXorDesc::packed(DataType::U8, &[4]);
         d.output.flags = TensorFlags::OwnedByDml;
         assert_eq!(
@@ -452,12 +455,8 @@ mod tests {
             Err(Error::OwnedByDmlOnOutput)
         );
         let mut d = BitXorDesc::packed(DataType::U8, &[4]);
+        d.a.flags = TensorFlags::OwnedByDml;
         d.b.flags = TensorFlags::OwnedByDml;
-        assert_eq!(
-            d.validate(FeatureLevel::Fl4_1),
-            Err(Error::OwnedByDmlUnsupported {
-                tensor: TensorName::B
-            })
-        );
+        assert_eq!(d.validate(FeatureLevel::Fl4_1), Ok(()));
     }
 }

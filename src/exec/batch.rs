@@ -101,13 +101,15 @@ impl Batch {
         op: &impl XorOperator,
         bindings: &XorBindings<'_>,
     ) -> Result<RecordSummary, Error> {
-        self.push_plan(op.context(), op.plan(), bindings)
+        self.push_plan(op.context(), op.plan(), op.owned(), bindings)
     }
 
+    /// Adds one call of `plan`; `owned` holds the buffers of the inputs the operator owns.
     pub(crate) fn push_plan(
         &mut self,
         ctx: &Context,
         plan: &Plan,
+        owned: [Option<&wgpu::Buffer>; 2],
         bindings: &XorBindings<'_>,
     ) -> Result<RecordSummary, Error> {
         if !std::sync::Arc::ptr_eq(&ctx.shared, &self.ctx.shared) {
@@ -119,7 +121,8 @@ impl Batch {
         if let Some(lost) = shared.known_lost() {
             return Err(lost);
         }
-        let bound = [&bindings.output, &bindings.a, &bindings.b];
+        let [a, b] = resolve(owned, bindings)?;
+        let bound = [&bindings.output, &a, &b];
         let names = [TensorName::Output, TensorName::A, TensorName::B];
         for o in 0..3 {
             check_usage(names[o], bound[o])?;
@@ -247,6 +250,26 @@ fn compile(shared: &Shared, pieces: &[super::lower::LoweredPiece]) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// The bindings of A and B: the caller's, or the operator's own storage for an input it owns
+/// (which the caller must not bind: DirectML's `DML_BINDING_TYPE_NONE`).
+pub(crate) fn resolve<'a>(
+    owned: [Option<&'a wgpu::Buffer>; 2],
+    bindings: &XorBindings<'a>,
+) -> Result<[TensorBinding<'a>; 2], Error> {
+    let given = [bindings.a, bindings.b];
+    let names = [TensorName::A, TensorName::B];
+    let mut out = [bindings.output; 2];
+    for i in 0..2 {
+        out[i] = match (owned[i], given[i]) {
+            (Some(buffer), None) => TensorBinding::new(buffer),
+            (None, Some(binding)) => binding,
+            (Some(_), Some(_)) => return Err(Error::OwnedInputBound { tensor: names[i] }),
+            (None, None) => return Err(Error::MissingBinding { tensor: names[i] }),
+        };
+    }
+    Ok(out)
 }
 
 /// The binding rule that needs the buffer itself: `STORAGE` usage.

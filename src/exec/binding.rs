@@ -65,12 +65,16 @@ impl<'a> TensorBinding<'a> {
 ///
 /// Any of them may name the same buffer: ranges that do not overlap are fine, an output
 /// bound to exactly an input's range runs in place, and inputs may overlap each other.
+///
+/// An input that the operator owns (flagged [`crate::TensorFlags::OwnedByDml`] and bound
+/// once when the operator was made, see [`crate::BitXor::with_owned_inputs`]) is not bound
+/// again: its binding is `None`, as DirectML's `DML_BINDING_TYPE_NONE`.
 #[derive(Clone, Copy, Debug)]
 pub struct XorBindings<'a> {
-    /// Input A.
-    pub a: TensorBinding<'a>,
-    /// Input B.
-    pub b: TensorBinding<'a>,
+    /// Input A; `None` when the operator owns it.
+    pub a: Option<TensorBinding<'a>>,
+    /// Input B; `None` when the operator owns it.
+    pub b: Option<TensorBinding<'a>>,
     /// The output.
     pub output: TensorBinding<'a>,
 }
@@ -82,6 +86,74 @@ impl<'a> XorBindings<'a> {
         b: TensorBinding<'a>,
         output: TensorBinding<'a>,
     ) -> XorBindings<'a> {
-        XorBindings { a, b, output }
+        XorBindings {
+            a: Some(a),
+            b: Some(b),
+            output,
+        }
+    }
+
+    /// Bindings of B and the output, for an operator that owns A.
+    pub fn owned_a(b: TensorBinding<'a>, output: TensorBinding<'a>) -> XorBindings<'a> {
+        XorBindings {
+            a: None,
+            b: Some(b),
+            output,
+        }
+    }
+
+    /// Bindings of A and the output, for an operator that owns B.
+    pub fn owned_b(a: TensorBinding<'a>, output: TensorBinding<'a>) -> XorBindings<'a> {
+        XorBindings {
+            a: Some(a),
+            b: None,
+            output,
+        }
+    }
+
+    /// The output's binding alone, for an operator that owns both inputs.
+    pub fn owned_ab(output: TensorBinding<'a>) -> XorBindings<'a> {
+        XorBindings {
+            a: None,
+            b: None,
+            output,
+        }
+    }
+}
+
+/// The inputs an operator owns, bound once when it is made (DirectML's operator initializer
+/// bindings for tensors flagged `DML_TENSOR_FLAG_OWNED_BY_DML`): see
+/// [`crate::BitXor::with_owned_inputs`]. An input the operator does not own is `None`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OwnedInputs<'a> {
+    /// A's bytes, when A is flagged owned.
+    pub a: Option<TensorBinding<'a>>,
+    /// B's bytes, when B is flagged owned.
+    pub b: Option<TensorBinding<'a>>,
+}
+
+impl<'a> OwnedInputs<'a> {
+    /// A owned, B bound with each call.
+    pub fn a(a: TensorBinding<'a>) -> OwnedInputs<'a> {
+        OwnedInputs {
+            a: Some(a),
+            b: None,
+        }
+    }
+
+    /// B owned, A bound with each call.
+    pub fn b(b: TensorBinding<'a>) -> OwnedInputs<'a> {
+        OwnedInputs {
+            a: None,
+            b: Some(b),
+        }
+    }
+
+    /// Both inputs owned.
+    pub fn both(a: TensorBinding<'a>, b: TensorBinding<'a>) -> OwnedInputs<'a> {
+        OwnedInputs {
+            a: Some(a),
+            b: Some(b),
+        }
     }
 }

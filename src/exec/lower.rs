@@ -390,7 +390,11 @@ fn bind_range(buffer_size: u64, used_start: u64, used_end: u64, max_window: u64)
 }
 
 /// The binding rules that need no other operand: offset alignment, bounds, size.
-fn check_binding(tensor: TensorName, binding: &Operand, spec: &OperandSpec) -> Result<(), Error> {
+pub(crate) fn check_binding(
+    tensor: TensorName,
+    binding: &Operand,
+    spec: &OperandSpec,
+) -> Result<(), Error> {
     if !binding.offset.is_multiple_of(spec.offset_alignment) {
         return Err(Error::BindingOffsetMisaligned {
             tensor,

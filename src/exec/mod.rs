@@ -17,7 +17,7 @@ mod signal;
 mod tensor;
 
 pub use batch::Batch;
-pub use binding::{TensorBinding, XorBindings};
+pub use binding::{OwnedInputs, TensorBinding, XorBindings};
 pub use context::{Context, ContextOptions, LimitsChoice, RecordingObjects};
 pub use encode::Prepared;
 pub use lower::RecordSummary;

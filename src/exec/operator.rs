@@ -1,11 +1,12 @@
 //! Compiled operators: validated once, recorded many times.
 
-use super::binding::XorBindings;
+use super::batch::resolve;
+use super::binding::{OwnedInputs, TensorBinding, XorBindings};
 use super::context::Context;
 use super::encode::Prepared;
 use super::fault::message;
 use super::lower::{RecordSummary, pipeline_keys};
-use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
+use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc, TensorFlags};
 use crate::error::{Error, TensorName};
 use crate::layout::Plan;
 use crate::scope::capture;
@@ -15,16 +16,47 @@ use crate::scope::capture;
 struct Compiled {
     ctx: Context,
     plan: Plan,
+    /// The storage of the inputs it owns (A, B), filled when it was made.
+    owned: [Option<wgpu::Buffer>; 2],
 }
 
 impl Compiled {
     /// Keeps the plan. Pipelines are made when a call first needs them (the kernel and its
     /// constants depend on the bindings too) and cached on the context.
-    fn new(ctx: &Context, plan: Plan) -> Compiled {
-        Compiled {
+    ///
+    /// `flagged` says which inputs the description flags owned, `given` their bytes: each
+    /// flagged input is copied into storage of the operator's own, and an input given but
+    /// not flagged (or flagged but not given) is an error.
+    fn new(
+        ctx: &Context,
+        plan: Plan,
+        flagged: [bool; 2],
+        given: &OwnedInputs<'_>,
+    ) -> Result<Compiled, Error> {
+        let given = [given.a, given.b];
+        let names = [TensorName::A, TensorName::B];
+        for i in 0..2 {
+            match (flagged[i], given[i]) {
+                (true, None) => return Err(Error::OwnedInputMissing { tensor: names[i] }),
+                (false, Some(_)) => return Err(Error::OwnedInputBound { tensor: names[i] }),
+                _ => {}
+            }
+        }
+        let mut owned = [None, None];
+        for i in 0..2 {
+            if let Some(binding) = given[i] {
+                owned[i] = Some(own(ctx, &plan, names[i], &binding)?);
+            }
+        }
+        Ok(Compiled {
             ctx: ctx.clone(),
             plan,
-        }
+            owned,
+        })
+    }
+
+    fn owned(&self) -> [Option<&wgpu::Buffer>; 2] {
+        [self.owned[0].as_ref(), self.owned[1].as_ref()]
     }
 
     fn record(
@@ -33,15 +65,15 @@ impl Compiled {
         bindings: &XorBindings<'_>,
     ) -> Result<RecordSummary, Error> {
         let mut batch = self.ctx.batch();
-        let summary = batch.push_plan(&self.ctx, &self.plan, bindings)?;
-        batch.record_named(encoder, &named(bindings))?;
+        let summary = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
+        batch.record_named(encoder, &self.named(bindings))?;
         Ok(summary)
     }
 
     fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error> {
         let mut batch = self.ctx.batch();
-        batch.push_plan(&self.ctx, &self.plan, bindings)?;
-        batch.prepare_named(&named(bindings))
+        batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
+        batch.prepare_named(&self.named(bindings))
     }
 
     /// Compiles every pipeline a call that fits one window may need; returns how many were
@@ -85,7 +117,7 @@ impl Compiled {
             || shared.queue.submit([encoder.finish()]),
         )
         .map_err(|e| {
-            let named = named(bindings);
+            let named = self.named(bindings);
             let buffers: Vec<_> = named.iter().map(|&(t, b)| (Some(t), b)).collect();
             shared.fault("Queue::submit", &e, &buffers)
         })?;
@@ -113,17 +145,108 @@ impl Compiled {
     }
 }
 
-/// Each bound buffer with its tensor, A first, so that a refused buffer is named.
-fn named<'a>(bindings: &XorBindings<'a>) -> [(TensorName, &'a wgpu::Buffer); 3] {
-    [
-        (TensorName::A, bindings.a.buffer),
-        (TensorName::B, bindings.b.buffer),
-        (TensorName::Output, bindings.output.buffer),
-    ]
+impl Compiled {
+    /// Each bound buffer with its tensor, A first, so that a refused buffer is named.
+    fn named<'a>(&'a self, bindings: &XorBindings<'a>) -> Vec<(TensorName, &'a wgpu::Buffer)> {
+        let mut named = Vec::with_capacity(3);
+        if let Ok([a, b]) = resolve(self.owned(), bindings) {
+            named.push((TensorName::A, a.buffer));
+            named.push((TensorName::B, b.buffer));
+        }
+        named.push((TensorName::Output, bindings.output.buffer));
+        named
+    }
+}
+
+/// Copies the bytes of an owned input (`TotalTensorSizeInBytes` from its binding offset) into
+/// a buffer of the operator's own. The copy is submitted now, so every later submission on
+/// the queue sees it; the caller's buffer may change or go afterwards.
+fn own(
+    ctx: &Context,
+    plan: &Plan,
+    tensor: TensorName,
+    binding: &TensorBinding<'_>,
+) -> Result<wgpu::Buffer, Error> {
+    let shared = &*ctx.shared;
+    let spec = &plan.operands[if tensor == TensorName::A {
+        crate::layout::A
+    } else {
+        crate::layout::B
+    }];
+    let usage = binding.buffer.usage();
+    if !usage.contains(wgpu::BufferUsages::COPY_SRC) {
+        return Err(Error::MissingUsage {
+            tensor: Some(tensor),
+            needed: "COPY_SRC",
+            usage: format!("{usage:?}"),
+        });
+    }
+    check_binding(tensor, binding, spec)?;
+    if let Some(lost) = shared.lost() {
+        return Err(lost);
+    }
+    // DirectML sizes are multiples of 4, and at least 4: a valid copy and binding size.
+    let size = spec.required_bytes.max(4);
+    let buffer = capture(
+        &shared.device,
+        &shared.late,
+        |e| Error::Allocation(e.to_string()),
+        || {
+            shared.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu-xor owned input"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        },
+    )
+    .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
+    let named = [(Some(tensor), binding.buffer)];
+    capture(
+        &shared.device,
+        &shared.late,
+        |e| Error::Wgpu {
+            call: "Queue::submit",
+            message: message(e),
+        },
+        || {
+            let mut encoder = shared
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("gpu-xor owned input"),
+                });
+            encoder.copy_buffer_to_buffer(binding.buffer, binding.offset, &buffer, 0, size);
+            shared.queue.submit([encoder.finish()]);
+        },
+    )
+    .map_err(|e| shared.fault("Queue::submit", &e, &named))?;
+    Ok(buffer)
+}
+
+/// The binding rules of an owned input's initializer binding (offset, bounds, size).
+fn check_binding(
+    tensor: TensorName,
+    binding: &TensorBinding<'_>,
+    spec: &crate::layout::OperandSpec,
+) -> Result<(), Error> {
+    super::lower::check_binding(
+        tensor,
+        &super::lower::Operand {
+            buffer: 0,
+            buffer_size: binding.buffer.size(),
+            offset: binding.offset,
+            size: binding.size,
+        },
+        spec,
+    )
 }
 
 mod sealed {
-    pub trait Sealed {}
+    /// Not nameable outside the crate: what the crate asks of an operator beyond the trait.
+    pub trait Sealed {
+        /// The buffers of the inputs it owns (A, B).
+        fn owned(&self) -> [Option<&wgpu::Buffer>; 2];
+    }
 }
 
 /// A compiled operator that a [`crate::Batch`] can record: [`BitXor`], [`LogicalXor`] or
@@ -140,7 +263,10 @@ pub trait XorOperator: sealed::Sealed {
 }
 
 macro_rules! compiled_operator {
-    ($(#[$doc:meta])* $name:ident, $desc:ty, |$ctx:ident, $d:ident| $plan:expr) => {
+    (
+        $(#[$doc:meta])* $name:ident, $desc:ty, |$ctx:ident, $d:ident| $plan:expr,
+        owned: |$o:ident| $flagged:expr
+    ) => {
         $(#[$doc])*
         #[derive(Clone, Debug)]
         pub struct $name {
@@ -155,10 +281,23 @@ macro_rules! compiled_operator {
             /// This makes no wgpu call (pipelines are made when a call first needs them, or by
             /// [`Self::warm_up`]), so it succeeds on a lost device too; recording then reports
             /// the loss.
+            ///
+            /// A description that flags an input `OWNED_BY_DML` needs that input's bytes when
+            /// the operator is made: see `with_owned_inputs`; here it is
+            /// [`Error::OwnedInputMissing`].
             pub fn new($ctx: &Context, $d: &$desc) -> Result<$name, Error> {
+                $name::make($ctx, $d, &OwnedInputs::default())
+            }
+
+            fn make(
+                $ctx: &Context,
+                $d: &$desc,
+                owned: &OwnedInputs<'_>,
+            ) -> Result<$name, Error> {
                 let plan = $plan?;
+                let $o = $d;
                 Ok($name {
-                    compiled: Compiled::new($ctx, plan),
+                    compiled: Compiled::new($ctx, plan, $flagged, owned)?,
                     desc: $d.clone(),
                 })
             }
@@ -255,7 +394,11 @@ macro_rules! compiled_operator {
             }
         }
 
-        impl sealed::Sealed for $name {}
+        impl sealed::Sealed for $name {
+            fn owned(&self) -> [Option<&wgpu::Buffer>; 2] {
+                self.compiled.owned()
+            }
+        }
 
         impl XorOperator for $name {
             fn plan(&self) -> &Plan {
@@ -299,15 +442,63 @@ compiled_operator!(
     /// ```
     BitXor,
     BitXorDesc,
-    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o))
+    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o)),
+    owned: |d| [d.a.flags, d.b.flags].map(|f| f == TensorFlags::OwnedByDml)
 );
 
 compiled_operator!(
     /// A compiled DirectML LOGICAL_XOR.
     LogicalXor,
     LogicalXorDesc,
-    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o))
+    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o)),
+    owned: |d| [d.a.flags, d.b.flags].map(|f| f == TensorFlags::OwnedByDml)
 );
+
+macro_rules! owned_inputs {
+    ($name:ident, $desc:ty) => {
+        impl $name {
+            /// Validates `desc`, makes the operator, and copies the bytes of the inputs that
+            /// `desc` flags `OWNED_BY_DML` (`TotalTensorSizeInBytes` from each binding's
+            /// offset) into storage the operator owns: DirectML's operator initializer. Later
+            /// calls bind only the other tensors ([`XorBindings::owned_a`],
+            /// [`XorBindings::owned_b`], [`XorBindings::owned_ab`]) and read the owned bytes as
+            /// they were now; the caller's buffer may change or go.
+            ///
+            /// The copy is submitted on the context's queue before this returns, so every
+            /// later submission sees it. Each owned binding follows the rules of a call's
+            /// binding (offset alignment, bounds, `TotalTensorSizeInBytes`) and its buffer
+            /// needs `COPY_SRC`. An input flagged but not given is
+            /// [`Error::OwnedInputMissing`]; one given but not flagged,
+            /// [`Error::OwnedInputBound`].
+            ///
+            /// ```no_run
+            #[doc = concat!("use gpu_xor::{", stringify!($name), ", ", stringify!($desc), ", Context, DataType, OwnedInputs, TensorBinding, TensorDesc, TensorFlags, XorBindings};")]
+            ///
+            /// # fn main() -> Result<(), gpu_xor::Error> {
+            /// # let ctx = Context::from_env()?;
+            /// # let (weights, a, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+            /// let t = TensorDesc::new(DataType::U8, &[1024]);
+            #[doc = concat!("let mut desc = ", stringify!($desc), "::new(t.clone(), t.clone(), t);")]
+            /// desc.b.flags = TensorFlags::OwnedByDml;
+            #[doc = concat!("let op = ", stringify!($name), "::with_owned_inputs(&ctx, &desc, &OwnedInputs::b(TensorBinding::new(&weights)))?;")]
+            /// // B is the operator's now: calls bind A and the output only.
+            /// op.submit(&XorBindings::owned_b(TensorBinding::new(&a), TensorBinding::new(&out)))?;
+            /// # Ok(())
+            /// # }
+            /// ```
+            pub fn with_owned_inputs(
+                ctx: &Context,
+                desc: &$desc,
+                owned: &OwnedInputs<'_>,
+            ) -> Result<$name, Error> {
+                $name::make(ctx, desc, owned)
+            }
+        }
+    };
+}
+
+owned_inputs!(BitXor, BitXorDesc);
+owned_inputs!(LogicalXor, LogicalXorDesc);
 
 compiled_operator!(
     /// A compiled OpenVINO BitwiseXor-13. Allocate the output from
@@ -317,6 +508,10 @@ compiled_operator!(
     |ctx, desc| {
         let _ = ctx;
         desc.operands().map(|o| Plan::new(&o))
+    },
+    owned: |d| {
+        let _ = d;
+        [false; 2]
     }
 );
 
