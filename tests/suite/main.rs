@@ -13,6 +13,7 @@ mod bit_xor;
 mod broadcast;
 mod concurrency;
 mod conformance;
+mod conveniences;
 mod errors;
 mod faults;
 mod in_place;
