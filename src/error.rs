@@ -1,10 +1,116 @@
 //! The crate's one error type.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::desc::{AutoBroadcast, DataType, FeatureLevel};
 // The vocabulary lives with the descriptions; these paths stay for the execution layer.
 pub(crate) use crate::desc::{Operator, TensorName};
+
+/// An error that wgpu (or the device beneath it) reported, kept whole.
+///
+/// `Display` gives wgpu's message on one line; [`std::error::Error::source`] and
+/// [`WgpuError::downcast_ref`] give wgpu's own error (`wgpu::Error`, `wgpu::PollError`,
+/// `wgpu::BufferAsyncError`, `wgpu::RequestDeviceError`) to match on. A few failures that wgpu
+/// reports with no error value (a map whose callback never ran) have only the message.
+/// Cheap to clone; two are equal when their messages are.
+///
+/// ```
+/// # fn f(e: gpu_xor::Error) {
+/// if let gpu_xor::Error::Wgpu { source, .. } = &e {
+///     if let Some(wgpu::Error::Validation { description, .. }) = source.downcast_ref() {
+///         eprintln!("wgpu said: {description}");
+///     }
+/// }
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct WgpuError {
+    message: String,
+    source: Option<Arc<Source>>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+type Source = dyn std::error::Error + Send + Sync + 'static;
+#[cfg(target_arch = "wasm32")]
+type Source = dyn std::error::Error + 'static;
+
+impl WgpuError {
+    /// Keeps `error`, with its message on one line.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn new<E: std::error::Error + Send + Sync + 'static>(error: E) -> WgpuError {
+        WgpuError {
+            message: one_line(&error.to_string()),
+            source: Some(Arc::new(error)),
+        }
+    }
+
+    /// Keeps `error`, with its message on one line.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn new<E: std::error::Error + 'static>(error: E) -> WgpuError {
+        WgpuError {
+            message: one_line(&error.to_string()),
+            source: Some(Arc::new(error)),
+        }
+    }
+
+    /// A failure that wgpu reported with no error value.
+    pub(crate) fn message_only(message: impl Into<String>) -> WgpuError {
+        WgpuError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// wgpu's message, on one line.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// wgpu's own error, when it is a `T`.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        let source: &(dyn std::error::Error + 'static) = self.source.as_deref()?;
+        source.downcast_ref()
+    }
+}
+
+/// wgpu's multi-line messages joined with ": " (`Validation Error: In Device::create_bind_group,
+/// label = 'gpu-xor': Buffer with 'x' label has been destroyed`).
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
+impl PartialEq for WgpuError {
+    fn eq(&self, other: &WgpuError) -> bool {
+        self.message == other.message
+    }
+}
+
+impl fmt::Debug for WgpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.source {
+            Some(source) => fmt::Debug::fmt(source, f),
+            None => f.debug_tuple("WgpuError").field(&self.message).finish(),
+        }
+    }
+}
+
+impl fmt::Display for WgpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for WgpuError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let source: &(dyn std::error::Error + 'static) = self.source.as_deref()?;
+        Some(source)
+    }
+}
 
 /// Everything that can go wrong, with the values that broke the rule.
 ///
@@ -184,7 +290,9 @@ pub enum Error {
     },
 
     /// A call leaves unbound an input that the operator does not own.
-    #[error("{tensor} is not bound, and the operator does not own it (no DML_TENSOR_FLAG_OWNED_BY_DML)")]
+    #[error(
+        "{tensor} is not bound, and the operator does not own it (no DML_TENSOR_FLAG_OWNED_BY_DML)"
+    )]
     MissingBinding {
         /// The unbound input.
         tensor: TensorName,
@@ -421,7 +529,7 @@ pub enum Error {
 
     /// The device could not allocate a buffer.
     #[error("buffer allocation failed: {0}")]
-    Allocation(String),
+    Allocation(#[source] WgpuError),
 
     // ----- Device and execution ---------------------------------------------------------------
     /// No adapter could be found or opened.
@@ -430,19 +538,19 @@ pub enum Error {
 
     /// The adapter refused to open a device.
     #[error("request_device failed: {0}")]
-    RequestDevice(String),
+    RequestDevice(#[source] WgpuError),
 
     /// A pipeline failed to compile on this device.
     #[error("pipeline creation failed: {0}")]
-    Pipeline(String),
+    Pipeline(#[source] WgpuError),
 
     /// Waiting for the device failed (device lost, timeout).
     #[error("device poll failed: {0}")]
-    Poll(String),
+    Poll(#[source] WgpuError),
 
     /// Mapping a read-back buffer failed.
     #[error("buffer mapping failed: {0}")]
-    Map(String),
+    Map(#[source] WgpuError),
 
     /// The device is lost or was destroyed (`wgpu::Device::destroy`, a driver reset, a
     /// browser that took the GPU back). Nothing more runs on it: make a new [`crate::Context`]
@@ -462,12 +570,13 @@ pub enum Error {
 
     /// wgpu refused a call for a reason this crate could not attribute to the device or to one
     /// of the buffers (see the caller's duties on [`crate::TensorBinding`]).
-    #[error("wgpu refused {call}: {message}")]
+    #[error("wgpu refused {call}: {source}")]
     Wgpu {
         /// The wgpu call refused.
         call: &'static str,
-        /// wgpu's message.
-        message: String,
+        /// wgpu's error.
+        #[source]
+        source: WgpuError,
     },
 
     /// A setting of [`crate::ContextOptions`] or an environment variable is invalid.
@@ -862,12 +971,12 @@ mod tests {
                 value: u128::MAX,
             },
             Error::BufferTooLarge { bytes: 2, limit: 1 },
-            Error::Allocation("out of memory".to_string()),
+            Error::Allocation(WgpuError::message_only("out of memory")),
             Error::NoAdapter("none".to_string()),
-            Error::RequestDevice("refused".to_string()),
-            Error::Pipeline("refused".to_string()),
-            Error::Poll("timeout".to_string()),
-            Error::Map("failed".to_string()),
+            Error::RequestDevice(WgpuError::message_only("refused")),
+            Error::Pipeline(WgpuError::message_only("refused")),
+            Error::Poll(WgpuError::message_only("timeout")),
+            Error::Map(WgpuError::message_only("failed")),
             Error::DeviceLost("destroyed".to_string()),
             Error::InvalidBuffer {
                 tensor: Some(t),
@@ -875,7 +984,7 @@ mod tests {
             },
             Error::Wgpu {
                 call: "submit",
-                message: "refused".to_string(),
+                source: WgpuError::message_only("refused"),
             },
             Error::InvalidOption {
                 name: "WGPU_BACKEND",
@@ -958,5 +1067,36 @@ mod tests {
             e.to_string(),
             "ELEMENT_WISE_LOGICAL_XOR does not support UINT8 at DML_FEATURE_LEVEL_1_0 (it needs DML_FEATURE_LEVEL_2_0)"
         );
+    }
+
+    #[test]
+    fn wgpu_errors_are_kept_as_sources() {
+        let refused = wgpu::Error::Validation {
+            source: Box::new(std::io::Error::other("buffer destroyed")),
+            description:
+                "Validation Error\n\nCaused by:\n  In Queue::submit\n    buffer destroyed\n"
+                    .to_string(),
+        };
+        let e = Error::Wgpu {
+            call: "Queue::submit",
+            source: WgpuError::new(refused),
+        };
+        assert_eq!(e.kind(), ErrorKind::Wgpu);
+        let Error::Wgpu { source, .. } = &e else {
+            unreachable!()
+        };
+        assert!(matches!(
+            source.downcast_ref::<wgpu::Error>(),
+            Some(wgpu::Error::Validation { description, .. }) if description.contains("destroyed")
+        ));
+        // The chain runs Error -> WgpuError -> wgpu::Error -> wgpu's own cause.
+        let first = std::error::Error::source(&e).expect("a source");
+        let second = first.source().expect("wgpu's error");
+        assert!(second.downcast_ref::<wgpu::Error>().is_some());
+        assert!(second.source().is_some());
+        // One line, for logs.
+        assert!(!e.to_string().contains('\n'), "{e}");
+        // Clones share the error and compare equal.
+        assert_eq!(e.clone(), e);
     }
 }

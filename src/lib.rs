@@ -114,7 +114,7 @@ pub use desc::{
     AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, ElementOp, FeatureLevel, LogicalXorDesc,
     Operand, Operands, Operator, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, WgpuError};
 pub use exec::{
     Batch, BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
     OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings, XorOperator,

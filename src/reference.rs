@@ -20,8 +20,8 @@
 //! assert_eq!(out, [255, 127, 213, 0]);
 //! ```
 
-use crate::desc::{AutoBroadcast, BitwiseXorDesc, DataType};
-use crate::error::{Error, Operator, TensorName};
+use crate::desc::{AutoBroadcast, BitwiseXorDesc, DataType, Operator, TensorName};
+use crate::error::{Error, WgpuError};
 
 /// A read-only strided view of tensor bytes.
 #[derive(Clone, Copy, Debug)]
@@ -148,7 +148,7 @@ pub fn bitwise_xor(
     let count = checked_count(&shape, width)?;
     let mut out = Vec::new();
     out.try_reserve_exact(count * width)
-        .map_err(|e| Error::Allocation(format!("{} output bytes: {e}", count * width)))?;
+        .map_err(|e| Error::Allocation(WgpuError::new(e)))?;
     out.resize(count * width, 0);
     let mut index = vec![0usize; shape.len()];
     for i in 0..count {

@@ -30,7 +30,7 @@ type PopFuture = Pin<Box<dyn Future<Output = Option<wgpu::Error>> + Send>>;
 type PopFuture = Pin<Box<dyn Future<Output = Option<wgpu::Error>>>>;
 
 /// What an error that a scope caught means, as a typed error.
-pub(crate) type Explain = fn(&wgpu::Error) -> Error;
+pub(crate) type Explain = fn(wgpu::Error) -> Error;
 
 /// Scopes popped but not answered yet, with what their errors mean.
 #[derive(Default)]
@@ -45,8 +45,10 @@ impl Late {
         let pending = std::mem::take(&mut *lock(&self.pending));
         let mut first = None;
         for (pop, explain) in pending {
-            if let Some(e) = pop.await {
-                first.get_or_insert_with(|| explain(&e));
+            if let Some(e) = pop.await
+                && first.is_none()
+            {
+                first = Some(explain(e));
             }
         }
         first
@@ -122,6 +124,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::WgpuError;
 
     /// A pop that answers only on its second poll, as a browser's does.
     struct Slow(Option<Option<wgpu::Error>>, bool);
@@ -150,19 +153,19 @@ mod tests {
     fn late_errors_are_explained_in_order_and_reported_once() {
         let late = Late::default();
         late.keep(vec![Box::pin(Slow(Some(None), false))], |e| {
-            Error::Allocation(e.to_string())
+            Error::Allocation(WgpuError::new(e))
         });
         late.keep(
             vec![
                 Box::pin(Slow(Some(Some(error("first"))), false)),
                 Box::pin(Slow(Some(Some(error("second"))), false)),
             ],
-            |e| Error::Pipeline(e.to_string()),
+            |e| Error::Pipeline(WgpuError::new(e)),
         );
         assert_eq!(late.len(), 3);
         let first = pollster::block_on(late.settle()).expect("an error");
         assert!(
-            matches!(&first, Error::Pipeline(m) if m.contains("first")),
+            matches!(&first, Error::Pipeline(m) if m.message().contains("first")),
             "{first:?}"
         );
         assert_eq!(late.len(), 0);

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::desc::FeatureLevel;
-use crate::error::Error;
+use crate::error::{Error, WgpuError};
 use crate::kernels::params::MAX_KERNEL_RANK;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
@@ -336,7 +336,7 @@ impl Context {
         self.shared
             .device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| self.shared.lost_or(Error::Poll(e.to_string())))?;
+            .map_err(|e| self.shared.lost_or(Error::Poll(WgpuError::new(e))))?;
         match self.shared.lost() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -358,7 +358,7 @@ impl Context {
         match done.wait(&shared.device).await {
             // A queue that stays empty with the callback unrun has no work left either.
             Ok(()) | Err(Unanswered::Silent) => {}
-            Err(Unanswered::Poll(e)) => return Err(shared.lost_or(Error::Poll(e.to_string()))),
+            Err(Unanswered::Poll(e)) => return Err(shared.lost_or(Error::Poll(WgpuError::new(e)))),
         }
         self.check_async().await?;
         match shared.lost() {
@@ -491,5 +491,5 @@ async fn open_device(
             trace: wgpu::Trace::Off,
         })
         .await
-        .map_err(|e| Error::RequestDevice(e.to_string()))
+        .map_err(|e| Error::RequestDevice(WgpuError::new(e)))
 }

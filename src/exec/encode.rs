@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::context::{Context, Shared};
-use super::fault::message;
 use super::lower::RecordSummary;
 use super::merge::{BindSet, MERGE_MAX, Schedule};
-use crate::error::{Error, TensorName};
+use crate::error::{Error, TensorName, WgpuError};
 use crate::kernels::params::{Params, RECORD_BYTES};
 use crate::scope::capture;
 
@@ -108,7 +107,7 @@ impl Prepared {
         if let Some(lost) = shared.known_lost() {
             return Err(lost);
         }
-        let fault = |call: &'static str, e: &wgpu::Error| {
+        let fault = |call: &'static str, e: wgpu::Error| {
             let mut bound: Vec<(Option<TensorName>, &wgpu::Buffer)> = Vec::new();
             for buffer in buffers {
                 let tensor = named.iter().find(|(_, b)| *b == buffer).map(|(t, _)| *t);
@@ -161,7 +160,7 @@ impl Prepared {
             &shared.late,
             |e| Error::Wgpu {
                 call: "Device::create_bind_group",
-                message: message(e),
+                source: WgpuError::new(e),
             },
             || {
                 sets.iter()
@@ -171,7 +170,7 @@ impl Prepared {
                     .collect::<Vec<_>>()
             },
         )
-        .map_err(|e| fault("Device::create_bind_group", &e))?;
+        .map_err(|e| fault("Device::create_bind_group", e))?;
         Ok(Prepared {
             ctx: ctx.clone(),
             encoded: Arc::new(Encoded {
@@ -249,13 +248,13 @@ impl Prepared {
             &shared.late,
             |e| Error::Wgpu {
                 call: "ComputePass",
-                message: message(e),
+                source: WgpuError::new(e),
             },
             || self.record(encoder),
         )
         .map_err(|e| {
             let buffers: Vec<_> = named.iter().map(|&(t, b)| (Some(t), b)).collect();
-            shared.fault("ComputePass", &e, &buffers)
+            shared.fault("ComputePass", e, &buffers)
         })?
     }
 
@@ -295,7 +294,7 @@ fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, E
     let buffer = capture(
         &shared.device,
         &shared.late,
-        |e| Error::Allocation(e.to_string()),
+        |e| Error::Allocation(WgpuError::new(e)),
         || {
             shared.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("gpu-xor records"),
@@ -305,14 +304,14 @@ fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, E
             })
         },
     )
-    .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
+    .map_err(|e| shared.lost_or(Error::Allocation(WgpuError::new(e))))?;
     shared.created.buffers.fetch_add(1, Ordering::Relaxed);
     {
         // On a lost device the buffer is invalid and its mapping fails: the first sign of the
         // loss that every preparation meets.
         let mut view = buffer
             .get_mapped_range_mut(..)
-            .map_err(|e| shared.lost_or(Error::Map(e.to_string())))?;
+            .map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?;
         let used = std::mem::size_of_val(records);
         view.slice(..used)
             .copy_from_slice(bytemuck::cast_slice(records));

@@ -15,7 +15,7 @@
 use std::num::NonZeroU64;
 
 use super::context::Shared;
-use crate::error::{Error, TensorName};
+use crate::error::{Error, TensorName, WgpuError};
 use crate::scope::probe;
 
 /// What the probe reports when the device's objects are invalid without a lost callback.
@@ -106,7 +106,7 @@ impl Shared {
     pub(crate) fn fault(
         &self,
         call: &'static str,
-        error: &wgpu::Error,
+        error: wgpu::Error,
         buffers: &[(Option<TensorName>, &wgpu::Buffer)],
     ) -> Error {
         if let Some(lost) = self.lost() {
@@ -119,7 +119,7 @@ impl Shared {
         }
         Error::Wgpu {
             call,
-            message: message(error),
+            source: WgpuError::new(error),
         }
     }
 

@@ -4,10 +4,9 @@ use super::batch::resolve;
 use super::binding::{OwnedInputs, TensorBinding, XorBindings};
 use super::context::Context;
 use super::encode::Prepared;
-use super::fault::message;
 use super::lower::{RecordSummary, pipeline_keys};
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc, TensorFlags};
-use crate::error::{Error, TensorName};
+use crate::error::{Error, TensorName, WgpuError};
 use crate::layout::Plan;
 use crate::scope::capture;
 
@@ -112,14 +111,14 @@ impl Compiled {
             &shared.late,
             |e| Error::Wgpu {
                 call: "Queue::submit",
-                message: message(e),
+                source: WgpuError::new(e),
             },
             || shared.queue.submit([encoder.finish()]),
         )
         .map_err(|e| {
             let named = self.named(bindings);
             let buffers: Vec<_> = named.iter().map(|&(t, b)| (Some(t), b)).collect();
-            shared.fault("Queue::submit", &e, &buffers)
+            shared.fault("Queue::submit", e, &buffers)
         })?;
         Ok((summary, index))
     }
@@ -140,7 +139,7 @@ impl Compiled {
                 submission_index: Some(index),
                 timeout: None,
             })
-            .map_err(|e| shared.lost_or(Error::Poll(e.to_string())))?;
+            .map_err(|e| shared.lost_or(Error::Poll(WgpuError::new(e))))?;
         Ok(summary)
     }
 }
@@ -190,7 +189,7 @@ fn own(
     let buffer = capture(
         &shared.device,
         &shared.late,
-        |e| Error::Allocation(e.to_string()),
+        |e| Error::Allocation(WgpuError::new(e)),
         || {
             shared.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("gpu-xor owned input"),
@@ -200,26 +199,27 @@ fn own(
             })
         },
     )
-    .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
+    .map_err(|e| shared.lost_or(Error::Allocation(WgpuError::new(e))))?;
     let named = [(Some(tensor), binding.buffer)];
     capture(
         &shared.device,
         &shared.late,
         |e| Error::Wgpu {
             call: "Queue::submit",
-            message: message(e),
+            source: WgpuError::new(e),
         },
         || {
-            let mut encoder = shared
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("gpu-xor owned input"),
-                });
+            let mut encoder =
+                shared
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("gpu-xor owned input"),
+                    });
             encoder.copy_buffer_to_buffer(binding.buffer, binding.offset, &buffer, 0, size);
             shared.queue.submit([encoder.finish()]);
         },
     )
-    .map_err(|e| shared.fault("Queue::submit", &e, &named))?;
+    .map_err(|e| shared.fault("Queue::submit", e, &named))?;
     Ok(buffer)
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::context::Shared;
 use super::fault::message;
 use super::signal::{GRACE, Signal, Unanswered};
-use crate::error::Error;
+use crate::error::{Error, WgpuError};
 use crate::scope::capture;
 
 /// A copy that has been submitted and a map that has been requested.
@@ -70,7 +70,7 @@ impl PendingRead {
         let staging = capture(
             device,
             late,
-            |e| Error::Allocation(e.to_string()),
+            |e| Error::Allocation(WgpuError::new(e)),
             || {
                 device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("gpu-xor read-back"),
@@ -80,7 +80,7 @@ impl PendingRead {
                 })
             },
         )
-        .map_err(|e| shared.lost_or(Error::Allocation(e.to_string())))?;
+        .map_err(|e| shared.lost_or(Error::Allocation(WgpuError::new(e))))?;
         // The range was checked above and the staging buffer is new: a refused copy is the
         // buffer's fault (destroyed, mapped, of another device), or the device's.
         let submission = capture(
@@ -88,7 +88,7 @@ impl PendingRead {
             late,
             |e| Error::InvalidBuffer {
                 tensor: None,
-                reason: message(e),
+                reason: message(&e),
             },
             || {
                 let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -110,10 +110,10 @@ impl PendingRead {
         capture(
             device,
             late,
-            |e| Error::Map(e.to_string()),
+            |e| Error::Map(WgpuError::new(e)),
             || staging.map_async(wgpu::MapMode::Read, .., mapped.setter()),
         )
-        .map_err(|e| shared.lost_or(Error::Map(e.to_string())))?;
+        .map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?;
         Ok(Some(PendingRead {
             shared: shared.clone(),
             staging,
@@ -135,7 +135,7 @@ impl PendingRead {
                 submission_index: Some(self.submission.clone()),
                 timeout: None,
             })
-            .map_err(|e| shared.lost_or(Error::Poll(e.to_string())))?;
+            .map_err(|e| shared.lost_or(Error::Poll(WgpuError::new(e))))?;
         // The callback normally runs inside that poll. When another thread polls the same
         // device, that thread may have collected the callback and be about to run it: the
         // copy is done but the answer is not here yet. Keep polling, without blocking, for a
@@ -147,15 +147,15 @@ impl PendingRead {
             shared
                 .device
                 .poll(wgpu::PollType::Poll)
-                .map_err(|e| shared.lost_or(Error::Poll(e.to_string())))?;
+                .map_err(|e| shared.lost_or(Error::Poll(WgpuError::new(e))))?;
             answer = self.mapped.take();
             if answer.is_none() {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
         }
         match answer {
-            Some(r) => r.map_err(|e| shared.lost_or(Error::Map(e.to_string())))?,
-            None => return Err(shared.lost_or(Error::Map(unanswered()))),
+            Some(r) => r.map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?,
+            None => return Err(shared.lost_or(Error::Map(WgpuError::message_only(unanswered())))),
         }
         self.copy_out()
     }
@@ -166,9 +166,11 @@ impl PendingRead {
     pub(crate) async fn finish(self) -> Result<Vec<u8>, Error> {
         let shared = &*self.shared;
         match self.mapped.wait(&shared.device).await {
-            Ok(r) => r.map_err(|e| shared.lost_or(Error::Map(e.to_string())))?,
-            Err(Unanswered::Poll(e)) => return Err(shared.lost_or(Error::Poll(e.to_string()))),
-            Err(Unanswered::Silent) => return Err(shared.lost_or(Error::Map(unanswered()))),
+            Ok(r) => r.map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?,
+            Err(Unanswered::Poll(e)) => return Err(shared.lost_or(Error::Poll(WgpuError::new(e)))),
+            Err(Unanswered::Silent) => {
+                return Err(shared.lost_or(Error::Map(WgpuError::message_only(unanswered()))));
+            }
         }
         self.copy_out()
     }
@@ -178,7 +180,7 @@ impl PendingRead {
             let view = self
                 .staging
                 .get_mapped_range(..)
-                .map_err(|e| self.shared.lost_or(Error::Map(e.to_string())))?;
+                .map_err(|e| self.shared.lost_or(Error::Map(WgpuError::new(e))))?;
             view[self.from..self.from + self.len].to_vec()
         };
         self.staging.unmap();

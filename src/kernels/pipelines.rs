@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::params::{RECORD_BYTES, RECORDS_PER_BINDING};
 use super::shaders::{self, Overrides};
-use crate::error::Error;
+use crate::error::{Error, WgpuError};
 use crate::layout::KernelKind;
 use crate::scope::{Late, capture};
 
@@ -113,8 +113,12 @@ impl KernelCache {
         if let Some(p) = lock(&self.pipelines).get(&key) {
             return Ok(p.clone());
         }
-        let source = shaders::source(key.kernel, key.inputs_rw)
-            .ok_or_else(|| Error::Pipeline(format!("no kernel for {:?}", key.kernel)))?;
+        let source = shaders::source(key.kernel, key.inputs_rw).ok_or_else(|| {
+            Error::Pipeline(WgpuError::message_only(format!(
+                "no kernel for {:?}",
+                key.kernel
+            )))
+        })?;
         let module_key = (key.kernel, key.inputs_rw);
         let module = {
             let mut modules = lock(&self.modules);
@@ -162,8 +166,8 @@ fn capture_errors<T>(
     late: &Late,
     f: impl FnOnce() -> T,
 ) -> Result<T, Error> {
-    capture(device, late, |e| Error::Pipeline(e.to_string()), f)
-        .map_err(|e| Error::Pipeline(e.to_string()))
+    capture(device, late, |e| Error::Pipeline(WgpuError::new(e)), f)
+        .map_err(|e| Error::Pipeline(WgpuError::new(e)))
 }
 
 /// Locks a cache, recovering it if another thread panicked while holding it (the maps hold

@@ -150,7 +150,9 @@ async fn destroyed_buffer_is_a_typed_error() {
         .expect("a browser reports the refusal later");
     let e = ctx.check_async().await.unwrap_err();
     assert!(
-        matches!(&e, Error::Wgpu { call: "Queue::submit", message } if message.contains("destroyed")),
+        matches!(&e, Error::Wgpu { call: "Queue::submit", source }
+            if source.message().contains("destroyed")
+                && source.downcast_ref::<wgpu::Error>().is_some()),
         "{e:?}"
     );
     ctx.check_async().await.unwrap();
