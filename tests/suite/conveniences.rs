@@ -823,14 +823,9 @@ fn bitwise_offset_views(dt: DataType) {
     let mut expected = images.clone();
     expected[2][offsets[2]..offsets[2] + want.len()].copy_from_slice(&want);
     let layout = OutputLayout::packed(2, offsets[2] as u64, width as u64, &[2, 3, 5]);
-    for k in 0..3 {
+    for (k, (buffer, want)) in gpu.iter().zip(&expected).enumerate() {
         let output = (k == 2).then_some(&layout);
-        check_buffer(
-            &format!("{dt:?} buffer {k}"),
-            &read(&gpu[k]),
-            &expected[k],
-            output,
-        );
+        check_buffer(&format!("{dt:?} buffer {k}"), &read(buffer), want, output);
     }
     assert_eq!(out.to_bytes().unwrap(), want);
 }
