@@ -2,10 +2,9 @@
 
 use std::fmt;
 
-use crate::desc::DataType;
 use crate::desc::tensor::packed_strides;
-use crate::error::{Error, Operator};
-use crate::layout::{ElementOp, OperandSpec, Plan};
+use crate::desc::{DataType, ElementOp, Operand, Operands, Operator};
+use crate::error::Error;
 
 /// OpenVINO's `auto_broadcast` attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -121,7 +120,12 @@ impl BitwiseXorDesc {
         Ok((shape, self.a_type))
     }
 
-    pub(crate) fn plan(&self) -> Result<Plan, Error> {
+    /// Checks every rule, as [`BitwiseXorDesc::validate`] does, and describes the three
+    /// operands for layout analysis ([`crate::Plan::new`]): packed tensors, each input placed
+    /// among the output's dimensions by the broadcast rule. Fails with
+    /// [`Error::SizeOverflow`] where a valid description's tensors have more bytes than 64
+    /// bits count.
+    pub fn operands(&self) -> Result<Operands, Error> {
         let (shape, data_type) = self.checked()?;
         let width = u64::from(data_type.size_in_bytes());
         let op = if data_type == DataType::Bool {
@@ -129,40 +133,37 @@ impl BitwiseXorDesc {
         } else {
             ElementOp::Xor
         };
+        // Numpy right-aligns both inputs; pdpd places B at its axis (A has the output's
+        // rank). The shapes were checked to fit.
         let b_axis = match self.auto_broadcast {
-            AutoBroadcast::Pdpd { axis } => {
-                let lead = shape.len() - self.b_shape.len();
-                if axis == -1 { lead } else { axis as usize }
-            }
+            AutoBroadcast::Pdpd { axis } if axis != -1 => axis as usize,
             _ => shape.len() - self.b_shape.len(),
         };
         let a_axis = shape.len() - self.a_shape.len();
-        let spec = |dims: &[usize]| -> Result<OperandSpec, Error> {
+        let operand = |dims: &[usize], axis: usize| -> Result<Operand, Error> {
             let sizes: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
             let bytes = packed_bytes(&sizes, width)?;
-            Ok(OperandSpec {
+            Ok(Operand {
+                strides: packed_strides(&sizes),
+                sizes,
+                axis,
                 required_bytes: bytes,
                 touched_bytes: bytes,
                 offset_alignment: width.max(4),
-                strides: packed_strides(&sizes),
-                sizes,
             })
         };
-        let spec_out = spec(&shape)?;
-        let spec_a = spec(&self.a_shape)?;
-        let spec_b = spec(&self.b_shape)?;
-        let out_sizes = spec_out.sizes.clone();
-        let out_strides = spec_out.strides.clone();
-        let a_strides = broadcast_strides(&spec_a, &out_sizes, a_axis);
-        let b_strides = broadcast_strides(&spec_b, &out_sizes, b_axis);
-        Ok(Plan::new(
-            Operator::BitwiseXor,
+        // The output's bytes are counted first, then A's, then B's.
+        let output = operand(&shape, 0)?;
+        Ok(Operands {
+            operator: Operator::BitwiseXor,
             op,
             data_type,
-            out_sizes,
-            [out_strides, a_strides, b_strides],
-            [spec_out, spec_a, spec_b],
-        ))
+            operands: [
+                operand(&self.a_shape, a_axis)?,
+                operand(&self.b_shape, b_axis)?,
+                output,
+            ],
+        })
     }
 }
 
@@ -271,23 +272,11 @@ fn merge_dim(x: usize, y: usize) -> Option<usize> {
     }
 }
 
-/// An input's element strides in the output's index space: its dimensions sit at
-/// `axis..axis + rank`, dimensions it lacks or holds as 1 against a larger output dimension get
-/// stride 0 (DESIGN §3: broadcasting lowers to zero strides).
-fn broadcast_strides(input: &OperandSpec, out_sizes: &[u64], axis: usize) -> Vec<u64> {
-    let mut strides = vec![0u64; out_sizes.len()];
-    for (i, (&size, &stride)) in input.sizes.iter().zip(&input.strides).enumerate() {
-        if size == out_sizes[axis + i] {
-            strides[axis + i] = stride;
-        }
-    }
-    strides
-}
-
 /// Shapes of OpenVINO's doc and type_prop tests, checked against the rules written out.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::desc::TensorName;
 
     fn ok(a: &[usize], b: &[usize], m: AutoBroadcast) -> Vec<usize> {
         infer_output_shape(a, b, m).unwrap()
@@ -352,10 +341,10 @@ mod tests {
     }
 
     #[test]
-    fn plan_refuses_byte_counts_past_64_bits() {
+    fn operands_refuse_byte_counts_past_64_bits() {
         // usize::MAX bytes round up to 2^64: once wrapped to a 0-byte binding.
         let e = BitwiseXorDesc::new(DataType::U8, &[usize::MAX], &[1])
-            .plan()
+            .operands()
             .unwrap_err();
         assert_eq!(
             e,
@@ -365,12 +354,12 @@ mod tests {
             }
         );
         let e = BitwiseXorDesc::new(DataType::U64, &[1 << 61], &[1])
-            .plan()
+            .operands()
             .unwrap_err();
         assert_eq!(e.rule(), "size_overflow");
         // Past 2^128 the reported value saturates instead of overflowing.
         let e = BitwiseXorDesc::new(DataType::U8, &[usize::MAX; 3], &[1])
-            .plan()
+            .operands()
             .unwrap_err();
         assert_eq!(
             e,
@@ -379,28 +368,57 @@ mod tests {
                 value: u128::MAX
             }
         );
-        let plan = BitwiseXorDesc::new(DataType::U32, &[(1 << 60) - 1], &[1])
-            .plan()
+        let operands = BitwiseXorDesc::new(DataType::U32, &[(1 << 60) - 1], &[1])
+            .operands()
             .unwrap();
-        assert_eq!(plan.operands[0].required_bytes, ((1u64 << 60) - 1) * 4);
+        assert_eq!(
+            operands.operand(TensorName::Output).required_binding_size(),
+            ((1u64 << 60) - 1) * 4
+        );
     }
 
     #[test]
-    fn empty_outputs_plan_to_nothing_whatever_their_other_dimensions() {
+    fn empty_outputs_need_no_bytes_whatever_their_other_dimensions() {
         let d = BitwiseXorDesc::new(DataType::I64, &[3, 1, 4, 7120310469467933835, 1, 0], &[]);
         d.validate().unwrap();
-        let plan = d.plan().unwrap();
-        assert_eq!(plan.element_count(), 0);
-        assert_eq!(plan.kernel(), crate::KernelKind::Empty);
-        assert_eq!(plan.operands[0].required_bytes, 0);
-        assert_eq!(plan.operands[1].required_bytes, 0);
-        assert_eq!(plan.operands[2].required_bytes, 8);
+        let operands = d.operands().unwrap();
+        assert!(operands.sizes().contains(&0));
+        let bytes = TensorName::ALL.map(|t| operands.operand(t).required_binding_size());
+        assert_eq!(bytes, [0, 8, 0]);
         let d = BitwiseXorDesc::new(DataType::U8, &[usize::MAX, usize::MAX, 0], &[1]);
-        assert_eq!(d.plan().unwrap().kernel(), crate::KernelKind::Empty);
+        assert_eq!(d.operands().unwrap().sizes(), &[u64::MAX, u64::MAX, 0]);
         // An input that is not empty must still fit in 64 bits, even against an empty output.
         let d = BitwiseXorDesc::new(DataType::U8, &[usize::MAX, usize::MAX, 1], &[0]);
         assert_eq!(d.output_shape().unwrap(), vec![usize::MAX, usize::MAX, 0]);
-        assert_eq!(d.plan().unwrap_err().rule(), "size_overflow");
+        assert_eq!(d.operands().unwrap_err().rule(), "size_overflow");
+    }
+
+    #[test]
+    fn inputs_sit_where_the_broadcast_rule_places_them() {
+        let axes = |d: BitwiseXorDesc| {
+            let operands = d.operands().unwrap();
+            TensorName::ALL.map(|t| operands.operand(t).axis())
+        };
+        let np = BitwiseXorDesc::new(DataType::U8, &[8, 1, 6, 1], &[7, 1, 5]);
+        assert_eq!(axes(np), [0, 1, 0]);
+        let np = BitwiseXorDesc::new(DataType::U8, &[5], &[2, 3, 1]);
+        assert_eq!(axes(np), [2, 0, 0]);
+        let same = BitwiseXorDesc::new(DataType::U8, &[2, 3], &[2, 3]);
+        assert_eq!(axes(same.with_broadcast(AutoBroadcast::None)), [0, 0, 0]);
+        let pd = BitwiseXorDesc::new(DataType::U8, &[2, 3, 4, 5], &[3, 1]);
+        let pd_at = |axis| pd.clone().with_broadcast(AutoBroadcast::Pdpd { axis });
+        assert_eq!(axes(pd_at(1)), [0, 1, 0]);
+        let pd = BitwiseXorDesc::new(DataType::U8, &[2, 3, 4, 5], &[4, 5]);
+        let pd_at = |axis| pd.clone().with_broadcast(AutoBroadcast::Pdpd { axis });
+        assert_eq!(axes(pd_at(-1)), [0, 2, 0]);
+        let operands = BitwiseXorDesc::new(DataType::Bool, &[2, 3], &[3])
+            .operands()
+            .unwrap();
+        assert_eq!(operands.element_op(), ElementOp::Logical);
+        assert_eq!(operands.operator(), Operator::BitwiseXor);
+        let b = operands.operand(TensorName::B);
+        assert_eq!((b.sizes(), b.strides()), (&[3][..], &[1][..]));
+        assert_eq!((b.required_binding_size(), b.binding_alignment()), (4, 4));
     }
 
     #[test]

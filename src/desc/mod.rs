@@ -1,15 +1,22 @@
 //! Layer 1, descriptions: types, tensors, feature levels, the three operator descriptions
-//! and every rule of DESIGN §1. Pure CPU: nothing here touches wgpu.
+//! and every rule of DESIGN §1. Pure CPU: nothing here touches wgpu, and nothing here knows
+//! the layers below. A validated description hands out its [`Operands`], which layout
+//! analysis takes.
 
 mod broadcast;
 mod data_type;
 mod feature_level;
+mod names;
+mod operands;
 mod ops;
+mod self_overlap;
 mod tensor;
 
 pub use broadcast::{AutoBroadcast, BitwiseXorDesc, infer_output_shape};
 pub use data_type::DataType;
 pub use feature_level::FeatureLevel;
+pub use names::{Operator, TensorName};
+pub use operands::{ElementOp, Operand, Operands};
 pub use ops::{BitXorDesc, LogicalXorDesc, min_feature_level, rank_range};
 #[cfg(test)]
 pub(crate) use tensor::packed_strides;

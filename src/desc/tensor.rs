@@ -1,7 +1,7 @@
 //! The DirectML buffer tensor description.
 
-use crate::desc::DataType;
-use crate::error::{Error, TensorName};
+use crate::desc::{DataType, TensorName};
+use crate::error::Error;
 
 /// DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT: every binding offset of a DirectML tensor is a
 /// multiple of this many bytes.

@@ -1,18 +1,20 @@
-//! Layer 2, layout analysis: lowering a validated description to a [`Plan`] (coalesced
+//! Layer 2, layout analysis: lowering the operands of a validated description
+//! ([`crate::desc::Operands`]) to a [`Plan`] (broadcasts as zero strides, coalesced
 //! dimensions, per-operand strides, the kernel family), deciding how operands that share a
-//! buffer may be bound, and cutting large tensors into windows. Pure CPU: no wgpu types.
+//! buffer may be bound, and cutting large tensors into windows. Pure CPU: no wgpu types. It
+//! reads the descriptions' output, never the operator descriptions themselves.
 
+mod broadcast;
 mod coalesce;
 mod overlap;
 mod plan;
 mod windows;
 
+/// The execution layer's names for what the descriptions define.
+pub(crate) use crate::desc::{ElementOp, Operand as OperandSpec};
 pub use overlap::BindingPattern;
-pub(crate) use overlap::{
-    BoundOperand, SELF_OVERLAP_STEP_LIMIT, Sharing, analyze_bindings, self_overlaps,
-};
-pub(crate) use plan::OperandSpec;
-pub use plan::{ElementOp, KernelKind, Plan};
+pub(crate) use overlap::{BoundOperand, Sharing, analyze_bindings};
+pub use plan::{KernelKind, Plan};
 pub(crate) use windows::{Limits, Piece, split};
 
 /// Operand slots, in the order the kernels and [`Layout`] use: output first.

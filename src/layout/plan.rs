@@ -1,18 +1,9 @@
 //! The plan: what an operator will do, decided once when it is created.
 
+use super::broadcast::broadcast_strides;
 use super::coalesce::coalesce;
 use super::{A, B, Layout, OUT};
-use crate::desc::DataType;
-use crate::error::{Operator, TensorName};
-
-/// The element function the kernels apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ElementOp {
-    /// `a ^ b` on the raw bits.
-    Xor,
-    /// `(a != 0) != (b != 0)`, written as 0 or 1 in the element width.
-    Logical,
-}
+use crate::desc::{DataType, ElementOp, Operand, Operands, Operator, TensorName};
 
 /// The kernel family a plan uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,26 +29,11 @@ pub enum KernelKind {
     Scatter,
 }
 
-/// What the binding of one operand must satisfy, and how it is laid out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct OperandSpec {
-    /// Bytes the bound range must hold (TotalTensorSizeInBytes for DirectML).
-    pub required_bytes: u64,
-    /// Bytes from the binding offset that elements can reach, rounded up to 4.
-    pub touched_bytes: u64,
-    /// The binding offset must be a multiple of this.
-    pub offset_alignment: u64,
-    /// The operand's own sizes and element strides (before broadcasting), for the in-place
-    /// rule: an output may alias an input only when these are identical.
-    pub sizes: Vec<u64>,
-    /// See `sizes`.
-    pub strides: Vec<u64>,
-}
-
 /// What an operator does, decided once when it is created: the element function, the
 /// coalesced iteration space, each operand's strides in it, and the kernel family.
 ///
-/// Read-only; useful to check which path a description takes.
+/// Made from a validated description's [`Operands`] by [`Plan::new`]; read-only; useful to
+/// check which path a description takes.
 ///
 /// ```
 /// use gpu_xor::{BitXorDesc, DataType, FeatureLevel, KernelKind, Plan, TensorDesc};
@@ -65,9 +41,10 @@ pub(crate) struct OperandSpec {
 /// // A padded input still coalesces with the packed output into rows.
 /// let mut desc = BitXorDesc::packed(DataType::U32, &[4, 8]);
 /// desc.a = TensorDesc::new(DataType::U32, &[4, 8]).with_strides(&[16, 1]);
-/// let plan = Plan::for_bit_xor(&desc, FeatureLevel::Fl4_1).unwrap();
+/// let plan = Plan::new(&desc.operands(FeatureLevel::Fl4_1)?);
 /// assert_eq!(plan.kernel(), KernelKind::Gather);
 /// assert_eq!(plan.shape(), &[4, 8]);
+/// # Ok::<(), gpu_xor::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -78,19 +55,15 @@ pub struct Plan {
     pub(crate) layout: Layout,
     pub(crate) elements: u64,
     /// Indexed by `OUT`, `A`, `B`.
-    pub(crate) operands: [OperandSpec; 3],
+    pub(crate) operands: [Operand; 3],
 }
 
 impl Plan {
-    /// Builds a plan from a validated iteration space.
-    pub(crate) fn new(
-        operator: Operator,
-        op: ElementOp,
-        data_type: DataType,
-        sizes: Vec<u64>,
-        strides: [Vec<u64>; 3],
-        operands: [OperandSpec; 3],
-    ) -> Plan {
+    /// Lowers the operands of a validated description: broadcasts become zero strides,
+    /// dimensions are coalesced, and the kernel family is chosen.
+    pub fn new(operands: &Operands) -> Plan {
+        let sizes = operands.sizes().to_vec();
+        let strides = SLOTS.map(|t| broadcast_strides(operands.operand(t), &sizes));
         let layout = coalesce(&Layout { sizes, strides });
         let elements = layout.element_count();
         let kernel = if elements == 0 {
@@ -103,35 +76,14 @@ impl Plan {
             KernelKind::Scatter
         };
         Plan {
-            operator,
-            op,
-            data_type,
+            operator: operands.operator(),
+            op: operands.element_op(),
+            data_type: operands.data_type(),
             kernel,
             layout,
             elements,
-            operands,
+            operands: SLOTS.map(|t| operands.operand(t).clone()),
         }
-    }
-
-    /// The plan of a BIT_XOR description at a feature level.
-    pub fn for_bit_xor(
-        desc: &crate::BitXorDesc,
-        feature_level: crate::FeatureLevel,
-    ) -> Result<Plan, crate::Error> {
-        desc.plan(feature_level)
-    }
-
-    /// The plan of a LOGICAL_XOR description at a feature level.
-    pub fn for_logical_xor(
-        desc: &crate::LogicalXorDesc,
-        feature_level: crate::FeatureLevel,
-    ) -> Result<Plan, crate::Error> {
-        desc.plan(feature_level)
-    }
-
-    /// The plan of a BitwiseXor-13 description.
-    pub fn for_bitwise_xor(desc: &crate::BitwiseXorDesc) -> Result<Plan, crate::Error> {
-        desc.plan()
     }
 
     /// The operator.
@@ -182,10 +134,94 @@ impl Plan {
     }
 }
 
+/// The tensors in slot order: [`OUT`], [`A`], [`B`].
+const SLOTS: [TensorName; 3] = [TensorName::Output, TensorName::A, TensorName::B];
+
+/// The slot of `tensor`, the inverse of [`SLOTS`].
 pub(crate) fn slot(tensor: TensorName) -> usize {
     match tensor {
         TensorName::Output => OUT,
         TensorName::A => A,
         TensorName::B => B,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desc::packed_strides;
+
+    /// A packed operand of these sizes whose first dimension lines up with output dimension
+    /// `axis`.
+    fn operand(sizes: &[u64], axis: usize) -> Operand {
+        let bytes = if sizes.contains(&0) {
+            0
+        } else {
+            sizes.iter().product::<u64>() * 4
+        };
+        Operand {
+            sizes: sizes.to_vec(),
+            strides: packed_strides(sizes),
+            axis,
+            required_bytes: bytes,
+            touched_bytes: bytes,
+            offset_alignment: 4,
+        }
+    }
+
+    fn operands(out: &[u64], a: Operand, b: Operand) -> Operands {
+        Operands {
+            operator: Operator::BitwiseXor,
+            op: ElementOp::Xor,
+            data_type: DataType::U32,
+            operands: [a, b, operand(out, 0)],
+        }
+    }
+
+    #[test]
+    fn empty_outputs_plan_to_nothing_whatever_their_other_dimensions() {
+        let out = [3, 1, 4, 7120310469467933835, 1, 0];
+        let plan = Plan::new(&operands(&out, operand(&out, 0), operand(&[], 6)));
+        assert_eq!(plan.element_count(), 0);
+        assert_eq!(plan.kernel(), KernelKind::Empty);
+        assert_eq!(plan.required_binding_size(TensorName::Output), 0);
+        assert_eq!(plan.required_binding_size(TensorName::A), 0);
+        assert_eq!(plan.required_binding_size(TensorName::B), 4);
+        let plan = Plan::new(&operands(
+            &[u64::MAX, u64::MAX, 0],
+            operand(&[u64::MAX, u64::MAX, 0], 0),
+            operand(&[1], 2),
+        ));
+        assert_eq!(plan.kernel(), KernelKind::Empty);
+    }
+
+    #[test]
+    fn broadcasts_lower_to_zero_strides_before_coalescing() {
+        // A scalar B folds with the packed A and output into one dimension.
+        let plan = Plan::new(&operands(&[2, 3], operand(&[2, 3], 0), operand(&[], 2)));
+        assert_eq!(plan.shape(), &[6]);
+        assert_eq!(plan.strides(TensorName::B), &[0]);
+        assert_eq!(plan.kernel(), KernelKind::Gather);
+        // Row broadcasting keeps two dimensions.
+        let plan = Plan::new(&operands(&[4, 8], operand(&[4, 8], 0), operand(&[8], 1)));
+        assert_eq!(plan.shape(), &[4, 8]);
+        assert_eq!(plan.strides(TensorName::B), &[0, 1]);
+        // Column broadcasting: [4, 1] against [4, 8].
+        let plan = Plan::new(&operands(&[4, 8], operand(&[4, 8], 0), operand(&[4, 1], 0)));
+        assert_eq!(plan.strides(TensorName::B), &[1, 0]);
+        // No broadcast: one contiguous dimension, and the operands kept in slot order.
+        let ops = operands(&[4, 8], operand(&[4, 8], 0), operand(&[4, 8], 0));
+        let plan = Plan::new(&ops);
+        assert_eq!(plan.kernel(), KernelKind::Contiguous);
+        for t in TensorName::ALL {
+            assert_eq!(&plan.operands[slot(t)], ops.operand(t));
+        }
+    }
+
+    #[test]
+    fn a_strided_output_scatters() {
+        let mut ops = operands(&[4, 8], operand(&[4, 8], 0), operand(&[4, 8], 0));
+        ops.operands[2].strides = vec![16, 1];
+        assert_eq!(Plan::new(&ops).kernel(), KernelKind::Scatter);
     }
 }

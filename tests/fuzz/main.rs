@@ -3,9 +3,10 @@
 //! Random and boundary descriptions of the three operators (DirectML `BitXorDesc` and
 //! `LogicalXorDesc` on `TensorDesc`s with strides, total sizes, alignments, flags and feature
 //! levels; OpenVINO `BitwiseXorDesc` under every broadcast rule), driven by SplitMix64. Each
-//! case is validated and planned (`Plan::for_*` is all that `BitXor::new` and its siblings do
-//! besides keeping the context, so no device is needed), its tensors are measured, and the CPU
-//! reference runs it where the data is small. Every case must end in `Ok` or a typed error:
+//! case is validated and planned (`Plan::new` of the description's `operands` is all that
+//! `BitXor::new` and its siblings do besides keeping the context, so no device is needed),
+//! its tensors are measured, and the CPU reference runs it where the data is small. Every
+//! case must end in `Ok` or a typed error:
 //! - never a panic (each case runs under `catch_unwind`; the library is built with overflow
 //!   checks in release, so an overflow is a panic too);
 //! - within [`CASE_TIME_LIMIT`] (the least of three runs, so that a preempted run on a busy
@@ -522,7 +523,7 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
     match case {
         Case::Bit(desc, level) => {
             let validated = desc.validate(*level);
-            let planned = Plan::for_bit_xor(desc, *level);
+            let planned = desc.operands(*level).map(|o| Plan::new(&o));
             dml_common(
                 &[&desc.a, &desc.b, &desc.output],
                 &validated,
@@ -533,7 +534,7 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
         }
         Case::Logical(desc, level) => {
             let validated = desc.validate(*level);
-            let planned = Plan::for_logical_xor(desc, *level);
+            let planned = desc.operands(*level).map(|o| Plan::new(&o));
             dml_common(
                 &[&desc.a, &desc.b, &desc.output],
                 &validated,
@@ -546,7 +547,7 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
             let validated = desc.validate();
             let shape = desc.output_shape();
             let inferred = infer_output_shape(&desc.a_shape, &desc.b_shape, desc.auto_broadcast);
-            let planned = Plan::for_bitwise_xor(desc);
+            let planned = desc.operands().map(|o| Plan::new(&o));
             assert_eq!(validated.clone().map(|_| ()), shape.clone().map(|_| ()));
             if desc.a_type == desc.b_type {
                 assert_eq!(

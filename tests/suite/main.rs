@@ -20,4 +20,3 @@ mod in_place;
 mod large;
 mod logical_xor;
 mod properties;
-mod shaders;
