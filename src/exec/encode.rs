@@ -96,6 +96,15 @@ impl Prepared {
     /// Every object is made inside error scopes: a lost device is [`Error::DeviceLost`] and a
     /// bound buffer that was destroyed (or belongs to another device) is
     /// [`Error::InvalidBuffer`].
+    // In a browser wgpu's objects are neither `Send` nor `Sync`, and neither is a prepared
+    // call; the `Arc` is what native threads share.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        expect(
+            clippy::arc_with_non_send_sync,
+            reason = "one thread in a browser; Send and Sync on native"
+        )
+    )]
     pub(crate) fn new(
         ctx: &Context,
         schedule: &Schedule,

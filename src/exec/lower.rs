@@ -427,3 +427,158 @@ pub(crate) fn check_binding(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desc::{BitXorDesc, DataType, FeatureLevel, TensorDesc};
+
+    fn plan(desc: &BitXorDesc) -> Plan {
+        Plan::new(
+            &desc
+                .operands(FeatureLevel::Fl4_1)
+                .expect("a valid description"),
+        )
+    }
+
+    fn target(max_window: u64, strict_aliasing: bool) -> Target {
+        Target {
+            windows: Limits {
+                max_window,
+                offset_alignment: 256,
+                max_rank: 8,
+            },
+            max_groups: 65535,
+            strict_aliasing,
+        }
+    }
+
+    /// Operands at `offsets` of buffers `keys`, each buffer `size` bytes, bound to its end.
+    fn bound(keys: [usize; 3], offsets: [u64; 3], size: u64) -> [Operand; 3] {
+        std::array::from_fn(|o| Operand {
+            buffer: keys[o],
+            buffer_size: size,
+            offset: offsets[o],
+            size: None,
+        })
+    }
+
+    #[test]
+    fn binding_rules_are_checked_without_a_device() {
+        let p = plan(&BitXorDesc::packed(DataType::U32, &[64]));
+        let t = target(1 << 20, false);
+        let rule = |b: [Operand; 3]| lower(&p, b, &t).unwrap_err().rule();
+        assert_eq!(
+            rule(bound([0, 1, 2], [8, 0, 0], 4096)),
+            "binding_offset_misaligned"
+        );
+        assert_eq!(
+            rule(bound([0, 1, 2], [0, 4096 - 128, 0], 4096)),
+            "binding_too_small"
+        );
+        let mut b = bound([0, 1, 2], [0; 3], 4096);
+        b[2].size = Some(4096);
+        b[2].offset = 16;
+        assert_eq!(rule(b), "binding_out_of_bounds");
+        // A partial overlap of an input with the output.
+        assert_eq!(rule(bound([0, 0, 2], [0, 16, 0], 4096)), "partial_overlap");
+    }
+
+    #[test]
+    fn patterns_slots_and_kernels() {
+        let p = plan(&BitXorDesc::packed(DataType::U8, &[256]));
+        let t = target(1 << 20, false);
+        let cases = [
+            // keys, offsets, pattern, A in place
+            ([0, 1, 2], [0, 0, 0], BindingPattern::Distinct, false),
+            ([0, 0, 1], [0, 0, 0], BindingPattern::OutputSharesA, true),
+            (
+                [0, 1, 1],
+                [0, 0, 0],
+                BindingPattern::InputsShareBuffer,
+                false,
+            ),
+            (
+                [0, 0, 0],
+                [0, 512, 1024],
+                BindingPattern::AllShareBuffer,
+                false,
+            ),
+        ];
+        for (keys, offsets, pattern, in_place) in cases {
+            let l = lower(&p, bound(keys, offsets, 4096), &t).unwrap();
+            assert_eq!(l.summary.binding_pattern, pattern, "{keys:?}");
+            assert_eq!(l.summary.a_in_place, in_place);
+            assert_eq!(l.pieces.len(), 1);
+            assert_eq!(l.summary.dispatches, [KernelKind::Contiguous]);
+            assert_eq!(l.summary.overlapping_bindings, 0);
+            // Every pipeline a call can need is among the warm-up's.
+            assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
+        }
+        // Off a 16-byte boundary, the contiguous plan runs the gather kernel.
+        let p = Plan::new(
+            &crate::desc::BitwiseXorDesc::new(DataType::U8, &[256], &[256])
+                .operands()
+                .unwrap(),
+        );
+        let l = lower(&p, bound([0, 1, 2], [4, 0, 0], 4096), &t).unwrap();
+        assert_eq!(l.summary.dispatches, [KernelKind::Gather]);
+        assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
+    }
+
+    #[test]
+    fn large_calls_are_cut_into_windows_with_disjoint_accesses() {
+        let p = plan(&BitXorDesc::packed(DataType::U32, &[4096]));
+        let l = lower(&p, bound([0, 1, 2], [0; 3], 1 << 16), &target(4096, false)).unwrap();
+        assert_eq!(l.pieces.len(), 4);
+        for w in l.pieces.windows(2) {
+            assert!(!w[0].accesses[0].conflicts(&w[1].accesses[0]));
+            assert!(w[0].accesses[0].end <= w[1].accesses[0].start);
+        }
+        for piece in &l.pieces {
+            for r in piece.slots.iter().flatten() {
+                assert!(r.end - r.start <= 4096 && r.start % 256 == 0);
+            }
+        }
+    }
+
+    #[test]
+    fn operands_too_close_to_bind_apart_overlap_natively_and_are_refused_under_webgpu_rules() {
+        // The output and A in one buffer, 240 bytes apart (inside one 256-byte aligned block)
+        // and too far apart for one small window to hold both: no grouping keeps the
+        // bindings apart.
+        let p = plan(&BitXorDesc::packed(DataType::U32, &[60]));
+        let b = bound([0, 0, 1], [0, 240 + 4096, 0], 1 << 16);
+        let native = lower(&p, b, &target(512, false));
+        let strict = lower(&p, b, &target(512, true));
+        match (native, strict) {
+            (Ok(n), Ok(s)) => {
+                assert_eq!(s.summary.overlapping_bindings, 0);
+                assert!(n.summary.overlapping_bindings <= n.pieces.len());
+            }
+            (Ok(n), Err(e)) => {
+                assert!(n.summary.overlapping_bindings > 0);
+                assert_eq!(e.rule(), "shared_buffer_span_too_large");
+            }
+            (n, s) => panic!("{n:?} / {s:?}"),
+        }
+    }
+
+    #[test]
+    fn warm_up_keys_cover_transposed_and_padded_layouts() {
+        let t = TensorDesc::new(DataType::U32, &[64, 64]);
+        let desc = BitXorDesc::new(t.clone().with_strides(&[1, 64]), t.clone(), t);
+        let p = plan(&desc);
+        let keys = pipeline_keys(&p, 65535);
+        assert!(keys.iter().any(|k| k.kernel == KernelKind::Tile));
+        assert!(keys.iter().any(|k| k.kernel == KernelKind::Gather));
+        let l = lower(
+            &p,
+            bound([0, 1, 2], [0; 3], 1 << 16),
+            &target(1 << 20, false),
+        )
+        .unwrap();
+        assert_eq!(l.summary.dispatches, [KernelKind::Tile]);
+        assert!(keys.contains(&l.pieces[0].key));
+    }
+}

@@ -32,6 +32,9 @@ pub(crate) struct Group {
     accesses: Vec<Access>,
 }
 
+/// Two indices: (first, count) of a chunk's records, or (chunk, offset) of a group's.
+pub(crate) type Span = (usize, usize);
+
 /// Calls merged into dispatches: every record, the dispatches that run them, and the distinct
 /// sets of bound ranges.
 #[derive(Clone, Debug, Default)]
@@ -119,7 +122,7 @@ impl Schedule {
     /// The metadata buffers: consecutive groups packed into chunks of at most `chunk` records
     /// (a dispatch never straddles two). Returns each chunk's (first record, records) and
     /// each group's (chunk, record offset in it).
-    pub fn chunks(&self, chunk: usize) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+    pub fn chunks(&self, chunk: usize) -> (Vec<Span>, Vec<Span>) {
         let mut chunks: Vec<(usize, usize)> = Vec::new();
         let mut placed = Vec::with_capacity(self.groups.len());
         for g in &self.groups {
@@ -208,9 +211,9 @@ mod tests {
     /// `piece` with each operand's accessed bytes starting at `at` (output, A, B).
     fn piece_at(at: [u64; 3], len: u64) -> LoweredPiece {
         let mut p = piece(0, len, 1, [1, 1]);
-        for o in 0..3 {
-            p.accesses[o].start = at[o];
-            p.accesses[o].end = at[o] + len;
+        for (access, at) in p.accesses.iter_mut().zip(at) {
+            access.start = at;
+            access.end = at + len;
         }
         p
     }

@@ -134,7 +134,10 @@ fn a_prepared_batch_records_again_with_nothing_made() {
 }
 
 /// Every operator with a description that reaches each kernel family.
-fn operators() -> Vec<(&'static str, Box<dyn Fn(&Context) -> Vec<Binder>>)> {
+/// Makes an operator on a context: its warm-up and its calls.
+type Maker = Box<dyn Fn(&Context) -> Vec<Binder>>;
+
+fn operators() -> Vec<(&'static str, Maker)> {
     vec![
         (
             "contiguous u8",
