@@ -579,6 +579,30 @@ pub enum Error {
         source: WgpuError,
     },
 
+    /// A tensor view ([`crate::Tensor::view`]) reaches past the end of its buffer.
+    #[error(
+        "a view of {size} bytes at offset {offset} does not fit its buffer of {buffer_size} bytes"
+    )]
+    ViewOutOfBounds {
+        /// The view's byte offset.
+        offset: u64,
+        /// The bytes it binds (or reads back, in whole words) from there.
+        size: u64,
+        /// The buffer's size.
+        buffer_size: u64,
+    },
+
+    /// OpenVINO tensors are dense: a strided view cannot be an operand of BitwiseXor-13.
+    #[error(
+        "BitwiseXor-13 takes dense tensors; the {tensor} is a strided view (strides {strides:?})"
+    )]
+    NotDense {
+        /// The strided tensor.
+        tensor: TensorName,
+        /// Its element strides.
+        strides: Vec<u64>,
+    },
+
     /// A setting of [`crate::ContextOptions`] or an environment variable is invalid.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {
@@ -649,6 +673,8 @@ impl Error {
             Error::DeviceLost(_) => ErrorKind::DeviceLost,
             Error::InvalidBuffer { .. } => ErrorKind::InvalidBuffer,
             Error::Wgpu { .. } => ErrorKind::Wgpu,
+            Error::ViewOutOfBounds { .. } => ErrorKind::ViewOutOfBounds,
+            Error::NotDense { .. } => ErrorKind::NotDense,
             Error::InvalidOption { .. } => ErrorKind::InvalidOption,
         }
     }
@@ -782,6 +808,10 @@ error_kinds! {
     InvalidBuffer => "invalid_buffer",
     /// [`Error::Wgpu`].
     Wgpu => "wgpu",
+    /// [`Error::ViewOutOfBounds`].
+    ViewOutOfBounds => "view_out_of_bounds",
+    /// [`Error::NotDense`].
+    NotDense => "not_dense",
     /// [`Error::InvalidOption`].
     InvalidOption => "invalid_option",
 }
@@ -985,6 +1015,15 @@ mod tests {
             Error::Wgpu {
                 call: "submit",
                 source: WgpuError::message_only("refused"),
+            },
+            Error::ViewOutOfBounds {
+                offset: 16,
+                size: 8,
+                buffer_size: 16,
+            },
+            Error::NotDense {
+                tensor: t,
+                strides: vec![2, 1],
             },
             Error::InvalidOption {
                 name: "WGPU_BACKEND",

@@ -94,7 +94,7 @@ impl Context {
     ///
     /// OpenVINO's tensors are dense: the inputs may be views at an offset that is a multiple
     /// of 4 and of the element size ([`Tensor::view`] without strides), and a strided view is
-    /// refused with [`Error::InvalidOption`] naming the tensor (use [`Context::bit_xor`] for
+    /// refused with [`Error::NotDense`] naming the tensor (use [`Context::bit_xor`] for
     /// strided layouts: its XOR is the same on integers).
     pub fn bitwise_xor(
         &self,
@@ -115,7 +115,7 @@ impl Context {
     /// hold the inputs' type ([`Error::TensorTypeMismatch`]) and have the broadcast shape
     /// ([`Error::ShapeInconsistent`], with the broadcast shape first and `out`'s second).
     /// Every tensor is dense: views at offsets that are multiples of 4 and of the element
-    /// size are taken, strided views refused ([`Error::InvalidOption`]). Only `out`'s
+    /// size are taken, strided views refused ([`Error::NotDense`]). Only `out`'s
     /// elements are written. `out` may be `a` or `b` itself when that input has the output's
     /// shape (in place); submitted without waiting.
     ///
@@ -189,13 +189,9 @@ fn bitwise_operator(
 fn dense(tensor: &Tensor, name: TensorName) -> Result<(), Error> {
     match tensor.strides() {
         None => Ok(()),
-        Some(strides) => Err(Error::InvalidOption {
-            name: "strides",
-            reason: format!(
-                "BitwiseXor-13 takes dense tensors; the {name} is a strided view (strides \
-                 {strides:?} for shape {:?})",
-                tensor.shape()
-            ),
+        Some(strides) => Err(Error::NotDense {
+            tensor: name,
+            strides: strides.iter().map(|&s| s as u64).collect(),
         }),
     }
 }

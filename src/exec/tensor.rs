@@ -131,7 +131,7 @@ impl Tensor {
     ///
     /// The buffer needs `wgpu::BufferUsages::STORAGE` ([`Error::MissingUsage`] otherwise), and
     /// `COPY_SRC` only to be read back. It must hold the tensor's bytes rounded up to 4
-    /// ([`Error::BindingOutOfBounds`] otherwise). The operators write only the tensor's
+    /// ([`Error::ViewOutOfBounds`] otherwise). The operators write only the tensor's
     /// elements: the buffer's other bytes keep their values.
     ///
     /// ```no_run
@@ -175,7 +175,7 @@ impl Tensor {
     /// 3. the bytes the elements reach fit in 64 bits ([`Error::SizeOverflow`]);
     /// 4. the range a call binds, `[offset, offset + TotalTensorSizeInBytes)`
     ///    (`DMLCalcBufferTensorSize`, the reach rounded up to 4), and the whole words a
-    ///    read-back copies lie inside the buffer ([`Error::BindingOutOfBounds`]).
+    ///    read-back copies lie inside the buffer ([`Error::ViewOutOfBounds`]).
     ///
     /// The view is not bound to an operand yet, so these errors name it `ATensor`, as
     /// [`TensorDesc::min_buffer_size`] does.
@@ -260,8 +260,7 @@ impl Tensor {
             .map(|(bound_end, read_end)| bound_end.max(read_end));
         let buffer_size = buffer.size();
         if end.is_none_or(|end| end > buffer_size) {
-            return Err(Error::BindingOutOfBounds {
-                tensor: TensorName::A,
+            return Err(Error::ViewOutOfBounds {
                 offset,
                 size: bound.unwrap_or(u64::MAX),
                 buffer_size,
