@@ -117,7 +117,8 @@ pub use desc::{
 pub use error::{Error, ErrorKind, WgpuError};
 pub use exec::{
     Batch, BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
-    OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings, XorOperator,
+    OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings,
+    XorOperator,
 };
 pub use layout::{BindingPattern, KernelKind, Plan};
 
@@ -193,7 +194,34 @@ mod layering {
                 found.push(format!("{}:{line}: {text}", path.display()));
             }
         }
-        assert!(found.is_empty(), "src/{dir} names a layer below it: {found:#?}");
+        assert!(
+            found.is_empty(),
+            "src/{dir} names a layer below it: {found:#?}"
+        );
+    }
+
+    /// Lowering and merging are pure: no wgpu type, nothing of the context or the encoder.
+    #[test]
+    fn lowering_and_merging_touch_no_device() {
+        let forbidden = &[
+            "wgpu",
+            "super::context",
+            "super::encode",
+            "Context",
+            "&Shared",
+        ];
+        let mut found = Vec::new();
+        for file in ["exec/lower.rs", "exec/merge.rs"] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(file);
+            let source = std::fs::read_to_string(&path).expect("a readable source");
+            for (line, text) in violations(&source, forbidden) {
+                found.push(format!("{file}:{line}: {text}"));
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "lowering or merging needs a device: {found:#?}"
+        );
     }
 
     #[test]
