@@ -19,4 +19,5 @@ mod faults;
 mod in_place;
 mod large;
 mod logical_xor;
+mod prepared;
 mod properties;
