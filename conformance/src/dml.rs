@@ -2,14 +2,19 @@
 //! buffer before the call, and what every buffer must hold after it by the CPU reference.
 //! The native test suite and the browser suite run the same cases, each with its own way of
 //! waiting (blocking or `async`).
+//!
+//! An input whose description is flagged [`TensorFlags::OwnedByDml`] belongs to the operator:
+//! [`DmlCase::operator_owning`] copies it from its place when the operator is made, and
+//! [`DmlCase::bindings`] leaves it unbound, as DirectML binds such a tensor at initialization
+//! and not at execution.
 
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
-    Batch, BitXor, BitXorDesc, Context, DataType, Error, LogicalXor, LogicalXorDesc, RecordSummary,
-    TensorDesc, XorBindings,
+    Batch, BitXor, BitXorDesc, Context, DataType, Error, LogicalXor, LogicalXorDesc, OwnedInputs,
+    RecordSummary, TensorDesc, TensorFlags, XorBindings,
 };
 
-use crate::engine::{self, AnyOperator, OutputLayout, random_bytes};
+use crate::engine::{self, AnyOperator, OutputLayout, Spoil, random_bytes};
 
 /// Which DirectML operator a case runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +23,44 @@ pub enum DmlOp {
     BitXor,
     /// DML_ELEMENT_WISE_LOGICAL_XOR.
     LogicalXor,
+}
+
+impl DmlOp {
+    /// The compiled operator of three descriptions on `ctx`'s feature level: `new` when
+    /// `owned` gives no input, `with_owned_inputs` (which copies the given inputs) otherwise.
+    pub fn operator(
+        self,
+        ctx: &Context,
+        [a, b, out]: [TensorDesc; 3],
+        owned: &OwnedInputs<'_>,
+    ) -> Result<AnyOperator, Error> {
+        let none = owned.a.is_none() && owned.b.is_none();
+        Ok(match self {
+            DmlOp::BitXor => {
+                let desc = BitXorDesc::new(a, b, out);
+                if none {
+                    BitXor::new(ctx, &desc)?
+                } else {
+                    BitXor::with_owned_inputs(ctx, &desc, owned)?
+                }
+                .into()
+            }
+            DmlOp::LogicalXor => {
+                let desc = LogicalXorDesc::new(a, b, out);
+                if none {
+                    LogicalXor::new(ctx, &desc)?
+                } else {
+                    LogicalXor::with_owned_inputs(ctx, &desc, owned)?
+                }
+                .into()
+            }
+        })
+    }
+}
+
+/// Which of two input descriptions (A, B) are flagged `OWNED_BY_DML`.
+pub fn owned_flags(a: &TensorDesc, b: &TensorDesc) -> [bool; 2] {
+    [a, b].map(|t| t.flags == TensorFlags::OwnedByDml)
 }
 
 /// Where a tensor lives: a buffer index and a byte offset in it.
@@ -125,17 +168,55 @@ impl DmlCase {
         self
     }
 
-    /// The compiled operator, on `ctx`'s feature level.
+    /// The compiled operator, on `ctx`'s feature level, made with `new` (an input flagged
+    /// `OWNED_BY_DML` makes it `owned_input_missing`: see [`DmlCase::operator_owning`]).
     pub fn operator(&self, ctx: &Context) -> Result<AnyOperator, Error> {
-        let (a, b, out) = (self.a.clone(), self.b.clone(), self.out.clone());
-        Ok(match self.op {
-            DmlOp::BitXor => BitXor::new(ctx, &BitXorDesc::new(a, b, out))?.into(),
-            DmlOp::LogicalXor => LogicalXor::new(ctx, &LogicalXorDesc::new(a, b, out))?.into(),
-        })
+        self.op.operator(ctx, self.descs(), &OwnedInputs::default())
     }
 
-    /// Each tensor bound at its place over its total size, cut at the buffer's end.
+    /// The compiled operator, on `ctx`'s feature level, owning the flagged inputs: each is
+    /// copied from its place in `gpu` (bound as [`DmlCase::all_bindings`] binds it) by
+    /// `with_owned_inputs`. With no flagged input, [`DmlCase::operator`].
+    pub fn operator_owning(
+        &self,
+        ctx: &Context,
+        gpu: &[wgpu::Buffer],
+    ) -> Result<AnyOperator, Error> {
+        let all = self.all_bindings(gpu);
+        let [a, b] = self.owned();
+        let owned = OwnedInputs {
+            a: all.a.filter(|_| a),
+            b: all.b.filter(|_| b),
+        };
+        self.op.operator(ctx, self.descs(), &owned)
+    }
+
+    /// The three descriptions.
+    pub fn descs(&self) -> [TensorDesc; 3] {
+        [self.a.clone(), self.b.clone(), self.out.clone()]
+    }
+
+    /// Which inputs (A, B) the descriptions flag `OWNED_BY_DML`.
+    pub fn owned(&self) -> [bool; 2] {
+        owned_flags(&self.a, &self.b)
+    }
+
+    /// The bindings of a call: each tensor bound at its place over its total size, cut at the
+    /// buffer's end, except the inputs flagged `OWNED_BY_DML`, which the operator owns and a
+    /// call leaves unbound.
     pub fn bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
+        let all = self.all_bindings(gpu);
+        let [a, b] = self.owned();
+        XorBindings {
+            a: all.a.filter(|_| !a),
+            b: all.b.filter(|_| !b),
+            output: all.output,
+        }
+    }
+
+    /// Each tensor bound at its place over its total size, cut at the buffer's end, owned or
+    /// not.
+    pub fn all_bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
         let range = |p: Place, t: &TensorDesc| {
             let room = gpu[p.buffer].size().saturating_sub(p.offset);
             (p.buffer, p.offset, t.total_size().unwrap_or(0).min(room))
@@ -148,6 +229,52 @@ impl DmlCase {
                 range(self.places[2], &self.out),
             ],
         )
+    }
+
+    /// Where an input's elements sit (`input` 0 is A, 1 is B).
+    pub fn input_layout(&self, input: usize) -> OutputLayout {
+        let (p, t) = [(self.places[0], &self.a), (self.places[1], &self.b)][input];
+        OutputLayout {
+            buffer: p.buffer,
+            offset: p.offset,
+            width: u64::from(t.data_type.size_in_bytes()),
+            sizes: t.sizes.iter().map(|&s| u64::from(s)).collect(),
+            strides: t.effective_strides(),
+        }
+    }
+
+    /// The buffers with every buffer that holds an owned input [`engine::spoil`]ed: what to
+    /// write over the caller's copies once the operator has made its own, so that a library
+    /// that read them would give another answer (each input as [`Spoil::for_input`] says).
+    pub fn spoiled(&self) -> Vec<Vec<u8>> {
+        let owned = self.owned();
+        let mut after = self.buffers.clone();
+        for (k, image) in after.iter_mut().enumerate() {
+            let layouts: Vec<(OutputLayout, Spoil)> = (0..2)
+                .filter(|&i| owned[i] && self.places[i].buffer == k)
+                .map(|i| (self.input_layout(i), Spoil::for_input(i, owned)))
+                .collect();
+            // A buffer that an input bound with the call reads too is left as it is.
+            let read_by_call = (0..2).any(|i| !owned[i] && self.places[i].buffer == k);
+            if !layouts.is_empty() && !read_by_call {
+                let inputs: Vec<(&OutputLayout, Spoil)> =
+                    layouts.iter().map(|(l, how)| (l, *how)).collect();
+                *image = engine::spoil(&self.buffers[k], &inputs);
+            }
+        }
+        after
+    }
+
+    /// Every buffer after the call when the buffers held `state` at the call: the output's
+    /// elements by the reference on [`DmlCase::buffers`] (the bytes the operator copied its
+    /// owned inputs from), every other byte as in `state`. For calls whose bound inputs hold
+    /// in `state` what they held in `buffers`, as after [`DmlCase::spoiled`].
+    pub fn expected_on(&self, state: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let layout = self.output_layout();
+        let values = layout.read_values(&self.expected()[layout.buffer]);
+        let mut after = state.to_vec();
+        layout.write_values(&mut after[layout.buffer], &values);
+        after
     }
 
     /// Where the output's elements sit.

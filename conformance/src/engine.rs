@@ -125,6 +125,27 @@ impl AnyOperator {
         }
     }
 
+    /// Records the operator into an encoder of its own, submits it and blocks until it has
+    /// finished (see [`BitXor::run`]; native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+        match self {
+            AnyOperator::BitXor(op) => op.run(bindings),
+            AnyOperator::LogicalXor(op) => op.run(bindings),
+            AnyOperator::BitwiseXor(op) => op.run(bindings),
+        }
+    }
+
+    /// Records the operator into an encoder of its own, submits it and waits without
+    /// blocking until the device has finished (see [`BitXor::run_async`]).
+    pub async fn run_async(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+        match self {
+            AnyOperator::BitXor(op) => op.run_async(bindings).await,
+            AnyOperator::LogicalXor(op) => op.run_async(bindings).await,
+            AnyOperator::BitwiseXor(op) => op.run_async(bindings).await,
+        }
+    }
+
     /// Pushes the operator into `batch` (see [`gpu_xor::Batch::push`]).
     pub fn push(
         &self,
@@ -184,10 +205,75 @@ pub fn bindings<'a>(
     XorBindings::new(a, b, out)
 }
 
+/// The bindings of one call of an operator that owns the inputs `owned` marks (A, B): those
+/// are left unbound (DirectML's `DML_BINDING_TYPE_NONE`), the others as in [`bindings`].
+pub fn call_bindings<'a>(
+    buffers: &'a [wgpu::Buffer],
+    ranges: [(usize, u64, u64); 3],
+    owned: [bool; 2],
+) -> XorBindings<'a> {
+    let all = bindings(buffers, ranges);
+    XorBindings {
+        a: all.a.filter(|_| !owned[0]),
+        b: all.b.filter(|_| !owned[1]),
+        output: all.output,
+    }
+}
+
+/// How [`spoil`] changes the elements of an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spoil {
+    /// Zero becomes all ones, any other value zero: every element differs, and so does its
+    /// truth, so that BIT_XOR and LOGICAL_XOR both give another answer for every element.
+    Flip,
+    /// A nonzero value becomes another nonzero value (its complement, or 1 for all ones) and
+    /// zero all ones: every element differs and a nonzero one keeps its truth. For B when A is
+    /// spoiled with [`Spoil::Flip`] too, so that LOGICAL_XOR on both spoiled inputs still
+    /// differs wherever B is nonzero.
+    KeepTruth,
+}
+
+impl Spoil {
+    /// How input `input` (0 is A, 1 is B) of an operator that owns the inputs `owned` marks
+    /// is spoiled: [`Spoil::Flip`], except B when A is owned too ([`Spoil::KeepTruth`]), so
+    /// that LOGICAL_XOR on both spoiled inputs still gives another answer where B is nonzero.
+    pub fn for_input(input: usize, owned: [bool; 2]) -> Spoil {
+        if input == 1 && owned[0] {
+            Spoil::KeepTruth
+        } else {
+            Spoil::Flip
+        }
+    }
+}
+
+/// Different bytes for an input that an operator owns, written over the caller's copy once
+/// the operator has taken its own: every byte of `image` inverted, then each element of each
+/// tensor of `inputs` (its value read from `image`) changed as its [`Spoil`] says. A library
+/// that read the caller's buffer instead of its own copy gives another answer.
+pub fn spoil(image: &[u8], inputs: &[(&OutputLayout, Spoil)]) -> Vec<u8> {
+    let mut out: Vec<u8> = image.iter().map(|b| !b).collect();
+    for &(tensor, how) in inputs {
+        let width = tensor.width as usize;
+        let mask = crate::generator::width_mask(tensor.width);
+        for at in tensor.byte_offsets() {
+            let v = read_le(image, at, tensor.width);
+            let w = match (how, v) {
+                (_, 0) => mask,
+                (Spoil::Flip, _) => 0,
+                (Spoil::KeepTruth, v) if v == mask => 1,
+                (Spoil::KeepTruth, v) => !v & mask,
+            };
+            let at = at as usize;
+            out[at..at + width].copy_from_slice(&w.to_le_bytes()[..width]);
+        }
+    }
+    out
+}
+
 // ----- Output layout and comparison ------------------------------------------------------------
 
-/// Where an output tensor's elements sit: a buffer, a byte offset, the element width, and
-/// element sizes and strides.
+/// Where an output tensor's elements sit (or an input's, for [`spoil`]): a buffer, a byte
+/// offset, the element width, and element sizes and strides.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputLayout {
     /// Index of the buffer that holds the output.
@@ -413,6 +499,29 @@ mod tests {
         out.write_values(&mut image, &[0x1234, 0xabcd]);
         assert_eq!(image, [0, 0, 0, 0, 0x34, 0x12, 0, 0, 0xcd, 0xab, 0, 0]);
         assert_eq!(out.read_values(&image), [0x1234, 0xabcd]);
+    }
+
+    #[test]
+    fn spoiled_inputs_differ_in_every_byte_and_element() {
+        // Two u16 elements at bytes 2 and 6 (stride 2), padding around them.
+        let t = OutputLayout {
+            buffer: 0,
+            offset: 2,
+            width: 2,
+            sizes: vec![2],
+            strides: vec![2],
+        };
+        let image = [1, 2, 0, 0, 3, 4, 0xff, 0xff, 9];
+        let flip = spoil(&image, &[(&t, Spoil::Flip)]);
+        assert_eq!(flip, [0xfe, 0xfd, 0xff, 0xff, 0xfc, 0xfb, 0, 0, 0xf6]);
+        let keep = spoil(&image, &[(&t, Spoil::KeepTruth)]);
+        assert_eq!(keep, [0xfe, 0xfd, 0xff, 0xff, 0xfc, 0xfb, 1, 0, 0xf6]);
+        let t = OutputLayout::packed(0, 0, 1, &[3]);
+        assert_eq!(
+            spoil(&[0, 5, 0xff], &[(&t, Spoil::KeepTruth)]),
+            [0xff, 0xfa, 1]
+        );
+        assert_eq!(spoil(&[0, 5, 0xff], &[(&t, Spoil::Flip)]), [0xff, 0, 0]);
     }
 
     #[test]

@@ -20,34 +20,41 @@
 //!    generator case, the output's count, head, tail and SHA-256 must match), and every other
 //!    byte must hold what it held before the call. An output bound to an input's range must
 //!    run in place.
+//! 7. Inputs flagged `OWNED_BY_DML` (DirectML's initializer-owned tensors): `new` must refuse
+//!    the description with `owned_input_missing`. Once the buffers hold the case's bytes, the
+//!    operator is made by `with_owned_inputs` with each flagged input bound at its place, and
+//!    then the runner writes other bytes over that input's buffer ([`engine::spoil`]: each
+//!    byte inverted, each element's truth flipped), so that a library that read the caller's
+//!    buffer instead of its own copy fails the case. The call binds only the other tensors;
+//!    the output must be the answer for the bytes the operator copied, and the flagged
+//!    input's buffer must hold what the runner wrote last. (A buffer that an input bound with
+//!    the call reads too, as with `alias` `a=b` and one input flagged, is left as it is.)
 //!
-//! Only cases tagged `owned_by_dml` are skipped ([`SKIPPED_TAGS`]); an unknown operator, type
-//! or field value is a failure, never a skip. A wgpu error caught by the case's error scopes,
-//! or a panic, fails the case.
+//! No case is skipped: [`SKIPPED_TAGS`] is empty, every tag of the format runs. An unknown
+//! operator, type or field value is a failure, never a skip. A wgpu error caught by the
+//! case's error scopes, or a panic, fails the case.
 
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, Error,
-    FeatureLevel, LogicalXor, LogicalXorDesc, TensorDesc, TensorFlags,
+    AutoBroadcast, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, FeatureLevel,
+    LogicalXorDesc, OwnedInputs, TensorDesc, TensorFlags,
 };
 use serde_json::Value;
 
 use crate::case::{Alias, Broadcast, Case, Generator, Op, kind_of, split_cases};
-use crate::engine::{self, AnyOperator, OutputLayout, packed_strides, random_bytes};
+use crate::dml::{DmlOp, owned_flags};
+use crate::engine::{self, AnyOperator, OutputLayout, Spoil, packed_strides, random_bytes};
 use crate::generator::{generate, le_bytes, sha256_hex, width_mask};
 use crate::report::{CaseReport, Outcome, Report};
 
-/// The tags whose cases are skipped, each with the reason printed for it. The format: a case
-/// may be skipped only for a tag the runner names as unsupported, and `owned_by_dml` is the
-/// only such tag.
-pub const SKIPPED_TAGS: [(&str, &str); 1] = [(
-    "owned_by_dml",
-    "DML_TENSOR_FLAG_OWNED_BY_DML: DirectML initializer-owned tensors have no meaning here \
-     (every tensor is bound when the operator is recorded)",
-)];
+/// The tags whose cases are skipped, each with the reason printed for it: none. The format
+/// lets a runner skip a tag it names as unsupported (`owned_by_dml` only); this one runs every
+/// case, `owned_by_dml` included (DirectML's initializer-owned inputs are
+/// `with_owned_inputs`).
+pub const SKIPPED_TAGS: &[(&str, &str)] = &[];
 
 /// Bytes of sentinel after the last tensor of each buffer.
 const TRAILING_BYTES: u64 = 64;
@@ -147,10 +154,18 @@ async fn run_case(ctx: &Context, case: &Case, seed: u64) -> Result<(), String> {
 
 // ----- DirectML operators --------------------------------------------------------------------
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum DmlOp {
-    BitXor,
-    LogicalXor,
+/// The operator of a case, or how to make it once the case's buffers exist.
+enum Maker<'a> {
+    /// Made from the descriptions alone.
+    Ready(Box<AnyOperator>),
+    /// The descriptions flag A and/or B `OWNED_BY_DML` (`owned`): made by
+    /// `with_owned_inputs` with each flagged input bound at its place, once the buffers hold
+    /// the case's bytes.
+    Owning {
+        op: DmlOp,
+        descs: &'a [TensorDesc; 3],
+        owned: [bool; 2],
+    },
 }
 
 fn dims<T: TryFrom<u64>>(dims: &[u64], key: &str) -> Result<Vec<T>, String> {
@@ -199,11 +214,28 @@ async fn run_dml(ctx: &Context, case: &Case, op: DmlOp, seed: u64) -> Result<(),
     ];
     let level = case.feature_level.map_or(FeatureLevel::Fl4_1, |l| l.0);
     let ctx = ctx.with_feature_level(level);
-    let [a, b, out] = descs.clone();
-    let created: Result<AnyOperator, Error> = match op {
-        DmlOp::BitXor => BitXor::new(&ctx, &BitXorDesc::new(a, b, out)).map(Into::into),
-        DmlOp::LogicalXor => LogicalXor::new(&ctx, &LogicalXorDesc::new(a, b, out)).map(Into::into),
-    };
+    let owned = owned_flags(&descs[0], &descs[1]);
+    let created: Result<Maker, Error> =
+        match op.operator(&ctx, descs.clone(), &OwnedInputs::default()) {
+            Ok(compiled) if owned == [false; 2] => Ok(Maker::Ready(Box::new(compiled))),
+            Ok(_) => {
+                return Err(
+                    "`new` made an operator whose description flags an input OWNED_BY_DML, \
+                     without that input's bytes"
+                        .to_string(),
+                );
+            }
+            // A valid description with a flagged input: `new` cannot make it, and says so;
+            // `with_owned_inputs` makes it once the buffers exist.
+            Err(e) if owned != [false; 2] && e.rule() == "owned_input_missing" => {
+                Ok(Maker::Owning {
+                    op,
+                    descs: &descs,
+                    owned,
+                })
+            }
+            Err(e) => Err(e),
+        };
     let alias = case.alias.unwrap_or_default();
     // Only called once the operator accepted the descriptions.
     let operands = || -> Result<[Operand; 3], String> {
@@ -343,7 +375,7 @@ async fn run_openvino(ctx: &Context, case: &Case, seed: u64) -> Result<(), Strin
                     operand("b", b_type, &b_shape)?,
                     operand("out", a_type, &out_shape)?,
                 ];
-                let compiled = AnyOperator::BitwiseXor(compiled);
+                let compiled = Maker::Ready(Box::new(AnyOperator::BitwiseXor(compiled)));
                 run_error_case(ctx, case, &compiled, seed, alias, &operands, kind).await
             }
         };
@@ -387,7 +419,7 @@ async fn run_openvino(ctx: &Context, case: &Case, seed: u64) -> Result<(), Strin
     run_valid(
         ctx,
         case,
-        &AnyOperator::BitwiseXor(compiled),
+        &Maker::Ready(Box::new(AnyOperator::BitwiseXor(compiled))),
         seed,
         alias,
         &operands,
@@ -402,7 +434,7 @@ async fn run_openvino(ctx: &Context, case: &Case, seed: u64) -> Result<(), Strin
 async fn run_valid(
     ctx: &Context,
     case: &Case,
-    compiled: &AnyOperator,
+    compiled: &Maker<'_>,
     seed: u64,
     alias: Alias,
     operands: &[Operand; 3],
@@ -485,7 +517,7 @@ async fn run_valid(
 async fn run_error_case(
     ctx: &Context,
     case: &Case,
-    compiled: &AnyOperator,
+    compiled: &Maker<'_>,
     seed: u64,
     alias: Alias,
     operands: &[Operand; 3],
@@ -619,7 +651,7 @@ impl Operand {
 /// the call, reads every buffer back whole and checks it.
 async fn execute(
     ctx: &Context,
-    compiled: &AnyOperator,
+    compiled: &Maker<'_>,
     seed: u64,
     alias: Alias,
     operands: &[Operand; 3],
@@ -714,7 +746,66 @@ async fn execute(
 
     let buffers = engine::upload(ctx, &names, &images);
     let ranges = std::array::from_fn(|o| (buffer_of[o], offsets[o], operands[o].bind_bytes));
-    let result = engine::submit(ctx, compiled, &engine::bindings(&buffers, ranges));
+    let layout_of = |o: usize| {
+        let operand = &operands[o];
+        OutputLayout {
+            buffer: buffer_of[o],
+            offset: offsets[o],
+            width: operand.width,
+            sizes: operand.sizes.clone(),
+            strides: operand.strides.clone(),
+        }
+    };
+    let made;
+    let (compiled, owned) = match compiled {
+        Maker::Ready(compiled) => (&**compiled, [false; 2]),
+        &Maker::Owning { op, descs, owned } => {
+            let all = engine::bindings(&buffers, ranges);
+            let inputs = OwnedInputs {
+                a: all.a.filter(|_| owned[0]),
+                b: all.b.filter(|_| owned[1]),
+            };
+            match op.operator(ctx, descs.clone(), &inputs) {
+                Ok(compiled) => {
+                    made = compiled;
+                    (&made, owned)
+                }
+                Err(e) => {
+                    let Check::Error(kind) = check else {
+                        return Err(format!(
+                            "creating the operator with its owned inputs failed: [{}] {e}",
+                            e.rule()
+                        ));
+                    };
+                    same_rule(kind, &e, "creating the operator with its owned inputs")?;
+                    let after = engine::read_back(ctx, &buffers)
+                        .await
+                        .map_err(|e| format!("reading the buffers back: [{}] {e}", e.rule()))?;
+                    return engine::compare_buffers(&names, &after, &images, None)
+                        .map_err(|e| format!("the refused operator changed a byte: {e}"));
+                }
+            }
+        }
+    };
+    // The operator has its own copy of each owned input: other bytes go over the caller's.
+    for (k, buffer) in buffers.iter().enumerate() {
+        let held: Vec<usize> = (0..2).filter(|&i| buffer_of[i] == k).collect();
+        if held.is_empty() || held.iter().any(|&i| !owned[i]) {
+            continue;
+        }
+        let layouts: Vec<(OutputLayout, Spoil)> = held
+            .into_iter()
+            .map(|i| (layout_of(i), Spoil::for_input(i, owned)))
+            .collect();
+        let inputs: Vec<(&OutputLayout, Spoil)> = layouts.iter().map(|(l, h)| (l, *h)).collect();
+        images[k] = engine::spoil(&images[k], &inputs);
+        ctx.queue().write_buffer(buffer, 0, &images[k]);
+    }
+    let result = engine::submit(
+        ctx,
+        compiled,
+        &engine::call_bindings(&buffers, ranges, owned),
+    );
     let after = engine::read_back(ctx, &buffers)
         .await
         .map_err(|e| format!("reading the buffers back: [{}] {e}", e.rule()))?;
@@ -733,7 +824,14 @@ async fn execute(
         (Err(e), _) => return Err(format!("the call failed: [{}] {e}", e.rule())),
         (Ok(summary), _) => summary,
     };
-    if alias.output_in_place() && !summary.in_place() {
+    // In place only where the output shares its range with an input the call binds.
+    let bound_alias = match alias {
+        Alias::OutA => !owned[0],
+        Alias::OutB => !owned[1],
+        Alias::All => !owned[0] || !owned[1],
+        Alias::None | Alias::AB => false,
+    };
+    if bound_alias && !summary.in_place() {
         return Err(format!(
             "the output is bound to an input's range ({alias:?}) but the call was not in place: \
              {summary:?}"
@@ -741,13 +839,7 @@ async fn execute(
     }
 
     let out = &operands[2];
-    let layout = OutputLayout {
-        buffer: buffer_of[2],
-        offset: offsets[2],
-        width: out.width,
-        sizes: out.sizes.clone(),
-        strides: out.strides.clone(),
-    };
+    let layout = layout_of(2);
     let values = match check {
         Check::Values(expected) => expected.to_vec(),
         Check::Generated(g) => {

@@ -17,14 +17,14 @@ fn conformance_cases_all_pass() {
     let counts = report.counts();
     assert!(counts.passed > 0, "no case ran");
     assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
-    for case in report.skips() {
-        assert!(
-            case.tags.iter().any(|t| t == "owned_by_dml"),
-            "{} was skipped without the tag owned_by_dml (tags {:?})",
-            case.id,
-            case.tags
-        );
-    }
+    assert_eq!(counts.skipped, 0, "skipped cases:\n{}", report.render());
+    assert!(runner::SKIPPED_TAGS.is_empty());
+    assert!(report.summary_line().ends_with(" 0 failed, 0 skipped"));
+    // The file's OWNED_BY_DML case runs, and passes.
+    assert_eq!(
+        report.outcome("bx_owned_by_dml_input_u16"),
+        Some(&Outcome::Passed)
+    );
 }
 
 /// Hand-written cases in the same format: the runner reports each broken one as failed.
@@ -33,8 +33,14 @@ const BROKEN_CASES: &str = r#"[
 {"id": "good_u64_above_2_pow_53", "op": "bit_xor", "dtype": "u64", "a_shape": [2], "b_shape": [2], "out_shape": [2], "a": [18446744073709551615, 9007199254740993], "b": [1, 1], "expected": [18446744073709551614, 9007199254740992], "tags": []},
 {"id": "good_error_rank_mismatch", "op": "bit_xor", "dtype": "u8", "a_shape": [6], "b_shape": [2, 3], "out_shape": [6], "expect_error": "rank differs", "error_kind": "rank_mismatch", "tags": ["error"]},
 {"id": "good_ov_numpy_bool", "op": "bitwise_xor_broadcast", "dtype": "bool", "a_shape": [2, 1], "b_shape": [3], "broadcast": "numpy", "out_shape": [2, 3], "a": [2, 0], "b": [1, 0, 7], "expected": [0, 1, 0, 1, 0, 1], "tags": ["noncanonical_bool"]},
-{"id": "good_owned_by_dml_is_skipped", "op": "bit_xor", "dtype": "u8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "b_flags": "OWNED_BY_DML", "a": [1, 2, 3, 4], "b": [0, 0, 0, 0], "expected": [1, 2, 3, 4], "tags": ["owned_by_dml"]},
+{"id": "good_owned_by_dml_b", "op": "bit_xor", "dtype": "u8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "b_flags": "OWNED_BY_DML", "a": [1, 2, 3, 4], "b": [0, 0, 0, 0], "expected": [1, 2, 3, 4], "tags": ["owned_by_dml"]},
+{"id": "good_owned_by_dml_a_and_b_logical", "op": "logical_xor", "dtype": "u32", "a_shape": [2, 3], "b_shape": [2, 3], "out_shape": [2, 3], "a_flags": "OWNED_BY_DML", "b_flags": "OWNED_BY_DML", "b_strides": [4, 1], "a": [0, 7, 0, 256, 1, 0], "b": [0, 0, 9, 5, 9, 0, 5], "expected": [0, 1, 1, 0, 1, 1], "tags": ["owned_by_dml", "strides"]},
+{"id": "good_owned_by_dml_a_out_strided", "op": "bit_xor", "dtype": "u16", "a_shape": [2, 2], "b_shape": [2, 2], "out_shape": [2, 2], "a_flags": "OWNED_BY_DML", "out_strides": [3, 1], "a": [1, 2, 3, 65535], "b": [3, 2, 1, 65535], "expected": [2, 0, 2, 0], "tags": ["owned_by_dml", "out_strides"]},
+{"id": "good_owned_by_dml_error_output_flagged", "op": "bit_xor", "dtype": "u8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "b_flags": "OWNED_BY_DML", "out_flags": "OWNED_BY_DML", "expect_error": "output flagged", "error_kind": "owned_by_dml_on_output", "tags": ["owned_by_dml", "error"]},
+{"id": "good_owned_by_dml_error_misaligned_owned_offset", "op": "bit_xor", "dtype": "u8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "b_flags": "OWNED_BY_DML", "b_offset_bytes": 4, "a": [1, 2, 3, 4], "b": [4, 3, 2, 1], "expect_error": "misaligned", "error_kind": "binding_offset_misaligned", "tags": ["owned_by_dml", "error"]},
 {"id": "bad_wrong_expected", "op": "bit_xor", "dtype": "u8", "a_shape": [5], "b_shape": [5], "out_shape": [5], "a": [0, 1, 2, 128, 255], "b": [255, 255, 2, 1, 0], "expected": [255, 254, 0, 129, 254], "tags": []},
+{"id": "bad_wrong_expected_owned_b", "op": "bit_xor", "dtype": "u16", "a_shape": [4], "b_shape": [4], "out_shape": [4], "b_flags": "OWNED_BY_DML", "a": [1, 2, 3, 4], "b": [16, 32, 48, 64], "expected": [17, 34, 51, 69], "tags": ["owned_by_dml"]},
+{"id": "bad_wrong_error_kind_owned", "op": "bit_xor", "dtype": "u8", "a_shape": [4], "b_shape": [4], "out_shape": [4], "a_flags": "OWNED_BY_DML", "a_offset_bytes": 4, "expect_error": "misaligned", "error_kind": "total_bytes_too_small", "tags": ["owned_by_dml", "error"]},
 {"id": "bad_wrong_expected_strided_out", "op": "bit_xor", "dtype": "u16", "a_shape": [2, 2], "b_shape": [2, 2], "out_shape": [2, 2], "out_strides": [3, 1], "a": [1, 2, 3, 4], "b": [0, 0, 0, 0], "expected": [1, 2, 4, 4], "tags": ["out_strides"]},
 {"id": "bad_error_case_that_succeeds", "op": "bit_xor", "dtype": "u32", "a_shape": [2, 3], "b_shape": [2, 3], "out_shape": [2, 3], "a": [1, 2, 3, 4, 5, 6], "b": [6, 5, 4, 3, 2, 1], "expect_error": "nothing is wrong", "error_kind": "shape_mismatch", "tags": ["error"]},
 {"id": "bad_ov_error_case_that_succeeds", "op": "bitwise_xor_broadcast", "dtype": "i32", "a_shape": [3], "b_shape": [1], "broadcast": "numpy", "expect_error": "nothing is wrong", "error_kind": "shape_inconsistent", "tags": ["error"]},
@@ -48,7 +54,7 @@ const BROKEN_CASES: &str = r#"[
 {"id": "bad_f64_value_parsed_as_float", "op": "bit_xor", "dtype": "u64", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1.5], "b": [1], "expected": [0], "tags": []},
 {"id": "bad_unknown_broadcast", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [1], "b_shape": [1], "broadcast": "bidirectional", "out_shape": [1], "a": [1], "b": [1], "expected": [0], "tags": []},
 {"id": "bad_unknown_error_kind", "op": "bit_xor", "dtype": "u8", "a_shape": [6], "b_shape": [2, 3], "expect_error": "rank differs", "error_kind": "rank_differs", "tags": ["error"]},
-{"id": "bad_unknown_value_on_a_skipped_tag", "op": "bit_xor", "dtype": "u8", "a_shape": [1], "b_shape": [1], "b_flags": "OWNED_BY_NOBODY", "tags": ["owned_by_dml"]},
+{"id": "bad_unknown_flags_value", "op": "bit_xor", "dtype": "u8", "a_shape": [1], "b_shape": [1], "b_flags": "OWNED_BY_NOBODY", "tags": ["owned_by_dml"]},
 {"id": "bad_ov_out_dtype", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_dtype": "u16", "out_shape": [1], "a": [1], "b": [3], "expected": [2], "tags": []},
 {"id": "bad_expected_too_wide", "op": "bit_xor", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [3], "expected": [258], "tags": []}
 ]"#;
@@ -60,11 +66,7 @@ fn runner_reports_broken_cases_as_failed() {
         let expected_pass = case.id.starts_with("good_");
         match &case.outcome {
             Outcome::Passed => assert!(expected_pass, "{} passed", case.id),
-            Outcome::Skipped(reason) => assert!(
-                case.id == "good_owned_by_dml_is_skipped" && reason.contains("owned_by_dml"),
-                "{} skipped: {reason}",
-                case.id
-            ),
+            Outcome::Skipped(reason) => panic!("{} skipped: {reason}", case.id),
             Outcome::Failed(reason) => {
                 assert!(!expected_pass, "{} failed: {reason}", case.id);
                 println!("{}: {reason}", case.id);
@@ -74,11 +76,11 @@ fn runner_reports_broken_cases_as_failed() {
     let counts = report.counts();
     assert_eq!(
         (counts.passed, counts.skipped),
-        (4, 1),
+        (9, 0),
         "{}",
         report.render()
     );
-    assert_eq!(counts.failed, 17, "{}", report.render());
+    assert_eq!(counts.failed, 19, "{}", report.render());
 
     // The failure names the first wrong element, with both values.
     let Some(Outcome::Failed(reason)) = report.outcome("bad_wrong_expected") else {
@@ -92,6 +94,22 @@ fn runner_reports_broken_cases_as_failed() {
         panic!("bad_wrong_expected_strided_out did not fail");
     };
     assert!(reason.contains("element 2"), "{reason}");
+    // An owned input's case fails like any other: element 3 is 4 ^ 64 = 68, not 69.
+    let Some(Outcome::Failed(reason)) = report.outcome("bad_wrong_expected_owned_b") else {
+        panic!("bad_wrong_expected_owned_b did not fail");
+    };
+    assert!(
+        reason.contains("element 3") && reason.contains("got 0x44, expected 0x45"),
+        "{reason}"
+    );
+    let Some(Outcome::Failed(reason)) = report.outcome("bad_wrong_error_kind_owned") else {
+        panic!("bad_wrong_error_kind_owned did not fail");
+    };
+    assert!(
+        reason.contains("expected error total_bytes_too_small")
+            && reason.contains("binding_offset_misaligned"),
+        "{reason}"
+    );
     for (id, words) in [
         (
             "bad_f64_value_parsed_as_float",
@@ -104,17 +122,14 @@ fn runner_reports_broken_cases_as_failed() {
             "broadcast: unknown variant `bidirectional`",
         ),
         ("bad_unknown_error_kind", "error_kind: unknown error_kind"),
-        (
-            "bad_unknown_value_on_a_skipped_tag",
-            "b_flags: unknown variant",
-        ),
+        ("bad_unknown_flags_value", "b_flags: unknown variant"),
     ] {
         let Some(Outcome::Failed(reason)) = report.outcome(id) else {
             panic!("{id} did not fail");
         };
         assert!(reason.starts_with(words), "{id}: {reason}");
     }
-    assert!(report.summary_line().ends_with("17 failed, 1 skipped"));
+    assert!(report.summary_line().ends_with("19 failed, 0 skipped"));
 }
 
 #[test]

@@ -19,5 +19,6 @@ mod faults;
 mod in_place;
 mod large;
 mod logical_xor;
+mod owned;
 mod prepared;
 mod properties;

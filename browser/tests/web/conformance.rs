@@ -1,5 +1,6 @@
 //! Every case of `tests/data/conformance.json` through the conformance crate's async core, in
-//! the browser; and proof that the runner fails broken cases here as well.
+//! the browser, none skipped (`owned_by_dml` included, as natively); and proof that the runner
+//! fails broken cases here as well.
 
 use gpu_xor_browser::{ctx, say};
 use gpu_xor_conformance::{Outcome, SKIPPED_TAGS, run_cases_async};
@@ -8,19 +9,14 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 const CASES: &str = include_str!("../../../tests/data/conformance.json");
 
-/// The ids of the file's cases whose tags the runner skips (natively as well): the one skip
-/// the native run reports.
-fn skipped_by_tag(cases: &[Value]) -> Vec<String> {
+/// The ids of the file's cases tagged `tag`.
+fn tagged(cases: &[Value], tag: &str) -> Vec<String> {
     cases
         .iter()
         .filter(|c| {
-            c["tags"].as_array().is_some_and(|tags| {
-                tags.iter().any(|t| {
-                    SKIPPED_TAGS
-                        .iter()
-                        .any(|(skip, _)| t.as_str() == Some(skip))
-                })
-            })
+            c["tags"]
+                .as_array()
+                .is_some_and(|tags| tags.iter().any(|t| t.as_str() == Some(tag)))
         })
         .map(|c| c["id"].as_str().unwrap_or("?").to_string())
         .collect()
@@ -30,12 +26,10 @@ fn skipped_by_tag(cases: &[Value]) -> Vec<String> {
 async fn every_conformance_case_passes() {
     let ctx = ctx().await;
     let cases: Vec<Value> = serde_json::from_str(CASES).expect("the case file is a JSON list");
-    let want_skipped = skipped_by_tag(&cases);
-    assert_eq!(
-        want_skipped.len(),
-        1,
-        "native skips one case: {want_skipped:?}"
-    );
+    assert!(SKIPPED_TAGS.is_empty(), "the runner skips {SKIPPED_TAGS:?}");
+    // The cases a runner may skip by the format: this one runs them.
+    let owned = tagged(&cases, "owned_by_dml");
+    assert!(!owned.is_empty(), "the file has no owned_by_dml case");
 
     let report = run_cases_async(&ctx, CASES)
         .await
@@ -47,11 +41,6 @@ async fn every_conformance_case_passes() {
             c.passed, c.failed, c.skipped
         ));
     }
-    for case in report.skips() {
-        if let Outcome::Skipped(reason) = &case.outcome {
-            say(&format!("conformance skipped {}: {reason}", case.id));
-        }
-    }
     say(&format!(
         "conformance in the browser: {}",
         report.summary_line()
@@ -59,10 +48,12 @@ async fn every_conformance_case_passes() {
 
     assert_eq!(report.cases.len(), cases.len(), "every case ran");
     assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
-    let skipped: Vec<String> = report.skips().map(|c| c.id.clone()).collect();
-    assert_eq!(skipped, want_skipped, "skipped exactly what native skips");
-    assert_eq!(counts.passed, cases.len() - want_skipped.len());
-    assert!(counts.passed >= 132, "{}", report.summary_line());
+    assert_eq!(counts.skipped, 0, "skipped cases:\n{}", report.render());
+    assert_eq!(counts.passed, cases.len());
+    for id in &owned {
+        assert_eq!(report.outcome(id), Some(&Outcome::Passed), "{id}");
+    }
+    assert!(counts.passed >= 133, "{}", report.summary_line());
 }
 
 /// Broken cases in the conformance format fail, each with its reason; a good one passes.
@@ -71,7 +62,9 @@ async fn the_runner_fails_broken_cases_in_the_browser() {
     let ctx = ctx().await;
     let cases = r#"[
 {"id": "ok_u16", "op": "bit_xor", "dtype": "u16", "a_shape": [3], "b_shape": [3], "out_shape": [3], "a": [1, 65535, 4660], "b": [3, 255, 4660], "expected": [2, 65280, 0], "tags": []},
-{"id": "ok_skip", "op": "bit_xor", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "b_flags": "OWNED_BY_DML", "a": [1], "b": [1], "expected": [0], "tags": ["owned_by_dml"]},
+{"id": "ok_owned_b", "op": "bit_xor", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "b_flags": "OWNED_BY_DML", "a": [1], "b": [1], "expected": [0], "tags": ["owned_by_dml"]},
+{"id": "ok_owned_a_logical", "op": "logical_xor", "dtype": "u8", "a_shape": [5], "b_shape": [5], "out_shape": [5], "a_flags": "OWNED_BY_DML", "a": [0, 3, 0, 128, 1], "b": [0, 0, 7, 2, 0], "expected": [0, 1, 1, 0, 1], "tags": ["owned_by_dml"]},
+{"id": "wrong_owned_value", "op": "bit_xor", "dtype": "u16", "a_shape": [4], "b_shape": [4], "out_shape": [4], "b_flags": "OWNED_BY_DML", "a": [1, 2, 3, 4], "b": [16, 32, 48, 64], "expected": [17, 34, 51, 69], "tags": ["owned_by_dml"]},
 {"id": "wrong_value", "op": "bit_xor", "dtype": "u16", "a_shape": [3], "b_shape": [3], "out_shape": [3], "a": [1, 65535, 4660], "b": [3, 255, 4660], "expected": [2, 65280, 1], "tags": []},
 {"id": "wrong_strided_value", "op": "logical_xor", "dtype": "u32", "a_shape": [2, 2], "b_shape": [2, 2], "out_shape": [2, 2], "out_strides": [4, 1], "a": [0, 256, 0, 1], "b": [0, 0, 7, 1], "expected": [0, 1, 1, 1], "tags": []},
 {"id": "wrong_rule", "op": "bit_xor", "dtype": "u8", "a_shape": [6], "b_shape": [2, 3], "out_shape": [6], "expect_error": "rank differs", "error_kind": "shape_mismatch", "tags": ["error"]},
@@ -80,7 +73,7 @@ async fn the_runner_fails_broken_cases_in_the_browser() {
     let report = run_cases_async(&ctx, cases).await.unwrap();
     for case in &report.cases {
         match (&case.outcome, case.id.as_str()) {
-            (Outcome::Passed, "ok_u16") | (Outcome::Skipped(_), "ok_skip") => {}
+            (Outcome::Passed, id) if id.starts_with("ok_") => {}
             (Outcome::Failed(reason), id) if id.starts_with("wrong_") => {
                 say(&format!("broken case {id} failed as it must: {reason}"));
             }
@@ -90,7 +83,7 @@ async fn the_runner_fails_broken_cases_in_the_browser() {
     let c = report.counts();
     assert_eq!(
         (c.passed, c.failed, c.skipped),
-        (1, 4, 1),
+        (3, 5, 0),
         "{}",
         report.render()
     );
@@ -102,5 +95,9 @@ async fn the_runner_fails_broken_cases_in_the_browser() {
         panic!("wrong_strided_value did not fail");
     };
     assert!(reason.contains("element 3"), "{reason}");
+    let Some(Outcome::Failed(reason)) = report.outcome("wrong_owned_value") else {
+        panic!("wrong_owned_value did not fail");
+    };
+    assert!(reason.contains("got 0x44, expected 0x45"), "{reason}");
     assert!(run_cases_async(&ctx, "{\"id\": ").await.is_err());
 }

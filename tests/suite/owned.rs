@@ -1,0 +1,660 @@
+//! DirectML's `DML_TENSOR_FLAG_OWNED_BY_DML` on inputs: an operator made by
+//! `with_owned_inputs` copies each flagged input when it is made, and its calls bind only the
+//! other tensors.
+//!
+//! Once the operator is made, the caller's copy of each owned input is overwritten (with bytes
+//! that give another answer on every element, [`DmlCase::spoiled`]) or destroyed; every call,
+//! through `run`, through a prepared call recorded twice, and through a batch of two calls at
+//! two output offsets, must still give the reference's answer for the bytes as they were, and
+//! change no byte of any buffer outside the output's elements. Every refusal writes nothing.
+
+use gpu_xor::{
+    Context, DataType, Error, KernelKind, OwnedInputs, RecordSummary, TensorBinding, TensorDesc,
+    TensorFlags, TensorName, XorBindings,
+};
+use gpu_xor_conformance::engine::{self, AnyOperator};
+
+use crate::common::{
+    Check, DmlCase, DmlOp, assert_kernel, compare, ctx, place, random_bytes, small_windows,
+};
+
+// ----- Which inputs the operator owns, and how a call runs ----------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owns {
+    A,
+    B,
+    Both,
+}
+
+const OWNS: [Owns; 3] = [Owns::A, Owns::B, Owns::Both];
+
+/// The case with A and/or B flagged `OWNED_BY_DML`.
+fn owning(mut case: DmlCase, owns: Owns) -> DmlCase {
+    if owns != Owns::B {
+        case.a.flags = TensorFlags::OwnedByDml;
+    }
+    if owns != Owns::A {
+        case.b.flags = TensorFlags::OwnedByDml;
+    }
+    case
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    /// `run`: recorded, submitted, waited for.
+    Run,
+    /// `prepare`, then the prepared call recorded twice into one encoder.
+    PreparedTwice,
+    /// A batch of two calls of the operator, the second with its output further on.
+    Batch,
+}
+
+const PATHS: [Path; 3] = [Path::Run, Path::PreparedTwice, Path::Batch];
+
+#[derive(Clone, Copy, Debug)]
+enum Then {
+    /// The caller's copy of each owned input is overwritten after the operator is made.
+    Overwrite,
+    /// The caller's buffer of each owned input is destroyed after the operator is made.
+    Destroy,
+}
+
+/// Bytes between the end of the first output and the second (a batch's second call).
+const GAP: u64 = 48;
+
+/// Room in the output's buffer (buffer 2) for a second output after the first, with `GAP`
+/// bytes of sentinel between them and after it; the second output's place.
+fn with_second_output(mut case: DmlCase, seed: u64) -> (DmlCase, DmlCase) {
+    assert_eq!(case.places[2].buffer, 2, "{}", case.describe());
+    let total = case.out.total_size().expect("a valid output");
+    let at = (case.places[2].offset + total + GAP).next_multiple_of(16);
+    let len = (at + total + GAP) as usize;
+    let have = case.buffers[2].len();
+    if have < len {
+        case.buffers[2].extend(random_bytes(seed ^ 0x0DD5, len - have));
+    }
+    let mut second = case.clone();
+    second.places[2] = place(2, at);
+    (case, second)
+}
+
+/// Makes the operator of `case` with its flagged inputs owned, then overwrites or destroys
+/// the caller's copies, runs the call by `path` and checks every byte of every buffer that is
+/// left against the reference on the bytes the operator copied.
+fn check_owned(ctx: &Context, case: &DmlCase, path: Path, then: Then) -> RecordSummary {
+    let owned = case.owned();
+    assert_ne!(owned, [false; 2], "{}", case.describe());
+    let (case, second) = with_second_output(case.clone(), 77);
+    let context = || format!("{path:?}, {then:?}\n{}", case.describe());
+    let gpu = case.upload(ctx);
+    let op = case
+        .operator_owning(ctx, &gpu)
+        .unwrap_or_else(|e| panic!("with_owned_inputs: {e}\n{}", context()));
+
+    // The operator has its copies: the caller's change, or go.
+    let sources: Vec<usize> = (0..2)
+        .filter(|&i| owned[i])
+        .map(|i| case.places[i].buffer)
+        .collect();
+    let spoiled = case.spoiled();
+    let state = match then {
+        Then::Overwrite => {
+            for &k in &sources {
+                assert_ne!(spoiled[k], case.buffers[k]);
+                ctx.queue().write_buffer(&gpu[k], 0, &spoiled[k]);
+            }
+            spoiled
+        }
+        Then::Destroy => {
+            for &k in &sources {
+                gpu[k].destroy();
+            }
+            case.buffers.clone()
+        }
+    };
+
+    let bindings = case.bindings(&gpu);
+    assert_eq!(
+        [bindings.a.is_none(), bindings.b.is_none()],
+        owned,
+        "a call binds only the inputs the operator does not own"
+    );
+    let fail = |e: Error| -> ! { panic!("the call failed: [{}] {e}\n{}", e.rule(), context()) };
+    let (summary, want) = match path {
+        Path::Run => (
+            op.run(&bindings).unwrap_or_else(|e| fail(e)),
+            case.expected_on(&state),
+        ),
+        Path::PreparedTwice => {
+            let prepared = op.prepare(&bindings).unwrap_or_else(|e| fail(e));
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            // The output aliases no input: a second recording writes the same bytes.
+            prepared.record(&mut encoder).unwrap_or_else(|e| fail(e));
+            prepared.record(&mut encoder).unwrap_or_else(|e| fail(e));
+            ctx.queue().submit([encoder.finish()]);
+            assert_eq!(prepared.summaries().len(), 1);
+            (prepared.summaries()[0].clone(), case.expected_on(&state))
+        }
+        Path::Batch => {
+            let mut batch = ctx.batch();
+            let summary = op.push(&mut batch, &bindings).unwrap_or_else(|e| fail(e));
+            op.push(&mut batch, &second.bindings(&gpu))
+                .unwrap_or_else(|e| fail(e));
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            batch
+                .prepare()
+                .and_then(|p| p.record(&mut encoder))
+                .unwrap_or_else(|e| fail(e));
+            ctx.queue().submit([encoder.finish()]);
+            (summary, second.expected_on(&case.expected_on(&state)))
+        }
+    };
+
+    let mut checked = 0;
+    for (k, buffer) in gpu.iter().enumerate() {
+        if matches!(then, Then::Destroy) && sources.contains(&k) {
+            continue;
+        }
+        let got = ctx
+            .read_buffer(buffer, 0, buffer.size())
+            .unwrap_or_else(|e| panic!("reading buffer {k} back: {e}\n{}", context()));
+        compare(k, &got, &want[k], &case);
+        checked += 1;
+    }
+    assert!(checked >= 1);
+    // The batch's second output, element by element, to name it on a mismatch.
+    if matches!(path, Path::Batch) {
+        let got = ctx.read_buffer(&gpu[2], 0, gpu[2].size()).unwrap();
+        compare(2, &got, &want[2], &second);
+    }
+    summary
+}
+
+/// [`check_owned`] for each owner, path and aftermath of `case` (whose inputs are not
+/// flagged); each call's summary.
+fn check_all(ctx: &Context, case: &DmlCase) -> Vec<RecordSummary> {
+    assert_eq!(case.owned(), [false; 2]);
+    let mut summaries = Vec::new();
+    for owns in OWNS {
+        let case = owning(case.clone(), owns);
+        for path in PATHS {
+            for then in [Then::Overwrite, Then::Destroy] {
+                summaries.push(check_owned(ctx, &case, path, then));
+            }
+        }
+    }
+    summaries
+}
+
+/// [`check_all`] for a case of a kernel family: the same call with every input bound by the
+/// caller runs `kernel` only (where given), and every call of an operator that owns inputs
+/// runs the same dispatches (the operator's own storage is bound as the caller's buffers
+/// were).
+fn check_family(ctx: &Context, case: &DmlCase, kernel: Option<KernelKind>) -> Vec<RecordSummary> {
+    let unowned = case.check_on(ctx);
+    if let Some(kernel) = kernel {
+        assert_kernel(&unowned, kernel);
+    }
+    let summaries = check_all(ctx, case);
+    for summary in &summaries {
+        assert_eq!(
+            summary.dispatches,
+            unowned.dispatches,
+            "owning inputs changed the kernels\n{}",
+            case.describe()
+        );
+    }
+    summaries
+}
+
+/// LOGICAL_XOR sees zeros as well as nonzero values in every lane.
+fn data_for(op: DmlOp, case: DmlCase) -> DmlCase {
+    match op {
+        DmlOp::BitXor => case,
+        DmlOp::LogicalXor => case.sparse(5),
+    }
+}
+
+const OPS: [DmlOp; 2] = [DmlOp::BitXor, DmlOp::LogicalXor];
+
+// ----- The kernel families ------------------------------------------------------------------
+
+// The `vec4<u32>` kernels read whole 16-byte blocks: tensors whose TotalTensorSizeInBytes is
+// a multiple of 16, so that the operator's own storage has room for the last block.
+
+#[test]
+fn owned_inputs_packed_contiguous() {
+    for op in OPS {
+        for (dt, n) in [(DataType::U8, 1008u32), (DataType::U32, 260)] {
+            let case = data_for(op, DmlCase::packed(op, dt, &[n], u64::from(n)));
+            check_family(ctx(), &case, Some(KernelKind::Contiguous));
+        }
+    }
+}
+
+#[test]
+fn owned_inputs_padded_rows() {
+    for op in OPS {
+        // Padded A and output rows, B broadcast along the rows.
+        let t = TensorDesc::new(DataType::U8, &[11, 304]);
+        let padded = t.clone().with_strides(&[320, 1]);
+        let b = t.clone().with_strides(&[0, 1]);
+        let case = data_for(op, DmlCase::distinct(op, padded.clone(), b, padded, 22));
+        check_family(ctx(), &case, Some(KernelKind::Rows));
+    }
+}
+
+#[test]
+fn owned_inputs_transposed_a_tile_u32() {
+    for op in OPS {
+        let t = TensorDesc::new(DataType::U32, &[40, 33]);
+        let a = t.clone().with_strides(&[1, 40]);
+        let case = data_for(op, DmlCase::distinct(op, a, t.clone(), t, 31));
+        check_family(ctx(), &case, Some(KernelKind::Tile));
+    }
+}
+
+/// Sizes that leave 1 to 3 bytes of the last word, or part of the last 16-byte block: the
+/// operator's storage ends at TotalTensorSizeInBytes, so the kernel may differ from the one
+/// the same call gets on the caller's buffers (which have room after the tensor); the bytes
+/// may not.
+#[test]
+fn owned_inputs_of_awkward_sizes() {
+    for op in OPS {
+        for (dt, n) in [
+            (DataType::U8, 1001u32),
+            (DataType::U8, 7),
+            (DataType::U32, 257),
+        ] {
+            let case = data_for(op, DmlCase::packed(op, dt, &[n], u64::from(n)));
+            check_all(ctx(), &case);
+        }
+        let t = TensorDesc::new(DataType::U8, &[11, 300]);
+        let padded = t.clone().with_strides(&[304, 1]);
+        let b = t.clone().with_strides(&[0, 1]);
+        let case = data_for(op, DmlCase::distinct(op, padded.clone(), b, padded, 23));
+        check_all(ctx(), &case);
+    }
+    let case = DmlCase::packed(DmlOp::BitXor, DataType::U16, &[3, 5, 7], 24);
+    check_all(ctx(), &case);
+}
+
+#[test]
+fn owned_inputs_strided_output_scatter() {
+    for (op, dt) in [
+        (DmlOp::BitXor, DataType::U8),
+        (DmlOp::BitXor, DataType::U16),
+        (DmlOp::LogicalXor, DataType::U8),
+    ] {
+        let t = TensorDesc::new(dt, &[4, 5]);
+        for out in [
+            t.clone().with_strides(&[7, 1]),
+            t.clone().with_strides(&[10, 2]),
+        ] {
+            let case = data_for(op, DmlCase::distinct(op, t.clone(), t.clone(), out, 41));
+            check_family(ctx(), &case, Some(KernelKind::Scatter));
+        }
+    }
+}
+
+/// Tensors larger than a 4 KiB window: the operator's own storage is bound window by window.
+#[test]
+fn owned_inputs_larger_than_a_window() {
+    let ctx = small_windows();
+    let window = ctx.max_window_bytes();
+    for op in OPS {
+        for (dt, n) in [(DataType::U32, 5000u32), (DataType::U8, 13_008)] {
+            let case = data_for(op, DmlCase::packed(op, dt, &[n], 51));
+            assert!(case.a.total_size().unwrap() > 2 * window);
+            for summary in check_family(ctx, &case, Some(KernelKind::Contiguous)) {
+                assert!(summary.dispatches.len() >= 3, "{summary:?}");
+            }
+        }
+        // Awkward size, several windows.
+        let case = data_for(op, DmlCase::packed(op, DataType::U8, &[13_001], 52));
+        check_all(ctx, &case);
+    }
+}
+
+/// A transposed input and a strided output larger than a window: the pieces of each window
+/// read the operator's storage where they read the caller's buffer.
+#[test]
+fn owned_strided_inputs_larger_than_a_window() {
+    let ctx = small_windows();
+    let t = TensorDesc::new(DataType::U32, &[48, 40]);
+    let a = t.clone().with_strides(&[1, 48]);
+    let case = DmlCase::distinct(DmlOp::BitXor, a, t.clone(), t, 61);
+    assert!(case.a.total_size().unwrap() > ctx.max_window_bytes());
+    check_family(ctx, &case, None);
+    let t = TensorDesc::new(DataType::U16, &[40, 60]);
+    let out = t.clone().with_strides(&[64, 1]);
+    let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t, out, 62);
+    assert!(case.out.total_size().unwrap() > ctx.max_window_bytes());
+    check_family(ctx, &case, Some(KernelKind::Scatter));
+}
+
+// ----- Errors: each writes nothing -----------------------------------------------------------
+
+/// A small packed u8 case with the inputs `owns` says flagged.
+fn small(op: DmlOp, owns: Owns) -> DmlCase {
+    owning(DmlCase::packed(op, DataType::U8, &[64], 5), owns)
+}
+
+/// Uploads the case, runs `attempt` on its buffers, and checks that it is refused with `rule`
+/// and that no byte of any buffer changed.
+fn refused(
+    case: &DmlCase,
+    rule: &str,
+    attempt: impl FnOnce(&Context, &[wgpu::Buffer]) -> Result<(), Error>,
+) -> Error {
+    let ctx = ctx();
+    let gpu = case.upload(ctx);
+    let e = match attempt(ctx, &gpu) {
+        Ok(()) => panic!("expected {rule}, but it succeeded\n{}", case.describe()),
+        Err(e) => e,
+    };
+    assert_eq!(e.rule(), rule, "{e}\n{}", case.describe());
+    ctx.wait().unwrap();
+    let got = engine::read_back_blocking(ctx, &gpu).unwrap();
+    if let Err(diff) = engine::compare_buffers(&case.names(), &got, &case.buffers, None) {
+        panic!(
+            "refused with {rule}, yet a byte changed: {diff}\n{}",
+            case.describe()
+        );
+    }
+    e
+}
+
+/// The operator of `case`, owning what its descriptions flag.
+fn owning_op(case: &DmlCase, gpu: &[wgpu::Buffer]) -> AnyOperator {
+    case.operator_owning(ctx(), gpu)
+        .unwrap_or_else(|e| panic!("with_owned_inputs: {e}\n{}", case.describe()))
+}
+
+#[test]
+fn new_on_a_flagged_description_is_owned_input_missing() {
+    for op in OPS {
+        for (owns, tensor) in [
+            (Owns::A, TensorName::A),
+            (Owns::B, TensorName::B),
+            (Owns::Both, TensorName::A),
+        ] {
+            let case = small(op, owns);
+            let e = case.check_error("owned_input_missing");
+            assert_eq!(e, Error::OwnedInputMissing { tensor });
+        }
+    }
+}
+
+#[test]
+fn with_owned_inputs_checks_what_is_given() {
+    for op in OPS {
+        // An input given as owned that the description does not flag.
+        let case = small(op, Owns::B);
+        let e = refused(&case, "owned_input_bound", |ctx, gpu| {
+            let all = case.all_bindings(gpu);
+            let given = OwnedInputs::both(all.a.unwrap(), all.b.unwrap());
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        assert_eq!(
+            e,
+            Error::OwnedInputBound {
+                tensor: TensorName::A
+            }
+        );
+        let case = DmlCase::packed(op, DataType::U8, &[64], 6);
+        let e = refused(&case, "owned_input_bound", |ctx, gpu| {
+            let given = OwnedInputs::b(case.all_bindings(gpu).b.unwrap());
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        assert_eq!(
+            e,
+            Error::OwnedInputBound {
+                tensor: TensorName::B
+            }
+        );
+
+        // A flagged input not given.
+        let case = small(op, Owns::Both);
+        let e = refused(&case, "owned_input_missing", |ctx, gpu| {
+            let given = OwnedInputs::a(case.all_bindings(gpu).a.unwrap());
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        assert_eq!(
+            e,
+            Error::OwnedInputMissing {
+                tensor: TensorName::B
+            }
+        );
+        let case = small(op, Owns::A);
+        let e = refused(&case, "owned_input_missing", |ctx, _| {
+            case.op
+                .operator(ctx, case.descs(), &OwnedInputs::default())
+                .map(drop)
+        });
+        assert_eq!(
+            e,
+            Error::OwnedInputMissing {
+                tensor: TensorName::A
+            }
+        );
+    }
+}
+
+#[test]
+fn owned_binding_needs_copy_src() {
+    for op in OPS {
+        let case = small(op, Owns::B);
+        let e = refused(&case, "missing_usage", |ctx, _| {
+            // B's bytes in a buffer that cannot be copied from (and so cannot be read back:
+            // the refusal's other buffers are checked).
+            let source = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("no COPY_SRC"),
+                size: case.buffers[1].len() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            ctx.queue().write_buffer(&source, 0, &case.buffers[1]);
+            let given = OwnedInputs::b(TensorBinding::range(&source, 32, 64));
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        match e {
+            Error::MissingUsage { tensor, needed, .. } => {
+                assert_eq!((tensor, needed), (Some(TensorName::B), "COPY_SRC"));
+            }
+            other => panic!("{other}"),
+        }
+    }
+}
+
+#[test]
+fn owned_binding_follows_the_call_binding_rules() {
+    for op in OPS {
+        let case = small(op, Owns::A);
+        let total = case.a.total_size().unwrap();
+        // Offsets that are not a multiple of 16.
+        for offset in [4, 8, 36] {
+            refused(&case, "binding_offset_misaligned", |ctx, gpu| {
+                let given = OwnedInputs::a(TensorBinding::range(&gpu[0], offset, total));
+                case.op.operator(ctx, case.descs(), &given).map(drop)
+            });
+        }
+        // A multiple of 16 that is not one of GuaranteedBaseOffsetAlignment.
+        let mut aligned = case.clone();
+        aligned.a = aligned.a.clone().with_alignment(64);
+        refused(&aligned, "binding_offset_misaligned", |ctx, gpu| {
+            let given = OwnedInputs::a(TensorBinding::range(&gpu[0], 32, total));
+            aligned.op.operator(ctx, aligned.descs(), &given).map(drop)
+        });
+        // Fewer bytes than TotalTensorSizeInBytes.
+        refused(&case, "binding_too_small", |ctx, gpu| {
+            let given = OwnedInputs::a(TensorBinding::range(&gpu[0], 32, total - 4));
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        // The rest of a buffer that ends too early.
+        refused(&case, "binding_too_small", |ctx, gpu| {
+            let end = gpu[0].size();
+            let given = OwnedInputs::a(TensorBinding::at(&gpu[0], end - 16));
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+    }
+}
+
+/// One way of making a call.
+type CallFn = fn(&AnyOperator, &XorBindings<'_>) -> Result<(), Error>;
+
+/// Every way of making a call, each refused with `rule` and writing nothing; through a batch
+/// that already holds one good call, which the refused push leaves as it was.
+fn every_call_refused(
+    case: &DmlCase,
+    bindings: impl Fn(&[wgpu::Buffer]) -> XorBindings<'_>,
+    rule: &str,
+) {
+    let calls: [(&str, CallFn); 5] = [
+        ("record", |op, b| {
+            engine::submit(crate::common::ctx(), op, b).map(drop)
+        }),
+        ("run", |op, b| op.run(b).map(drop)),
+        ("run_async", |op, b| {
+            pollster::block_on(op.run_async(b)).map(drop)
+        }),
+        ("prepare", |op, b| op.prepare(b).map(drop)),
+        ("submit", |op, b| match op {
+            AnyOperator::BitXor(op) => op.submit(b).map(drop),
+            AnyOperator::LogicalXor(op) => op.submit(b).map(drop),
+            AnyOperator::BitwiseXor(op) => op.submit(b).map(drop),
+        }),
+    ];
+    for (how, call) in calls {
+        let e = refused(case, rule, |_, gpu| {
+            let op = owning_op(case, gpu);
+            call(&op, &bindings(gpu))
+        });
+        println!("{how}: {e}");
+    }
+
+    // A batch with one good call; the refused push adds nothing.
+    let ctx = ctx();
+    let gpu = case.upload(ctx);
+    let op = owning_op(case, &gpu);
+    let mut batch = ctx.batch();
+    op.push(&mut batch, &case.bindings(&gpu))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (len, dispatches) = (batch.len(), batch.dispatch_count());
+    let e = op
+        .push(&mut batch, &bindings(&gpu))
+        .expect_err("the push should have been refused");
+    assert_eq!(e.rule(), rule, "{e}");
+    assert_eq!((batch.len(), batch.dispatch_count()), (len, dispatches));
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    batch.record(&mut encoder).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    let got = engine::read_back_blocking(ctx, &gpu).unwrap();
+    let want = case.expected();
+    for (k, (got, want)) in got.iter().zip(&want).enumerate() {
+        compare(k, got, want, case);
+    }
+}
+
+#[test]
+fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
+    for op in OPS {
+        // B owned, bound again.
+        let case = small(op, Owns::B);
+        every_call_refused(&case, |gpu| case.all_bindings(gpu), "owned_input_bound");
+        // Both owned, B bound again.
+        let case = small(op, Owns::Both);
+        every_call_refused(
+            &case,
+            |gpu| {
+                let all = case.all_bindings(gpu);
+                XorBindings::owned_a(all.b.unwrap(), all.output)
+            },
+            "owned_input_bound",
+        );
+    }
+}
+
+#[test]
+fn a_call_that_leaves_an_input_unbound_is_missing_binding() {
+    for op in OPS {
+        // B owned, A left unbound as well.
+        let case = small(op, Owns::B);
+        every_call_refused(
+            &case,
+            |gpu| XorBindings::owned_ab(case.all_bindings(gpu).output),
+            "missing_binding",
+        );
+        // A owned, B left unbound.
+        let case = small(op, Owns::A);
+        every_call_refused(
+            &case,
+            |gpu| XorBindings::owned_ab(case.all_bindings(gpu).output),
+            "missing_binding",
+        );
+    }
+    // An operator that owns nothing, called with an input unbound.
+    let case = DmlCase::packed(DmlOp::BitXor, DataType::U16, &[40], 9);
+    let gpu = case.upload(ctx());
+    let op = case.operator(ctx()).unwrap();
+    let all = case.all_bindings(&gpu);
+    for (bindings, tensor) in [
+        (
+            XorBindings::owned_a(all.b.unwrap(), all.output),
+            TensorName::A,
+        ),
+        (
+            XorBindings::owned_b(all.a.unwrap(), all.output),
+            TensorName::B,
+        ),
+    ] {
+        let e = op.run(&bindings).expect_err("an unbound input");
+        assert_eq!(e, Error::MissingBinding { tensor });
+        let mut batch = ctx().batch();
+        assert!(op.push(&mut batch, &bindings).is_err());
+        assert!(batch.is_empty());
+    }
+    let got = engine::read_back_blocking(ctx(), &gpu).unwrap();
+    engine::compare_buffers(&case.names(), &got, &case.buffers, None)
+        .unwrap_or_else(|e| panic!("a refused call changed a byte: {e}"));
+}
+
+#[test]
+fn an_owned_output_is_refused() {
+    for op in OPS {
+        let mut case = small(op, Owns::A);
+        case.out.flags = TensorFlags::OwnedByDml;
+        let e = case.check_error("owned_by_dml_on_output");
+        assert_eq!(e, Error::OwnedByDmlOnOutput);
+        let e = refused(&case, "owned_by_dml_on_output", |ctx, gpu| {
+            let given = OwnedInputs::a(case.all_bindings(gpu).a.unwrap());
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        assert_eq!(e, Error::OwnedByDmlOnOutput);
+    }
+}
+
+/// The owned copy is taken when the operator is made: two operators made from one buffer
+/// before and after it changes each keep their own bytes.
+#[test]
+fn each_operator_keeps_the_bytes_it_was_made_with() {
+    let ctx = ctx();
+    let first = small(DmlOp::BitXor, Owns::B);
+    let gpu = first.upload(ctx);
+    let op_first = owning_op(&first, &gpu);
+    let mut second = first.clone();
+    second.buffers = first.spoiled();
+    ctx.queue().write_buffer(&gpu[1], 0, &second.buffers[1]);
+    let op_second = owning_op(&second, &gpu);
+    gpu[1].destroy();
+    for (case, op) in [(&first, &op_first), (&second, &op_second)] {
+        op.run(&case.bindings(&gpu)).unwrap();
+        let got = ctx.read_buffer(&gpu[2], 0, gpu[2].size()).unwrap();
+        compare(2, &got, &case.expected_on(&case.buffers)[2], case);
+    }
+    assert_kernel(
+        &op_first.run(&first.bindings(&gpu)).unwrap(),
+        KernelKind::Contiguous,
+    );
+}
