@@ -184,8 +184,10 @@ fn own(
     if let Some(lost) = shared.lost() {
         return Err(lost);
     }
-    // DirectML sizes are multiples of 4, and at least 4: a valid copy and binding size.
+    // DirectML sizes are multiples of 4, and at least 4: a valid copy size. The storage is
+    // rounded up to 16 bytes so that the vec4 kernels can read the last block whole.
     let size = spec.required_bytes.max(4);
+    let storage = size.div_ceil(16) * 16;
     let buffer = capture(
         &shared.device,
         &shared.late,
@@ -193,7 +195,7 @@ fn own(
         || {
             shared.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("gpu-xor owned input"),
-                size,
+                size: storage,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })
