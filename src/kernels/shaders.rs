@@ -133,10 +133,10 @@ pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0
 #[cfg(test)]
 mod tests {
     use super::*;
-    use naga::back::{glsl, hlsl, msl, spv};
-    use naga::valid::{Capabilities, ValidationFlags, Validator};
     use crate::kernels::dispatch::{ROWS_PER_PASS, TILE, WORKGROUP_SIZE};
     use crate::kernels::params::{RECORD_BYTES, RECORDS_PER_BINDING};
+    use naga::back::{glsl, hlsl, msl, spv};
+    use naga::valid::{Capabilities, ValidationFlags, Validator};
 
     fn parse(source: &ShaderSource) -> naga::Module {
         naga::front::wgsl::parse_str(source.source)
