@@ -181,7 +181,7 @@ impl Tensor {
     /// [`TensorDesc::min_buffer_size`] does.
     ///
     /// What each operator takes is checked when it is called: a DirectML operator needs
-    /// `offset` to be a multiple of 16 ([`crate::MINIMUM_BUFFER_TENSOR_ALIGNMENT`];
+    /// `offset` to be a multiple of 16 ([`crate::desc::MINIMUM_BUFFER_TENSOR_ALIGNMENT`];
     /// [`Error::BindingOffsetMisaligned`] otherwise) and takes any strides it allows; OpenVINO's
     /// BitwiseXor takes dense tensors only, so [`Context::bitwise_xor`] takes a view at an
     /// offset that is a multiple of 4 and of the element size, and refuses strides. Strides
