@@ -25,7 +25,9 @@ pub struct Merged {
 pub trait CheckCalls {
     /// Runs the calls one by one (each in a submission of its own), then all of them in one
     /// batch on fresh buffers; both must leave every byte of every buffer as the reference
-    /// does. Every call must run on `kernel`.
+    /// does. Every call must run on `kernel`. Then, on fresh buffers, the calls prepared
+    /// (each alone, recorded into one compute pass the test opened, and as one prepared batch
+    /// recorded twice more): every byte must be what the calls applied three times give.
     async fn check(&self, ctx: &Context, kernel: KernelKind) -> Merged;
 }
 
@@ -68,6 +70,7 @@ impl CheckCalls for Calls {
                 s.dispatches
             );
         }
+        prepared(self, ctx).await;
         let pieces = summaries.iter().map(|s| s.dispatches.len()).sum();
         Merged {
             summaries,
@@ -75,6 +78,52 @@ impl CheckCalls for Calls {
             dispatches,
         }
     }
+}
+
+/// The calls as prepared calls, recorded three times over (see [`CheckCalls::check`]).
+async fn prepared(calls: &Calls, ctx: &Context) {
+    let gpu = engine::upload(ctx, &calls.names(), &calls.buffers);
+    let singles: Vec<gpu_xor::Prepared> = calls
+        .calls
+        .iter()
+        .map(|call| {
+            let case = call.case(&[]);
+            case.operator(ctx)?.prepare(&case.bindings(&gpu))
+        })
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("prepare: {e}\n{}", calls.describe()));
+    let mut batch = ctx.batch();
+    calls
+        .push_all(ctx, &mut batch, &gpu)
+        .unwrap_or_else(|e| panic!("push: {e}\n{}", calls.describe()));
+    let batched = batch
+        .prepare()
+        .unwrap_or_else(|e| panic!("prepare the batch: {e}"));
+    let mut encoder = ctx
+        .device()
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("gpu-xor-browser prepared"),
+        });
+    let ((), answer) = watched(ctx, || {
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for p in &singles {
+                p.record_in_pass(&mut pass)
+                    .unwrap_or_else(|e| panic!("record_in_pass: {e}"));
+            }
+        }
+        for _ in 0..2 {
+            batched
+                .record(&mut encoder)
+                .unwrap_or_else(|e| panic!("prepared batch: {e}"));
+        }
+        ctx.queue().submit([encoder.finish()]);
+    });
+    let thrice = Calls {
+        buffers: calls.buffers.clone(),
+        calls: [&calls.calls[..], &calls.calls[..], &calls.calls[..]].concat(),
+    };
+    compare(&thrice, ctx, "prepared, recorded three times", &gpu, answer).await;
 }
 
 /// Reads every buffer back, checks that the device took the work (`answer`), and compares
