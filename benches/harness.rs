@@ -3,7 +3,9 @@
 //!
 //! Time is measured by recording `iters` repetitions of one call into one encoder, submitting
 //! once and waiting: on a software adapter (lavapipe) this is the CPU time of the kernels; on
-//! a GPU it is the kernels plus one submission, which is noise at the sizes reported.
+//! a GPU it is the kernels plus one submission, which is noise at the sizes reported. The
+//! recording benchmark instead times the CPU cost of recording alone ([`record_time`]), in
+//! each [`Way`] of recording the same small calls.
 
 #![allow(dead_code)]
 
@@ -11,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use gpu_xor::{
     AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, LogicalXor,
-    LogicalXorDesc, TensorBinding, TensorDesc, XorBindings,
+    LogicalXorDesc, Prepared, TensorBinding, TensorDesc, XorBindings,
 };
 
 /// Which shape of work a case is.
@@ -55,6 +57,35 @@ impl Op {
             Op::BitXor => "bit_xor",
             Op::LogicalXor => "logical_xor",
             Op::BitwiseXor => "bitwise_xor",
+        }
+    }
+}
+
+/// The element counts of a case: `n` elements of `w` bytes; for the 2-D paths a square-ish
+/// shape, rows of 4096 elements where possible, and a square of `side`.
+struct Dims {
+    w: u64,
+    n: u64,
+    cols: u64,
+    rows: u64,
+    side: u64,
+}
+
+impl Dims {
+    fn new(data_type: DataType, bytes: u64) -> Dims {
+        let w = u64::from(data_type.size_in_bytes());
+        let n = bytes / w;
+        let cols = if n >= 4096 * 4 {
+            4096
+        } else {
+            (n as f64).sqrt().max(1.0) as u64
+        };
+        Dims {
+            w,
+            n,
+            cols,
+            rows: (n / cols).max(1),
+            side: (n as f64).sqrt().max(1.0) as u64,
         }
     }
 }
@@ -114,16 +145,13 @@ fn storage(ctx: &Context, size: u64, seed: u64) -> wgpu::Buffer {
 impl Case {
     /// Builds a case of about `bytes` bytes per operand.
     pub fn new(ctx: &Context, op: Op, path: Path, data_type: DataType, bytes: u64) -> Case {
-        let w = u64::from(data_type.size_in_bytes());
-        let n = bytes / w;
-        // Square-ish 2-D shape for the 2-D paths, rows of 4096 elements where possible.
-        let cols = if n >= 4096 * 4 {
-            4096
-        } else {
-            (n as f64).sqrt().max(1.0) as u64
-        };
-        let rows = (n / cols).max(1);
-        let side = (n as f64).sqrt().max(1.0) as u64;
+        let Dims {
+            w,
+            n,
+            cols,
+            rows,
+            side,
+        } = Dims::new(data_type, bytes);
         let t = |sizes: &[u64]| {
             TensorDesc::new(
                 data_type,
@@ -194,24 +222,43 @@ impl Case {
             (1, 0, b_bytes.max(4).div_ceil(4) * 4),
             (out_slot, 0, size(&out)),
         ];
-        let b_read = if path == Path::BroadcastRow {
-            cols * w
-        } else {
-            shape_elems * w
-        };
+        debug_assert_eq!(shape_elems * w, Case::output_bytes(path, data_type, bytes));
         Case {
             op,
             path,
             data_type,
             bytes: shape_elems * w,
-            traffic: 2 * shape_elems * w + b_read,
+            traffic: Case::traffic(path, data_type, bytes),
             buffers,
             ranges,
             compiled,
         }
     }
 
-    /// Records one call; returns what it recorded.
+    /// The bytes of the output of the case [`Case::new`] builds from these arguments.
+    pub fn output_bytes(path: Path, data_type: DataType, bytes: u64) -> u64 {
+        let d = Dims::new(data_type, bytes);
+        let elems = match path {
+            Path::Contiguous | Path::InPlace => d.n,
+            Path::BroadcastRow | Path::PaddedOutput => d.rows * d.cols,
+            Path::Transposed => d.side * d.side,
+        };
+        elems * d.w
+    }
+
+    /// The bytes read plus bytes written by one call of the case [`Case::new`] builds from
+    /// these arguments, known without making it.
+    pub fn traffic(path: Path, data_type: DataType, bytes: u64) -> u64 {
+        let out = Case::output_bytes(path, data_type, bytes);
+        let b_read = if path == Path::BroadcastRow {
+            Dims::new(data_type, bytes).cols * u64::from(data_type.size_in_bytes())
+        } else {
+            out
+        };
+        2 * out + b_read
+    }
+
+    /// The bindings of one call.
     fn bindings(&self) -> XorBindings<'_> {
         let b = |i: usize| {
             let (buf, off, size) = self.ranges[i];
@@ -353,6 +400,39 @@ impl Baselines {
         }
     }
 
+    /// `n` `vec4<u32>` copies, each in a compute pass of its own that sets the pipeline and the
+    /// bind group: what wgpu alone costs to record `n` one-dispatch passes.
+    pub fn record_copy_passes(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        for _ in 0..n {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for (bg, (x, y)) in &self.bind_groups {
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups(*x, *y, 1);
+            }
+        }
+    }
+
+    /// `n` `vec4<u32>` copies in one compute pass, each setting the pipeline and the bind
+    /// group again: what wgpu alone costs to record `n` dispatches.
+    pub fn record_copy_dispatches(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        for _ in 0..n {
+            for (bg, (x, y)) in &self.bind_groups {
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups(*x, *y, 1);
+            }
+        }
+    }
+
+    /// `n` empty compute passes: what wgpu alone costs to record `n` passes.
+    pub fn record_empty_passes(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        for _ in 0..n {
+            encoder.begin_compute_pass(&Default::default());
+        }
+    }
+
     /// `n` `copy_buffer_to_buffer` of `bytes` (traffic: 2 x bytes each).
     pub fn record_copy_buffer(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
         for _ in 0..n {
@@ -383,7 +463,7 @@ pub fn time(
 /// `calls` small calls of `bytes` bytes each (u32 BIT_XOR at distinct offsets of three
 /// buffers), for the batched-against-single comparison.
 pub struct SmallCalls {
-    op: BitXor,
+    pub op: BitXor,
     buffers: [wgpu::Buffer; 3],
     pub calls: u64,
     pub bytes: u64,
@@ -409,19 +489,25 @@ impl SmallCalls {
         }
     }
 
-    fn bindings(&self, i: u64) -> XorBindings<'_> {
+    pub fn bindings(&self, i: u64) -> XorBindings<'_> {
         let at = i * self.bytes;
         let b = |k: usize| TensorBinding::range(&self.buffers[k], at, self.bytes);
         XorBindings::new(b(0), b(1), b(2))
     }
 
-    /// Every call pushed into one batch, recorded into one encoder, one submit, one wait.
-    pub fn batched(&self, ctx: &Context) -> Duration {
-        let start = Instant::now();
+    /// Every call pushed into one batch.
+    pub fn batch(&self, ctx: &Context) -> gpu_xor::Batch {
         let mut batch = ctx.batch();
         for i in 0..self.calls {
             batch.push(&self.op, &self.bindings(i)).expect("push");
         }
+        batch
+    }
+
+    /// Every call pushed into one batch, recorded into one encoder, one submit, one wait.
+    pub fn batched(&self, ctx: &Context) -> Duration {
+        let start = Instant::now();
+        let batch = self.batch(ctx);
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
         batch.record(&mut encoder).expect("record");
         ctx.queue().submit([encoder.finish()]);
@@ -446,6 +532,154 @@ impl SmallCalls {
             .expect("poll");
         start.elapsed()
     }
+}
+
+/// The ways of recording the same small calls that the recording benchmark compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    /// Every call prepared once (outside timing), each `Prepared::record`ed into the encoder:
+    /// a compute pass per call.
+    Prepared,
+    /// The same prepared calls through `Prepared::record_in_pass`, in one compute pass.
+    PreparedInPass,
+    /// One `Batch` built and recorded: `push` of every call, then `Batch::record`.
+    Batch,
+    /// That batch prepared once (outside timing), its `Prepared` recorded.
+    PreparedBatch,
+    /// Every call through the one-shot `op.record` (lowered, with a metadata buffer and a
+    /// bind group of its own, each time).
+    OneShot,
+}
+
+impl Way {
+    pub fn name(self) -> &'static str {
+        match self {
+            Way::Prepared => "prepared",
+            Way::PreparedInPass => "prepared-in-pass",
+            Way::Batch => "batch",
+            Way::PreparedBatch => "prepared-batch",
+            Way::OneShot => "record",
+        }
+    }
+
+    /// What is timed, for the report's table.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Way::Prepared => "(a) prepared calls, `Prepared::record` each",
+            Way::PreparedInPass => "(b) prepared calls, `record_in_pass` in one pass",
+            Way::Batch => "(c) one `Batch`: `push` each, `Batch::record`",
+            Way::PreparedBatch => "(d) that batch prepared once, its `Prepared` recorded",
+            Way::OneShot => "(e) `op.record` each (one-shot)",
+        }
+    }
+}
+
+/// The small calls of [`SmallCalls`], ready to record in every [`Way`]: the pipelines warmed
+/// up, every call prepared, and the batch of all of them prepared, all before any timing.
+pub struct Recording {
+    pub small: SmallCalls,
+    prepared: Vec<Prepared>,
+    batch: Prepared,
+}
+
+impl Recording {
+    pub fn new(ctx: &Context, calls: u64, bytes: u64) -> Recording {
+        let small = SmallCalls::new(ctx, calls, bytes);
+        small.op.warm_up().expect("warm up");
+        let prepared = (0..calls)
+            .map(|i| small.op.prepare(&small.bindings(i)).expect("prepare"))
+            .collect();
+        let batch = small.batch(ctx).prepare().expect("prepare");
+        Recording {
+            small,
+            prepared,
+            batch,
+        }
+    }
+
+    /// Records every call into `encoder` in `way`.
+    pub fn record(&self, ctx: &Context, way: Way, encoder: &mut wgpu::CommandEncoder) {
+        match way {
+            Way::Prepared => {
+                for call in &self.prepared {
+                    call.record(encoder).expect("record");
+                }
+            }
+            Way::PreparedInPass => {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                for call in &self.prepared {
+                    call.record_in_pass(&mut pass).expect("record");
+                }
+            }
+            Way::Batch => self.small.batch(ctx).record(encoder).expect("record"),
+            Way::PreparedBatch => self.batch.record(encoder).expect("record"),
+            Way::OneShot => {
+                for i in 0..self.small.calls {
+                    self.small
+                        .op
+                        .record(encoder, &self.small.bindings(i))
+                        .expect("record");
+                }
+            }
+        }
+    }
+
+    /// The CPU time of recording every call in `way`: see [`record_time`].
+    pub fn time(&self, ctx: &Context, way: Way) -> Duration {
+        record_time(ctx, &|e| self.record(ctx, way, e))
+    }
+
+    /// The metadata buffers and bind groups one recording in `way` makes
+    /// (`Context::recording_objects`), recorded into an encoder of its own and dropped.
+    pub fn objects(&self, ctx: &Context, way: Way) -> (u64, u64) {
+        let before = ctx.recording_objects();
+        record_time(ctx, &|e| self.record(ctx, way, e));
+        let after = ctx.recording_objects();
+        (
+            after.buffers - before.buffers,
+            after.bind_groups - before.bind_groups,
+        )
+    }
+
+    /// The dispatches one recording in `way` holds.
+    pub fn dispatches(&self, way: Way) -> usize {
+        match way {
+            Way::Prepared | Way::PreparedInPass | Way::OneShot => {
+                self.prepared.iter().map(Prepared::dispatch_count).sum()
+            }
+            Way::Batch | Way::PreparedBatch => self.batch.dispatch_count(),
+        }
+    }
+}
+
+/// The CPU time of recording: a new encoder, `record`, `CommandEncoder::finish`. After the
+/// clock stops, the command buffer is dropped unsubmitted, and an empty submit and a wait
+/// follow: a buffer made `mapped_at_creation` (a metadata buffer) reaches the device through a
+/// copy wgpu keeps, with its staging buffer, until the next submit, so without one the paths
+/// that make metadata buffers would hold memory from every measurement (about 16 KiB a call
+/// for `op.record`), and every later recording would slow down.
+pub fn record_time(ctx: &Context, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> Duration {
+    record_split(ctx, record).0
+}
+
+/// [`record_time`], and the part of it that `CommandEncoder::finish` took (where wgpu-core
+/// encodes the recorded passes for the driver).
+pub fn record_split(
+    ctx: &Context,
+    record: &dyn Fn(&mut wgpu::CommandEncoder),
+) -> (Duration, Duration) {
+    let start = Instant::now();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    record(&mut encoder);
+    let finishing = Instant::now();
+    let buffer = encoder.finish();
+    let end = Instant::now();
+    drop(buffer);
+    ctx.queue().submit([]);
+    ctx.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    (end - start, end - finishing)
 }
 
 /// GB/s for `traffic` bytes per `per_call`.

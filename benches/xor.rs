@@ -4,15 +4,20 @@
 //! size, the two baselines on the same adapter: a `vec4<u32>` copy kernel and
 //! `copy_buffer_to_buffer` of the same bytes. Throughput is bytes read plus bytes written.
 //! The `batching` group compares 1,000 calls of 4 KiB in one batch with 1,000 single
-//! submits. Set `GPU_XOR_BENCH_QUICK=1` (or run under `CI`) for small sizes only.
-//! `benches/README.md` says what each group measures.
+//! submits; the `recording` group (run first), the CPU time of recording 1,000 calls of 4 KiB
+//! in each way the API offers (prepared calls, a batch, one-shot `record`). Set
+//! `GPU_XOR_BENCH_QUICK=1` (or run under `CI`) for small sizes only. `benches/README.md` says
+//! what each group measures.
 
 #[path = "harness.rs"]
 mod harness;
 
+use std::cell::OnceCell;
+use std::time::Duration;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpu_xor::{Context, DataType};
-use harness::{Baselines, Case, Op, Path, SmallCalls, time};
+use harness::{Baselines, Case, Op, Path, Recording, SmallCalls, Way, record_time, time};
 
 fn size_name(bytes: u64) -> String {
     if bytes >= 1 << 20 {
@@ -41,10 +46,14 @@ fn sizes(ctx: &Context) -> Vec<u64> {
 fn group(c: &mut Criterion, ctx: &Context, op: Op, path: Path, types: &[DataType]) {
     let mut g = c.benchmark_group(format!("{}/{}", op.name(), path.name()));
     g.sample_size(10);
+    // Buffers are made on first use, so that a filtered run (`cargo bench -- recording`) makes
+    // none of the cases it skips.
     for bytes in sizes(ctx) {
-        let base = Baselines::new(ctx, bytes);
-        g.throughput(Throughput::Bytes(2 * base.bytes));
+        let baselines = OnceCell::new();
+        let base = || baselines.get_or_init(|| Baselines::new(ctx, bytes));
+        g.throughput(Throughput::Bytes(2 * bytes.div_ceil(16) * 16));
         g.bench_function(BenchmarkId::new("copy-kernel", size_name(bytes)), |b| {
+            let base = base();
             b.iter_custom(|iters| {
                 time(ctx, iters, &|e, n| base.record_copy_kernel(e, n)) * iters as u32
             })
@@ -52,16 +61,19 @@ fn group(c: &mut Criterion, ctx: &Context, op: Op, path: Path, types: &[DataType
         g.bench_function(
             BenchmarkId::new("copy_buffer_to_buffer", size_name(bytes)),
             |b| {
+                let base = base();
                 b.iter_custom(|iters| {
                     time(ctx, iters, &|e, n| base.record_copy_buffer(e, n)) * iters as u32
                 })
             },
         );
-        drop(base);
+        drop(baselines);
         for &dt in types {
-            let case = Case::new(ctx, op, path, dt, bytes);
-            g.throughput(Throughput::Bytes(case.traffic));
+            let made = OnceCell::new();
+            let case = || made.get_or_init(|| Case::new(ctx, op, path, dt, bytes));
+            g.throughput(Throughput::Bytes(Case::traffic(path, dt, bytes)));
             g.bench_function(BenchmarkId::new(dt.to_string(), size_name(bytes)), |b| {
+                let case = case();
                 b.iter_custom(|iters| {
                     time(ctx, iters, &|e, n| case.record_many(ctx, e, n)) * iters as u32
                 })
@@ -75,6 +87,9 @@ fn benches(c: &mut Criterion) {
     let ctx = Context::from_env().expect("a GPU adapter");
     let info = ctx.adapter_info();
     eprintln!("adapter: {} ({:?})", info.name, info.backend);
+    // First: wgpu-core sizes each compute pass's resource tracking to the most buffers ever
+    // alive at once, which the other groups raise.
+    recording(c, &ctx);
     let all = [
         DataType::U8,
         DataType::U16,
@@ -130,6 +145,51 @@ fn benches(c: &mut Criterion) {
     g.bench_function("1000x4KiB/single-submits", |b| {
         b.iter(|| small.single_submits(&ctx))
     });
+    g.finish();
+}
+
+/// The CPU time of recording 1,000 BIT_XOR u32 calls of 4 KiB (three 4 MiB buffers, call `i`
+/// at offset `i * 4096`) into one encoder, `finish` included, nothing submitted: in each
+/// [`Way`], and, for scale, wgpu alone recording as many one-dispatch passes, as many
+/// dispatches in one pass (the `vec4<u32>` copy kernel on 4 KiB) and as many empty passes.
+/// Throughput is calls.
+fn recording(c: &mut Criterion, ctx: &Context) {
+    let calls = 1000;
+    let rec = Recording::new(ctx, calls, 4096);
+    let base = Baselines::new(ctx, 4096);
+    let mut g = c.benchmark_group("recording");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(3));
+    g.throughput(Throughput::Elements(calls));
+    let timed = |b: &mut criterion::Bencher, record: &dyn Fn(&mut wgpu::CommandEncoder)| {
+        b.iter_custom(|iters| (0..iters).map(|_| record_time(ctx, record)).sum())
+    };
+    let way = |g: &mut criterion::BenchmarkGroup<_>, way: Way| {
+        g.bench_function(format!("1000x4KiB/{}", way.name()), |b| {
+            timed(b, &|e| rec.record(ctx, way, e))
+        });
+    };
+    for w in [
+        Way::Prepared,
+        Way::PreparedInPass,
+        Way::Batch,
+        Way::PreparedBatch,
+    ] {
+        way(&mut g, w);
+    }
+    g.bench_function("1000x4KiB/wgpu-passes", |b| {
+        timed(b, &|e| base.record_copy_passes(e, calls))
+    });
+    g.bench_function("1000x4KiB/wgpu-dispatches", |b| {
+        timed(b, &|e| base.record_copy_dispatches(e, calls))
+    });
+    g.bench_function("1000x4KiB/wgpu-empty-passes", |b| {
+        timed(b, &|e| base.record_empty_passes(e, calls))
+    });
+    // Last: its 1,000 metadata buffers, alive together, raise the high-water mark of wgpu-core's
+    // buffer indices, and with it the cost of every later pass.
+    way(&mut g, Way::OneShot);
     g.finish();
 }
 
