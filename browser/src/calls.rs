@@ -83,22 +83,9 @@ impl CheckCalls for Calls {
 /// The calls as prepared calls, recorded three times over (see [`CheckCalls::check`]).
 async fn prepared(calls: &Calls, ctx: &Context) {
     let gpu = engine::upload(ctx, &calls.names(), &calls.buffers);
-    let singles: Vec<gpu_xor::Prepared> = calls
-        .calls
-        .iter()
-        .map(|call| {
-            let case = call.case(&[]);
-            case.operator(ctx)?.prepare(&case.bindings(&gpu))
-        })
-        .collect::<Result<_, _>>()
+    let (singles, batched) = calls
+        .prepare_all(ctx, &gpu)
         .unwrap_or_else(|e| panic!("prepare: {e}\n{}", calls.describe()));
-    let mut batch = ctx.batch();
-    calls
-        .push_all(ctx, &mut batch, &gpu)
-        .unwrap_or_else(|e| panic!("push: {e}\n{}", calls.describe()));
-    let batched = batch
-        .prepare()
-        .unwrap_or_else(|e| panic!("prepare the batch: {e}"));
     let mut encoder = ctx
         .device()
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -119,11 +106,14 @@ async fn prepared(calls: &Calls, ctx: &Context) {
         }
         ctx.queue().submit([encoder.finish()]);
     });
-    let thrice = Calls {
-        buffers: calls.buffers.clone(),
-        calls: [&calls.calls[..], &calls.calls[..], &calls.calls[..]].concat(),
-    };
-    compare(&thrice, ctx, "prepared, recorded three times", &gpu, answer).await;
+    compare(
+        &calls.repeated(3),
+        ctx,
+        "prepared, recorded three times",
+        &gpu,
+        answer,
+    )
+    .await;
 }
 
 /// Reads every buffer back, checks that the device took the work (`answer`), and compares

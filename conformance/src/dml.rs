@@ -437,6 +437,35 @@ impl Calls {
             .join("\n")
     }
 
+    /// Each call prepared on its own on `gpu`, and all of them as one prepared batch.
+    pub fn prepare_all(
+        &self,
+        ctx: &Context,
+        gpu: &[wgpu::Buffer],
+    ) -> Result<(Vec<gpu_xor::Prepared>, gpu_xor::Prepared), Error> {
+        let singles = self
+            .calls
+            .iter()
+            .map(|call| {
+                let case = call.case(&[]);
+                case.operator(ctx)?.prepare(&case.bindings(gpu))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut batch = ctx.batch();
+        self.push_all(ctx, &mut batch, gpu)?;
+        Ok((singles, batch.prepare()?))
+    }
+
+    /// The same calls applied `times` times over, in order, to the same buffers.
+    pub fn repeated(&self, times: usize) -> Calls {
+        Calls {
+            buffers: self.buffers.clone(),
+            calls: (0..times)
+                .flat_map(|_| self.calls.iter().cloned())
+                .collect(),
+        }
+    }
+
     /// Compiles every call on `ctx` and pushes it into `batch` on `gpu`; each call's summary.
     pub fn push_all(
         &self,

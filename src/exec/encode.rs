@@ -300,20 +300,12 @@ impl Prepared {
 /// that a binding of `MERGE_MAX` records fits at any record.
 fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, Error> {
     let size = (records.len() + MERGE_MAX) as u64 * RECORD_BYTES;
-    let buffer = capture(
-        &shared.device,
-        &shared.late,
-        |e| Error::Allocation(WgpuError::new(e)),
-        || {
-            shared.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpu-xor records"),
-                size,
-                usage: wgpu::BufferUsages::UNIFORM,
-                mapped_at_creation: true,
-            })
-        },
-    )
-    .map_err(|e| shared.lost_or(Error::Allocation(WgpuError::new(e))))?;
+    let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpu-xor records"),
+        size,
+        usage: wgpu::BufferUsages::UNIFORM,
+        mapped_at_creation: true,
+    })?;
     shared.created.buffers.fetch_add(1, Ordering::Relaxed);
     {
         // On a lost device the buffer is invalid and its mapping fails: the first sign of the

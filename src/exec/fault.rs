@@ -16,7 +16,7 @@ use std::num::NonZeroU64;
 
 use super::context::Shared;
 use crate::error::{Error, TensorName, WgpuError};
-use crate::scope::probe;
+use crate::scope::{capture, probe};
 
 /// What the probe reports when the device's objects are invalid without a lost callback.
 const LOST_BY_PROBE: &str = "the device was destroyed or lost: a buffer made on it is invalid";
@@ -121,6 +121,22 @@ impl Shared {
             call,
             source: WgpuError::new(error),
         }
+    }
+
+    /// A buffer made inside error scopes: a device that cannot allocate it is
+    /// [`Error::Allocation`] (or [`Error::DeviceLost`]), never a panic in the device's
+    /// uncaptured-error handler.
+    pub(crate) fn create_buffer(
+        &self,
+        descriptor: &wgpu::BufferDescriptor<'_>,
+    ) -> Result<wgpu::Buffer, Error> {
+        capture(
+            &self.device,
+            &self.late,
+            |e| Error::Allocation(WgpuError::new(e)),
+            || self.device.create_buffer(descriptor),
+        )
+        .map_err(|e| self.lost_or(Error::Allocation(WgpuError::new(e))))
     }
 
     /// [`Error::DeviceLost`] when the device is lost, else `otherwise`: for failures (a map, a

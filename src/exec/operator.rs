@@ -188,20 +188,12 @@ fn own(
     // rounded up to 16 bytes so that the vec4 kernels can read the last block whole.
     let size = spec.required_bytes.max(4);
     let storage = size.div_ceil(16) * 16;
-    let buffer = capture(
-        &shared.device,
-        &shared.late,
-        |e| Error::Allocation(WgpuError::new(e)),
-        || {
-            shared.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpu-xor owned input"),
-                size: storage,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        },
-    )
-    .map_err(|e| shared.lost_or(Error::Allocation(WgpuError::new(e))))?;
+    let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpu-xor owned input"),
+        size: storage,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })?;
     let named = [(Some(tensor), binding.buffer)];
     capture(
         &shared.device,

@@ -67,20 +67,12 @@ impl PendingRead {
             value: u128::from(size),
         })?;
         let late = &shared.late;
-        let staging = capture(
-            device,
-            late,
-            |e| Error::Allocation(WgpuError::new(e)),
-            || {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("gpu-xor read-back"),
-                    size: end - start4,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            },
-        )
-        .map_err(|e| shared.lost_or(Error::Allocation(WgpuError::new(e))))?;
+        let staging = shared.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor read-back"),
+            size: end - start4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })?;
         // The range was checked above and the staging buffer is new: a refused copy is the
         // buffer's fault (destroyed, mapped, of another device), or the device's.
         let submission = capture(

@@ -6,7 +6,6 @@ use super::binding::TensorBinding;
 use super::context::Context;
 use crate::desc::{DataType, TensorDesc};
 use crate::error::{Error, TensorName, WgpuError};
-use crate::scope::{Explain, capture};
 
 mod sealed {
     pub trait Sealed {}
@@ -489,18 +488,14 @@ fn create(ctx: &Context, bytes: u64, mapped: bool) -> Result<wgpu::Buffer, Error
     if size > limit {
         return Err(Error::BufferTooLarge { bytes: size, limit });
     }
-    let allocation: Explain = |e| Error::Allocation(WgpuError::new(e));
-    capture(ctx.device(), &ctx.shared.late, allocation, || {
-        ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpu-xor tensor"),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: mapped,
-        })
+    ctx.shared.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpu-xor tensor"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: mapped,
     })
-    .map_err(|e| ctx.shared.lost_or(Error::Allocation(WgpuError::new(e))))
 }
 
 /// Little-endian element bytes as `T`s.

@@ -67,18 +67,9 @@ impl CheckCalls for Calls {
     /// calls applied three times in order give.
     fn run_prepared(&self, ctx: &Context) {
         let gpu = engine::upload(ctx, &self.names(), &self.buffers);
-        let singles: Vec<gpu_xor::Prepared> = self
-            .calls
-            .iter()
-            .map(|call| {
-                let case = call.case(&[]);
-                case.operator(ctx)?.prepare(&case.bindings(&gpu))
-            })
-            .collect::<Result<_, _>>()
+        let (singles, batched) = self
+            .prepare_all(ctx, &gpu)
             .unwrap_or_else(|e| panic!("{e}\n{}", self.describe()));
-        let mut batch = ctx.batch();
-        self.push_all(ctx, &mut batch, &gpu).unwrap();
-        let batched = batch.prepare().unwrap();
         assert_eq!(batched.summaries().len(), self.calls.len());
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
         {
@@ -90,11 +81,7 @@ impl CheckCalls for Calls {
         batched.record(&mut encoder).unwrap();
         batched.record(&mut encoder).unwrap();
         ctx.queue().submit([encoder.finish()]);
-        let thrice = Calls {
-            buffers: self.buffers.clone(),
-            calls: [&self.calls[..], &self.calls[..], &self.calls[..]].concat(),
-        };
-        thrice.compare(
+        self.repeated(3).compare(
             "prepared, recorded three times",
             &engine::read_back_blocking(ctx, &gpu).unwrap(),
         );
