@@ -146,6 +146,15 @@ impl AnyOperator {
         }
     }
 
+    /// Compiles every pipeline the operator may need (see [`BitXor::warm_up`]); how many.
+    pub fn warm_up(&self) -> Result<usize, Error> {
+        match self {
+            AnyOperator::BitXor(op) => op.warm_up(),
+            AnyOperator::LogicalXor(op) => op.warm_up(),
+            AnyOperator::BitwiseXor(op) => op.warm_up(),
+        }
+    }
+
     /// Pushes the operator into `batch` (see [`gpu_xor::Batch::push`]).
     pub fn push(
         &self,

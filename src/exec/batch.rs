@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::binding::{TensorBinding, XorBindings};
+use super::binding::{TensorBinding, XorBindings, require_usage};
 use super::context::{Context, Shared};
 use super::encode::Prepared;
 use super::lower::{Operand, RecordSummary, Target, lower};
@@ -125,7 +125,7 @@ impl Batch {
         let bound = [&bindings.output, &a, &b];
         let names = [TensorName::Output, TensorName::A, TensorName::B];
         for o in 0..3 {
-            check_usage(names[o], bound[o])?;
+            require_usage(bound[o].buffer, Some(names[o]), wgpu::BufferUsages::STORAGE)?;
         }
         // The call's buffers by key: the output's is 0, an input's is that of an earlier
         // operand in the same buffer, else the next.
@@ -243,11 +243,9 @@ impl Batch {
 /// Compiles the pipelines of `pieces` that are not compiled yet.
 fn compile(shared: &Shared, pieces: &[super::lower::LoweredPiece]) -> Result<(), Error> {
     for piece in pieces {
-        if !shared.kernels.contains(&piece.key) {
-            shared
-                .kernels
-                .pipeline(&shared.device, &shared.late, piece.key)?;
-        }
+        shared
+            .kernels
+            .pipeline(&shared.device, &shared.late, piece.key)?;
     }
     Ok(())
 }
@@ -270,17 +268,4 @@ pub(crate) fn resolve<'a>(
         };
     }
     Ok(out)
-}
-
-/// The binding rule that needs the buffer itself: `STORAGE` usage.
-fn check_usage(tensor: TensorName, binding: &TensorBinding<'_>) -> Result<(), Error> {
-    let usage = binding.buffer.usage();
-    if !usage.contains(wgpu::BufferUsages::STORAGE) {
-        return Err(Error::MissingUsage {
-            tensor: Some(tensor),
-            needed: "STORAGE",
-            usage: format!("{usage:?}"),
-        });
-    }
-    Ok(())
 }

@@ -1,5 +1,7 @@
 //! Where a tensor lives: a range of a caller's buffer.
 
+use crate::error::{Error, TensorName};
+
 /// One tensor's binding: a buffer, the byte offset of the tensor in it, and the size of the
 /// bound range (`DML_BUFFER_BINDING`).
 ///
@@ -155,5 +157,23 @@ impl<'a> OwnedInputs<'a> {
             a: Some(a),
             b: Some(b),
         }
+    }
+}
+
+/// [`Error::MissingUsage`] unless `buffer` has every usage in `needed` (`tensor` names it, when
+/// it is one of a call's).
+pub(crate) fn require_usage(
+    buffer: &wgpu::Buffer,
+    tensor: Option<TensorName>,
+    needed: wgpu::BufferUsages,
+) -> Result<(), Error> {
+    let usage = buffer.usage();
+    match (needed - usage).iter_names().next() {
+        None => Ok(()),
+        Some((name, _)) => Err(Error::MissingUsage {
+            tensor,
+            needed: name,
+            usage: format!("{usage:?}"),
+        }),
     }
 }

@@ -1,6 +1,7 @@
 //! Encoding: the metadata buffers, bind groups and pipelines of a schedule, made once, and
 //! the dispatches that record them into a compute pass as often as the caller likes.
 
+use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -131,7 +132,9 @@ impl Prepared {
             .collect::<Result<_, _>>()?;
         let mut pipelines: Vec<wgpu::ComputePipeline> = Vec::new();
         let mut keys = Vec::new();
-        let mut sets: Vec<(usize, usize)> = Vec::new(); // (chunk, bind set)
+        // (chunk, bind set) of each bind group, and the index of each.
+        let mut sets: Vec<(usize, usize)> = Vec::new();
+        let mut set_index: HashMap<(usize, usize), usize> = HashMap::new();
         let mut steps = Vec::with_capacity(schedule.groups.len());
         for (g, &(chunk, at)) in schedule.groups.iter().zip(&placed) {
             let pipeline = match keys.iter().position(|k| *k == g.key) {
@@ -146,13 +149,10 @@ impl Prepared {
                     pipelines.len() - 1
                 }
             };
-            let bind_group = match sets.iter().position(|s| *s == (chunk, g.bind)) {
-                Some(i) => i,
-                None => {
-                    sets.push((chunk, g.bind));
-                    sets.len() - 1
-                }
-            };
+            let bind_group = *set_index.entry((chunk, g.bind)).or_insert_with(|| {
+                sets.push((chunk, g.bind));
+                sets.len() - 1
+            });
             steps.push(Step {
                 pipeline,
                 bind_group,

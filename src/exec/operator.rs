@@ -1,13 +1,13 @@
 //! Compiled operators: validated once, recorded many times.
 
 use super::batch::resolve;
-use super::binding::{OwnedInputs, TensorBinding, XorBindings};
+use super::binding::{OwnedInputs, TensorBinding, XorBindings, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
 use super::lower::{RecordSummary, pipeline_keys};
 use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc, TensorFlags};
 use crate::error::{Error, TensorName, WgpuError};
-use crate::layout::Plan;
+use crate::layout::{Plan, slot};
 use crate::scope::capture;
 
 /// What the three compiled operators share.
@@ -142,9 +142,7 @@ impl Compiled {
             .map_err(|e| shared.lost_or(Error::Poll(WgpuError::new(e))))?;
         Ok(summary)
     }
-}
 
-impl Compiled {
     /// Each bound buffer with its tensor, A first, so that a refused buffer is named.
     fn named<'a>(&'a self, bindings: &XorBindings<'a>) -> Vec<(TensorName, &'a wgpu::Buffer)> {
         let mut named = Vec::with_capacity(3);
@@ -167,19 +165,8 @@ fn own(
     binding: &TensorBinding<'_>,
 ) -> Result<wgpu::Buffer, Error> {
     let shared = &*ctx.shared;
-    let spec = &plan.operands[if tensor == TensorName::A {
-        crate::layout::A
-    } else {
-        crate::layout::B
-    }];
-    let usage = binding.buffer.usage();
-    if !usage.contains(wgpu::BufferUsages::COPY_SRC) {
-        return Err(Error::MissingUsage {
-            tensor: Some(tensor),
-            needed: "COPY_SRC",
-            usage: format!("{usage:?}"),
-        });
-    }
+    let spec = &plan.operands[slot(tensor)];
+    require_usage(binding.buffer, Some(tensor), wgpu::BufferUsages::COPY_SRC)?;
     check_binding(tensor, binding, spec)?;
     if let Some(lost) = shared.lost() {
         return Err(lost);

@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use super::binding::require_usage;
 use super::context::Shared;
 use super::fault::message;
 use super::signal::{GRACE, Signal, Unanswered};
@@ -39,13 +40,7 @@ impl PendingRead {
         size: u64,
     ) -> Result<Option<PendingRead>, Error> {
         let (device, queue) = (&shared.device, &shared.queue);
-        if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
-            return Err(Error::MissingUsage {
-                tensor: None,
-                needed: "COPY_SRC",
-                usage: format!("{:?}", buffer.usage()),
-            });
-        }
+        require_usage(buffer, None, wgpu::BufferUsages::COPY_SRC)?;
         // Copies move whole words: the range is widened to 4-byte boundaries, which must lie
         // within the buffer's declared size.
         let readable = buffer.size() - buffer.size() % 4;

@@ -2,7 +2,7 @@
 
 use half::f16;
 
-use super::binding::TensorBinding;
+use super::binding::{TensorBinding, require_usage};
 use super::context::Context;
 use crate::desc::{DataType, TensorDesc};
 use crate::error::{Error, TensorName, WgpuError};
@@ -222,13 +222,7 @@ impl Tensor {
         strides: Option<&[usize]>,
     ) -> Result<Tensor, Error> {
         // Check 1.
-        if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
-            return Err(Error::MissingUsage {
-                tensor: None,
-                needed: "STORAGE",
-                usage: format!("{:?}", buffer.usage()),
-            });
-        }
+        require_usage(&buffer, None, wgpu::BufferUsages::STORAGE)?;
         // Check 2.
         if let Some(s) = strides
             && s.len() != shape.len()

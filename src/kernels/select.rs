@@ -37,7 +37,6 @@ impl Bound {
 
 pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u64) -> KernelKind {
     let first = |o: usize| bound.start[o] + piece.origin[o] * width;
-    let rank = piece.sizes.len();
     match planned {
         KernelKind::Contiguous => {
             let aligned = (0..3).all(|o| first(o).is_multiple_of(16));
@@ -47,34 +46,25 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 KernelKind::Gather
             }
         }
-        KernelKind::Gather | KernelKind::Scatter if rank >= 2 => {
-            let inner = rank - 1;
+        KernelKind::Gather | KernelKind::Scatter if piece.sizes.len() >= 2 => {
+            let inner = piece.sizes.len() - 1;
             let stride = |o: usize, d: usize| piece.strides[o][d];
-            let row_blocks = (piece.sizes[inner] * width).div_ceil(16);
-            let rows_fit = (0..3).all(|o| stride(o, inner) <= 1)
-                && stride(0, inner) == 1
-                && row_blocks >= MIN_ROW_BLOCKS
-                && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(bound.max_groups)
-                && (0..3).filter(|&o| stride(o, inner) == 1).all(|o| {
-                    first(o).is_multiple_of(16)
-                        && (0..inner).all(|d| {
-                            piece.sizes[d] == 1 || (stride(o, d) * width).is_multiple_of(16)
-                        })
-                })
-                && bound.room_for_blocks(piece);
-            if rows_fit {
-                return KernelKind::Rows;
-            }
-            let tiled = |o: usize| stride(o, 1) > 1 && stride(o, 0) < stride(o, 1);
-            if planned == KernelKind::Gather
-                && rank == 2
-                && width >= 4
-                && (tiled(1) || tiled(2))
-                && piece.sizes[1].div_ceil(TILE) <= u64::from(bound.max_groups)
+            // Every dense run starts on a 16-byte boundary, and so does every row.
+            let rows_aligned = (0..3).filter(|&o| stride(o, inner) == 1).all(|o| {
+                first(o).is_multiple_of(16)
+                    && (0..inner)
+                        .all(|d| piece.sizes[d] == 1 || (stride(o, d) * width).is_multiple_of(16))
+            });
+            if rows_layout(piece, width, bound.max_groups)
+                && rows_aligned
+                && bound.room_for_blocks(piece)
             {
-                return KernelKind::Tile;
+                KernelKind::Rows
+            } else if tile_layout(planned, piece, width, bound.max_groups) {
+                KernelKind::Tile
+            } else {
+                planned
             }
-            planned
         }
         other => other,
     }
@@ -88,35 +78,49 @@ pub(crate) fn candidates(
     width: u64,
     max_groups: u32,
 ) -> Vec<KernelKind> {
-    let rank = piece.sizes.len();
     match planned {
         KernelKind::Empty => Vec::new(),
         KernelKind::Contiguous => vec![KernelKind::Contiguous, KernelKind::Gather],
-        KernelKind::Gather | KernelKind::Scatter if rank >= 2 => {
-            let inner = rank - 1;
-            let stride = |o: usize, d: usize| piece.strides[o][d];
-            let row_blocks = (piece.sizes[inner] * width).div_ceil(16);
+        KernelKind::Gather | KernelKind::Scatter if piece.sizes.len() >= 2 => {
             let mut kernels = vec![planned];
-            if (0..3).all(|o| stride(o, inner) <= 1)
-                && stride(0, inner) == 1
-                && row_blocks >= MIN_ROW_BLOCKS
-                && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(max_groups)
-            {
+            if rows_layout(piece, width, max_groups) {
                 kernels.push(KernelKind::Rows);
             }
-            let tiled = |o: usize| stride(o, 1) > 1 && stride(o, 0) < stride(o, 1);
-            if planned == KernelKind::Gather
-                && rank == 2
-                && width >= 4
-                && (tiled(1) || tiled(2))
-                && piece.sizes[1].div_ceil(TILE) <= u64::from(max_groups)
-            {
+            if tile_layout(planned, piece, width, max_groups) {
                 kernels.push(KernelKind::Tile);
             }
             kernels
         }
         other => vec![other],
     }
+}
+
+/// Whether the layout of `piece` (rank 2 or more) suits the rows kernel, alignment aside:
+/// rows dense in the output and dense or repeated in each input, long enough to keep a
+/// workgroup busy, and few enough blocks per row for one grid dimension.
+fn rows_layout(piece: &Piece, width: u64, max_groups: u32) -> bool {
+    let inner = piece.sizes.len() - 1;
+    let row_blocks = (piece.sizes[inner] * width).div_ceil(16);
+    (0..3).all(|o| piece.strides[o][inner] <= 1)
+        && piece.strides[0][inner] == 1
+        && row_blocks >= MIN_ROW_BLOCKS
+        && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(max_groups)
+}
+
+/// Whether `piece` suits the tile kernel: two dimensions of 32- or 64-bit elements with a
+/// transposed input, under a gather plan.
+fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
+    planned == KernelKind::Gather
+        && piece.sizes.len() == 2
+        && width >= 4
+        && (transposed(piece, 1) || transposed(piece, 2))
+        && piece.sizes[1].div_ceil(TILE) <= u64::from(max_groups)
+}
+
+/// Whether operand `o` of a two-dimensional piece runs across memory along its inner
+/// dimension (its inner stride is the larger): what the tile kernel stages.
+fn transposed(piece: &Piece, o: usize) -> bool {
+    piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1]
 }
 
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows kernel 1 where
@@ -126,9 +130,7 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece) -> (u32, u32) {
     let inner = piece.sizes.len() - 1;
     let mode = |o: usize| match kernel {
         KernelKind::Rows => u32::from(piece.strides[o][inner] == 0),
-        KernelKind::Tile => {
-            u32::from(piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1])
-        }
+        KernelKind::Tile => u32::from(transposed(piece, o)),
         _ => 0,
     };
     (mode(1), mode(2))

@@ -14,6 +14,7 @@ mod windows;
 pub(crate) use crate::desc::{ElementOp, Operand as OperandSpec};
 pub use overlap::BindingPattern;
 pub(crate) use overlap::{BoundOperand, Sharing, analyze_bindings};
+pub(crate) use plan::slot;
 pub use plan::{KernelKind, Plan};
 pub(crate) use windows::{Limits, Piece, split};
 
