@@ -10,7 +10,8 @@
 //            shared with the output; wgpu allows one writable binding per buffer), 1 = in0,
 //            2 = in1.
 //   A_MODE, B_MODE  how the input is read, for the kernels that have a choice (0 elsewhere):
-//            rows.wgsl 0 = a dense row, 1 = one element repeated across the row;
+//            rows.wgsl and shifted.wgsl 0 = a dense row, 1 = one element repeated across
+//            the row;
 //            tile.wgsl 0 = straight from memory, 1 = staged through a workgroup tile.
 //            Constants rather than metadata, so that the path not taken is compiled out.
 //   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index

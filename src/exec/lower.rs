@@ -515,15 +515,18 @@ mod tests {
             // Every pipeline a call can need is among the warm-up's.
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
-        // Off a 16-byte boundary, the contiguous plan runs the gather kernel.
-        let p = Plan::new(
-            &crate::desc::BitwiseXorDesc::new(DataType::U8, &[256], &[256])
-                .operands()
-                .unwrap(),
-        );
-        let l = lower(&p, bound([0, 1, 2], [4, 0, 0], 4096), &t).unwrap();
-        assert_eq!(l.summary.dispatches, [KernelKind::Gather]);
-        assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
+        // Off a 16-byte boundary, the contiguous plan runs the shifted-rows kernel, or the
+        // gather kernel where the run is too short for it.
+        for (n, kernel) in [(256, KernelKind::ShiftedRows), (48, KernelKind::Gather)] {
+            let p = Plan::new(
+                &crate::desc::BitwiseXorDesc::new(DataType::U8, &[n], &[n])
+                    .operands()
+                    .unwrap(),
+            );
+            let l = lower(&p, bound([0, 1, 2], [4, 0, 0], 4096), &t).unwrap();
+            assert_eq!(l.summary.dispatches, [kernel]);
+            assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
+        }
     }
 
     #[test]

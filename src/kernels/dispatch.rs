@@ -86,6 +86,15 @@ pub(crate) fn build(
                 [blocks, rank as u64, 0],
             )
         }
+        KernelKind::ShiftedRows => {
+            let rows = elements / piece.sizes[rank - 1];
+            let blocks = shifted_row_blocks(piece.sizes[rank - 1] * width);
+            chunks(
+                rows,
+                blocks.div_ceil(u64::from(WORKGROUP_SIZE)),
+                [blocks, rank as u64, rows],
+            )
+        }
         KernelKind::Tile => chunks(
             piece.sizes[0].div_ceil(TILE),
             piece.sizes[1].div_ceil(TILE),
@@ -116,6 +125,12 @@ pub(crate) fn build(
             }]
         }
     }
+}
+
+/// The most 16-byte blocks a row of `bytes` bytes can touch, wherever it starts: the
+/// shifted-rows kernel's invocations per row.
+pub(crate) fn shifted_row_blocks(bytes: u64) -> u64 {
+    (bytes + 15).div_ceil(16)
 }
 
 fn to_u32(v: u64) -> u32 {
@@ -205,6 +220,39 @@ mod tests {
         assert_eq!(d[1].params.head, [25, 2, 0, 70000 - 65535]);
         assert_eq!(d[1].params.base[3], 65535);
         assert_eq!(d[0].groups, [1, 65535]);
+    }
+
+    #[test]
+    fn shifted_rows_cover_every_phase_and_count_the_rows_of_the_piece() {
+        // Rows of 100 u8 touch 8 blocks at most (from byte 15 to byte 114).
+        assert_eq!(shifted_row_blocks(100), 8);
+        assert_eq!(shifted_row_blocks(16), 2);
+        assert_eq!(shifted_row_blocks(1), 1);
+        let d = build(
+            KernelKind::ShiftedRows,
+            &piece(&[70000, 100], [0; 3]),
+            [0; 3],
+            [0; 3],
+            1,
+            65535,
+        );
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].params.head, [8, 2, 70000, 65535]);
+        assert_eq!(d[1].params.head, [8, 2, 70000, 70000 - 65535]);
+        assert_eq!(d[1].params.base[3], 65535);
+        assert_eq!(d[0].groups, [1, 65535]);
+        // A rank-1 call is one row.
+        let d = build(
+            KernelKind::ShiftedRows,
+            &piece(&[5000], [3, 0, 0]),
+            [0; 3],
+            [0; 3],
+            2,
+            65535,
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].params.head, [626, 1, 1, 1]);
+        assert_eq!(d[0].groups, [3, 1]);
     }
 
     #[test]

@@ -1,15 +1,21 @@
 //! Which kernel runs one piece, once its bindings are known.
 //!
 //! The plan names a family from the layout alone; the bindings decide whether the faster
-//! `vec4<u32>` kernels may run (every dense run on a 16-byte boundary, and room in the bound
-//! range to read whole 16-byte blocks at its end) and the piece's shape picks the 2-D kernels.
+//! `vec4<u32>` kernels may run (room in the bound range to read whole 16-byte blocks at its
+//! end, and for the contiguous and rows kernels every dense run on a 16-byte boundary; the
+//! shifted-rows kernel takes rows at any byte offset) and the piece's shape picks the 2-D
+//! kernels.
 
-use super::dispatch::{TILE, WORKGROUP_SIZE};
+use super::dispatch::{TILE, WORKGROUP_SIZE, shifted_row_blocks};
 use crate::layout::{KernelKind, Piece};
 
 /// Rows shorter than this many 16-byte blocks leave too many idle invocations for the rows
 /// kernel; the gather kernel takes them.
 const MIN_ROW_BLOCKS: u64 = 8;
+
+/// Rows shorter than this many bytes spend too much of the shifted-rows kernel on the masked
+/// words at their ends; the gather or scatter kernel takes them.
+const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 
 /// What the choice needs to know of the bindings.
 pub(crate) struct Bound {
@@ -42,11 +48,14 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
             let aligned = (0..3).all(|o| first(o).is_multiple_of(16));
             if aligned && bound.room_for_blocks(piece) {
                 KernelKind::Contiguous
+            } else if shifted_layout(piece, width, bound.max_groups) && bound.room_for_blocks(piece)
+            {
+                KernelKind::ShiftedRows
             } else {
                 KernelKind::Gather
             }
         }
-        KernelKind::Gather | KernelKind::Scatter if piece.sizes.len() >= 2 => {
+        KernelKind::Gather | KernelKind::Scatter => {
             let inner = piece.sizes.len() - 1;
             let stride = |o: usize, d: usize| piece.strides[o][d];
             // Every dense run starts on a 16-byte boundary, and so does every row.
@@ -62,6 +71,9 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 KernelKind::Rows
             } else if tile_layout(planned, piece, width, bound.max_groups) {
                 KernelKind::Tile
+            } else if shifted_layout(piece, width, bound.max_groups) && bound.room_for_blocks(piece)
+            {
+                KernelKind::ShiftedRows
             } else {
                 planned
             }
@@ -80,8 +92,14 @@ pub(crate) fn candidates(
 ) -> Vec<KernelKind> {
     match planned {
         KernelKind::Empty => Vec::new(),
-        KernelKind::Contiguous => vec![KernelKind::Contiguous, KernelKind::Gather],
-        KernelKind::Gather | KernelKind::Scatter if piece.sizes.len() >= 2 => {
+        KernelKind::Contiguous => {
+            let mut kernels = vec![KernelKind::Contiguous, KernelKind::Gather];
+            if shifted_layout(piece, width, max_groups) {
+                kernels.push(KernelKind::ShiftedRows);
+            }
+            kernels
+        }
+        KernelKind::Gather | KernelKind::Scatter => {
             let mut kernels = vec![planned];
             if rows_layout(piece, width, max_groups) {
                 kernels.push(KernelKind::Rows);
@@ -89,22 +107,61 @@ pub(crate) fn candidates(
             if tile_layout(planned, piece, width, max_groups) {
                 kernels.push(KernelKind::Tile);
             }
+            if shifted_layout(piece, width, max_groups) {
+                kernels.push(KernelKind::ShiftedRows);
+            }
             kernels
         }
         other => vec![other],
     }
 }
 
-/// Whether the layout of `piece` (rank 2 or more) suits the rows kernel, alignment aside:
+/// Whether the layout of `piece` suits the rows kernel, alignment aside: rank 2 or more,
 /// rows dense in the output and dense or repeated in each input, long enough to keep a
 /// workgroup busy, and few enough blocks per row for one grid dimension.
 fn rows_layout(piece: &Piece, width: u64, max_groups: u32) -> bool {
     let inner = piece.sizes.len() - 1;
     let row_blocks = (piece.sizes[inner] * width).div_ceil(16);
-    (0..3).all(|o| piece.strides[o][inner] <= 1)
+    inner >= 1
+        && (0..3).all(|o| piece.strides[o][inner] <= 1)
         && piece.strides[0][inner] == 1
         && row_blocks >= MIN_ROW_BLOCKS
         && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(max_groups)
+}
+
+/// Whether the layout of `piece` suits the shifted-rows kernel, alignment aside: rows (a
+/// rank-1 piece is one) dense in the output and dense or repeated in each input, long enough
+/// that the masked words at their ends are few, few enough blocks per row for one grid
+/// dimension, and the output's rows in memory in their index order without interleaving, so
+/// that a word can be shared by neighbouring rows only (the kernel writes such a word once,
+/// from the later row).
+fn shifted_layout(piece: &Piece, width: u64, max_groups: u32) -> bool {
+    let inner = piece.sizes.len() - 1;
+    let row_bytes = piece.sizes[inner].saturating_mul(width);
+    (0..3).all(|o| piece.strides[o][inner] <= 1)
+        && piece.strides[0][inner] == 1
+        && row_bytes >= MIN_SHIFTED_ROW_BYTES
+        && shifted_row_blocks(row_bytes).div_ceil(u64::from(WORKGROUP_SIZE))
+            <= u64::from(max_groups)
+        && rows_in_order(piece)
+}
+
+/// Whether the output's rows of `piece` lie in memory in index order, each after the whole of
+/// the one before: every outer stride spans everything inside it.
+fn rows_in_order(piece: &Piece) -> bool {
+    let inner = piece.sizes.len() - 1;
+    // Elements from the first to the last of the block inside the dimension, plus one.
+    let mut extent = piece.sizes[inner];
+    for d in (0..inner).rev().filter(|&d| piece.sizes[d] > 1) {
+        let stride = piece.strides[0][d];
+        if stride < extent {
+            return false;
+        }
+        extent = (piece.sizes[d] - 1)
+            .saturating_mul(stride)
+            .saturating_add(extent);
+    }
+    true
 }
 
 /// Whether `piece` suits the tile kernel: two dimensions of 32- or 64-bit elements with a
@@ -129,7 +186,7 @@ fn transposed(piece: &Piece, o: usize) -> bool {
 pub(crate) fn modes(kernel: KernelKind, piece: &Piece) -> (u32, u32) {
     let inner = piece.sizes.len() - 1;
     let mode = |o: usize| match kernel {
-        KernelKind::Rows => u32::from(piece.strides[o][inner] == 0),
+        KernelKind::Rows | KernelKind::ShiftedRows => u32::from(piece.strides[o][inner] == 0),
         KernelKind::Tile => u32::from(transposed(piece, o)),
         _ => 0,
     };
@@ -137,10 +194,127 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece) -> (u32, u32) {
 }
 
 /// The `RANK` override: the piece's rank where the kernel has a loop-free path for it (1 or 2
-/// for the gather and scatter kernels, 2 for the rows kernel), else 0.
+/// for the gather, scatter and shifted-rows kernels, 2 for the rows kernel), else 0.
 pub(crate) fn rank_constant(kernel: KernelKind, rank: usize) -> u32 {
     match (kernel, rank) {
-        (KernelKind::Gather | KernelKind::Scatter, 1 | 2) | (KernelKind::Rows, 2) => rank as u32,
+        (KernelKind::Gather | KernelKind::Scatter | KernelKind::ShiftedRows, 1 | 2)
+        | (KernelKind::Rows, 2) => rank as u32,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(sizes: &[u64], strides: [&[u64]; 3]) -> Piece {
+        Piece {
+            sizes: sizes.to_vec(),
+            strides: strides.map(<[u64]>::to_vec),
+            origin: [0; 3],
+            windows: [Some((0, 1 << 20)); 3],
+        }
+    }
+
+    fn bound(start: [u64; 3]) -> Bound {
+        Bound {
+            start,
+            range: [Some((0, 1 << 21)); 3],
+            max_groups: 65535,
+        }
+    }
+
+    #[test]
+    fn rows_off_16_byte_boundaries_take_the_shifted_rows_kernel() {
+        // Padded u8 rows of 200 with a pitch of 201: no row after the first is aligned.
+        let padded = piece(&[8, 200], [&[201, 1], &[200, 1], &[0, 1]]);
+        let b = bound([0; 3]);
+        assert_eq!(
+            choose(KernelKind::Scatter, &padded, &b, 1),
+            KernelKind::ShiftedRows
+        );
+        // A pitch of 208 keeps every row on a boundary: the rows kernel.
+        let aligned = piece(&[8, 200], [&[208, 1], &[208, 1], &[0, 1]]);
+        assert_eq!(
+            choose(KernelKind::Scatter, &aligned, &b, 1),
+            KernelKind::Rows
+        );
+        // One dense run off a boundary, and a run repeating one element.
+        let run = piece(&[100], [&[1], &[1], &[1]]);
+        let off = bound([4, 0, 0]);
+        assert_eq!(
+            choose(KernelKind::Contiguous, &run, &off, 1),
+            KernelKind::ShiftedRows
+        );
+        let scalar = piece(&[100], [&[1], &[1], &[0]]);
+        assert_eq!(
+            choose(KernelKind::Gather, &scalar, &b, 1),
+            KernelKind::ShiftedRows
+        );
+    }
+
+    #[test]
+    fn the_shifted_rows_kernel_needs_long_ordered_rows_and_room_for_blocks() {
+        let b = bound([0; 3]);
+        // Rows shorter than 64 bytes.
+        let short = piece(&[8, 63], [&[64, 1], &[63, 1], &[63, 1]]);
+        assert_eq!(
+            choose(KernelKind::Scatter, &short, &b, 1),
+            KernelKind::Scatter
+        );
+        // An input read with a step.
+        let stepped = piece(&[8, 100], [&[101, 1], &[200, 2], &[100, 1]]);
+        assert_eq!(
+            choose(KernelKind::Scatter, &stepped, &b, 1),
+            KernelKind::Scatter
+        );
+        // Interleaved output rows: row 1 starts inside row 0.
+        let interleaved = piece(&[2, 100], [&[50, 1], &[100, 1], &[100, 1]]);
+        assert!(!rows_in_order(&interleaved));
+        assert_eq!(
+            choose(KernelKind::Scatter, &interleaved, &b, 1),
+            KernelKind::Scatter
+        );
+        // Outer dimensions in order only when each stride spans the block inside it.
+        let outer = |s0: u64| piece(&[3, 2, 100], [&[s0, 101, 1], &[0; 3], &[0; 3]]);
+        assert!(rows_in_order(&outer(201)));
+        assert!(!rows_in_order(&outer(200)));
+        // No room to read whole blocks at the end of the output's range.
+        let run = piece(&[100], [&[1], &[1], &[1]]);
+        let tight = Bound {
+            start: [4, 0, 0],
+            range: [Some((0, 104)), Some((0, 112)), Some((0, 112))],
+            max_groups: 65535,
+        };
+        let mut used = run.clone();
+        used.windows = [Some((4, 104)), Some((0, 100)), Some((0, 100))];
+        assert_eq!(
+            choose(KernelKind::Contiguous, &used, &tight, 1),
+            KernelKind::Gather
+        );
+    }
+
+    #[test]
+    fn candidates_hold_every_choice() {
+        let padded = piece(&[8, 200], [&[201, 1], &[200, 1], &[0, 1]]);
+        let all = candidates(KernelKind::Scatter, &padded, 1, 65535);
+        assert_eq!(
+            all,
+            [
+                KernelKind::Scatter,
+                KernelKind::Rows,
+                KernelKind::ShiftedRows
+            ]
+        );
+        let run = piece(&[100], [&[1], &[1], &[1]]);
+        let all = candidates(KernelKind::Contiguous, &run, 1, 65535);
+        assert_eq!(
+            all,
+            [
+                KernelKind::Contiguous,
+                KernelKind::Gather,
+                KernelKind::ShiftedRows
+            ]
+        );
     }
 }

@@ -50,7 +50,7 @@ macro_rules! kernel {
 }
 
 /// Every kernel, each with read-only and read-write input bindings.
-pub const KERNELS: [ShaderSource; 10] = [
+pub const KERNELS: [ShaderSource; 12] = [
     kernel!(
         Contiguous,
         "contiguous.wgsl",
@@ -67,6 +67,14 @@ pub const KERNELS: [ShaderSource; 10] = [
     ),
     kernel!(Rows, "rows.wgsl", "blocks", "blocks_read", false),
     kernel!(Rows, "rows.wgsl", "blocks", "blocks_read_write", true),
+    kernel!(ShiftedRows, "shifted.wgsl", "blocks", "blocks_read", false),
+    kernel!(
+        ShiftedRows,
+        "shifted.wgsl",
+        "blocks",
+        "blocks_read_write",
+        true
+    ),
     kernel!(Gather, "gather.wgsl", "words", "words_read", false),
     kernel!(Gather, "gather.wgsl", "words", "words_read_write", true),
     kernel!(Tile, "tile.wgsl", "words", "words_read", false),

@@ -17,6 +17,13 @@ pub enum KernelKind {
     /// broadcasting, padded rows): a 2-D grid of 16-byte blocks, no index division. Chosen per
     /// piece when every row starts on a 16-byte boundary.
     Rows,
+    /// Rows dense in the output and dense or repeated in each input at any byte offset
+    /// (padded rows whose pitch is not a multiple of 16 bytes, a slice of a wider tensor,
+    /// operands off a 16-byte boundary; a rank-1 call is one row): 16-byte output blocks,
+    /// inputs read as whole blocks and shifted into place. Only the first and last word of a
+    /// row are written through a mask; a word two rows share is written once, by the later
+    /// row. Chosen per piece where the rows kernel's alignment does not hold.
+    ShiftedRows,
     /// Dense output, strided or broadcast inputs: each invocation owns whole output words and
     /// gathers their lanes.
     Gather,
