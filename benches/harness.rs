@@ -1,5 +1,6 @@
 //! What the criterion benches (`benches/xor.rs`) and `examples/bench_report.rs` share: the
-//! cases, their buffers, and the two baselines measured on the same adapter in the same run.
+//! cases, their buffers, and the three baselines measured on the same adapter in the same run
+//! (a `vec4<u32>` copy kernel, `copy_buffer_to_buffer`, and a bare `vec4<u32>` XOR kernel).
 //!
 //! Time is measured by recording `iters` repetitions of one call into one encoder, submitting
 //! once and waiting: on a software adapter (lavapipe) this is the CPU time of the kernels; on
@@ -29,7 +30,23 @@ pub enum Path {
     Transposed,
     /// The output in padded rows (scatter).
     PaddedOutput,
+    /// The output a slice of a wider tensor, as when writing one piece of a concatenation
+    /// along the last axis: `[rows, cols]` with row stride `16 / w + cols + 7` elements (the
+    /// piece before it 16 bytes wide, the one after it 7 elements), bound 16 bytes into its
+    /// buffer ([`SLICE_OFFSET`]).
+    SlicedOutput,
+    /// The output transposed: `[n, n]` written with strides `[1, n]`, the inputs packed.
+    TransposedOutput,
 }
+
+/// Where a [`Path::SlicedOutput`] output starts in its buffer: a `TensorDesc` has no element
+/// offset, so a slice starts where its binding does, and 16 bytes is the smallest binding
+/// offset past 0 that DirectML allows (one wgpu cannot bind directly, its storage offsets
+/// being multiples of 256 on most adapters).
+const SLICE_OFFSET: u64 = 16;
+
+/// Elements after a [`Path::SlicedOutput`] slice in each row of its wider tensor.
+const SLICE_AFTER: u64 = 7;
 
 impl Path {
     pub fn name(self) -> &'static str {
@@ -39,6 +56,8 @@ impl Path {
             Path::BroadcastRow => "broadcast-row",
             Path::Transposed => "transposed",
             Path::PaddedOutput => "padded-output",
+            Path::SlicedOutput => "sliced-output",
+            Path::TransposedOutput => "transposed-output",
         }
     }
 }
@@ -158,6 +177,7 @@ impl Case {
                 &sizes.iter().map(|&s| s as u32).collect::<Vec<_>>(),
             )
         };
+        let slice_stride = SLICE_OFFSET / w + cols + SLICE_AFTER;
         let (a, b, out, shape_elems) = match path {
             Path::Contiguous | Path::InPlace => (t(&[n]), t(&[n]), t(&[n]), n),
             Path::BroadcastRow => (
@@ -177,6 +197,18 @@ impl Case {
                 t(&[rows, cols]),
                 t(&[rows, cols]).with_strides(&[cols as u32 + 1, 1]),
                 rows * cols,
+            ),
+            Path::SlicedOutput => (
+                t(&[rows, cols]),
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[slice_stride as u32, 1]),
+                rows * cols,
+            ),
+            Path::TransposedOutput => (
+                t(&[side, side]),
+                t(&[side, side]),
+                t(&[side, side]).with_strides(&[1, side as u32]),
+                side * side,
             ),
         };
         let size = |d: &TensorDesc| d.total_size().expect("size");
@@ -211,16 +243,21 @@ impl Case {
         } else {
             size(&b)
         };
+        let out_offset = if path == Path::SlicedOutput {
+            SLICE_OFFSET
+        } else {
+            0
+        };
         let buffers = vec![
             storage(ctx, size(&a), 1),
             storage(ctx, b_bytes.max(16), 2),
-            storage(ctx, size(&out), 3),
+            storage(ctx, out_offset + size(&out), 3),
         ];
         let out_slot = if path == Path::InPlace { 0 } else { 2 };
         let ranges = [
             (0, 0, size(&a)),
             (1, 0, b_bytes.max(4).div_ceil(4) * 4),
-            (out_slot, 0, size(&out)),
+            (out_slot, out_offset, size(&out)),
         ];
         debug_assert_eq!(shape_elems * w, Case::output_bytes(path, data_type, bytes));
         Case {
@@ -240,8 +277,8 @@ impl Case {
         let d = Dims::new(data_type, bytes);
         let elems = match path {
             Path::Contiguous | Path::InPlace => d.n,
-            Path::BroadcastRow | Path::PaddedOutput => d.rows * d.cols,
-            Path::Transposed => d.side * d.side,
+            Path::BroadcastRow | Path::PaddedOutput | Path::SlicedOutput => d.rows * d.cols,
+            Path::Transposed | Path::TransposedOutput => d.side * d.side,
         };
         elems * d.w
     }
@@ -295,109 +332,201 @@ impl Case {
     }
 }
 
-/// The `vec4<u32>` copy kernel and `copy_buffer_to_buffer`, over `bytes` bytes.
-pub struct Baselines {
-    pub bytes: u64,
-    src: wgpu::Buffer,
-    dst: wgpu::Buffer,
+/// A baseline kernel (`copy.wgsl`, `bare_xor.wgsl`): `vec4<u32>` storage bindings, one
+/// 16-byte block per invocation, then a uniform with the block count and the grid's row
+/// stride ([`Grid`]).
+pub struct Kernel {
     pipeline: wgpu::ComputePipeline,
-    bind_groups: Vec<(wgpu::BindGroup, (u32, u32))>,
 }
 
-impl Baselines {
-    pub fn new(ctx: &Context, bytes: u64) -> Baselines {
+/// The grid of a baseline kernel over `len` bytes: the uniform its kernels read, and the
+/// workgroup counts, at most the adapter's limit in x (the contiguous XOR kernel's rule).
+pub struct Grid {
+    len: u64,
+    uniform: wgpu::Buffer,
+    groups: (u32, u32),
+}
+
+/// One dispatch of a baseline kernel: its bind group and workgroup counts.
+pub struct Dispatch {
+    bind_group: wgpu::BindGroup,
+    groups: (u32, u32),
+}
+
+impl Kernel {
+    /// The `vec4<u32>` copy: bindings src, dst.
+    pub fn copy(ctx: &Context) -> Kernel {
+        Kernel::new(ctx, "copy", include_str!("copy.wgsl"))
+    }
+
+    /// The bare `vec4<u32>` XOR, no metadata and no masks: bindings a, b, out.
+    pub fn bare_xor(ctx: &Context) -> Kernel {
+        Kernel::new(ctx, "bare xor", include_str!("bare_xor.wgsl"))
+    }
+
+    /// The kernel of this WGSL source, entry point `main`, its layout derived from the shader.
+    fn new(ctx: &Context, label: &str, source: &str) -> Kernel {
         let device = ctx.device();
-        let bytes = bytes.div_ceil(16) * 16;
-        let src = storage(ctx, bytes, 9);
-        let dst = storage(ctx, bytes, 10);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("copy"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("copy.wgsl").into()),
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("copy"),
+            label: Some(label),
             layout: None,
             module: &module,
             entry_point: Some("main"),
             compilation_options: Default::default(),
             cache: None,
         });
-        // Windows of at most the binding limit, like the XOR kernels.
-        let limits = device.limits();
-        let window = limits.max_storage_buffer_binding_size.min(1 << 31) / 256 * 256;
-        let max_x = u64::from(limits.max_compute_workgroups_per_dimension);
-        let mut bind_groups = Vec::new();
+        Kernel { pipeline }
+    }
+
+    /// A dispatch over `grid.len` bytes of each of `buffers` from `offset` (a multiple of the
+    /// adapter's storage offset alignment), in binding order, the grid's uniform last.
+    pub fn bind(
+        &self,
+        ctx: &Context,
+        buffers: &[&wgpu::Buffer],
+        offset: u64,
+        grid: &Grid,
+    ) -> Dispatch {
+        let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .zip(0..)
+            .map(|(buffer, binding)| wgpu::BindGroupEntry {
+                binding,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset,
+                    size: std::num::NonZeroU64::new(grid.len),
+                }),
+            })
+            .collect();
+        entries.push(wgpu::BindGroupEntry {
+            binding: buffers.len() as u32,
+            resource: grid.uniform.as_entire_binding(),
+        });
+        Dispatch {
+            bind_group: ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("baseline"),
+                layout: &self.pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            }),
+            groups: grid.groups,
+        }
+    }
+
+    /// `n` rounds of `dispatches` in one compute pass, the pipeline set once.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder, dispatches: &[Dispatch], n: u64) {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&self.pipeline);
+        for _ in 0..n {
+            for d in dispatches {
+                d.record(&mut pass);
+            }
+        }
+    }
+}
+
+impl Grid {
+    /// The grid over `len` bytes (a multiple of 16).
+    pub fn new(ctx: &Context, len: u64) -> Grid {
+        let device = ctx.device();
+        let max_x = u64::from(device.limits().max_compute_workgroups_per_dimension);
+        let blocks = len / 16;
+        let groups = blocks.div_ceil(256).max(1);
+        let x = groups.min(max_x);
+        let y = groups.div_ceil(x);
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("baseline blocks"),
+            size: 16,
+            usage: wgpu::BufferUsages::UNIFORM,
+            mapped_at_creation: true,
+        });
+        uniform
+            .get_mapped_range_mut(..)
+            .expect("mapped")
+            .copy_from_slice(bytemuck::cast_slice(&[
+                blocks as u32,
+                (x * 256) as u32,
+                0,
+                0,
+            ]));
+        uniform.unmap();
+        Grid {
+            len,
+            uniform,
+            groups: (x as u32, y as u32),
+        }
+    }
+}
+
+impl Dispatch {
+    /// Sets the bind group and dispatches, in a pass whose pipeline is the kernel's.
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+    }
+}
+
+/// The three baselines over `bytes` bytes: the `vec4<u32>` copy kernel (src to dst),
+/// `copy_buffer_to_buffer` (the same) and the bare `vec4<u32>` XOR kernel (src ^ b to dst).
+/// The kernels run in windows of at most the binding limit, like the XOR kernels.
+pub struct Baselines {
+    /// Bytes of each buffer: the `bytes` asked for, rounded up to 16.
+    pub bytes: u64,
+    src: wgpu::Buffer,
+    dst: wgpu::Buffer,
+    copy: Kernel,
+    bare: Kernel,
+    copies: Vec<Dispatch>,
+    xors: Vec<Dispatch>,
+}
+
+impl Baselines {
+    /// The baselines over `bytes` bytes, their buffers filled with random bytes.
+    pub fn new(ctx: &Context, bytes: u64) -> Baselines {
+        let bytes = bytes.div_ceil(16) * 16;
+        let src = storage(ctx, bytes, 9);
+        let dst = storage(ctx, bytes, 10);
+        let b = storage(ctx, bytes, 14);
+        let copy = Kernel::copy(ctx);
+        let bare = Kernel::bare_xor(ctx);
+        let window = ctx
+            .device()
+            .limits()
+            .max_storage_buffer_binding_size
+            .min(1 << 31)
+            / 256
+            * 256;
+        let (mut copies, mut xors) = (Vec::new(), Vec::new());
         let mut at = 0;
         while at < bytes {
-            let len = window.min(bytes - at);
-            let blocks = len / 16;
-            let groups = blocks.div_ceil(256).max(1);
-            let x = groups.min(max_x);
-            let y = groups.div_ceil(x);
-            let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("copy blocks"),
-                size: 16,
-                usage: wgpu::BufferUsages::UNIFORM,
-                mapped_at_creation: true,
-            });
-            uniform
-                .get_mapped_range_mut(..)
-                .expect("mapped")
-                .copy_from_slice(bytemuck::cast_slice(&[
-                    blocks as u32,
-                    (x * 256) as u32,
-                    0,
-                    0,
-                ]));
-            uniform.unmap();
-            let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("copy"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &src,
-                            offset: at,
-                            size: std::num::NonZeroU64::new(len),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &dst,
-                            offset: at,
-                            size: std::num::NonZeroU64::new(len),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: uniform.as_entire_binding(),
-                    },
-                ],
-            });
-            bind_groups.push((bg, (x as u32, y as u32)));
-            at += len;
+            let grid = Grid::new(ctx, window.min(bytes - at));
+            copies.push(copy.bind(ctx, &[&src, &dst], at, &grid));
+            xors.push(bare.bind(ctx, &[&src, &b, &dst], at, &grid));
+            at += grid.len;
         }
         Baselines {
             bytes,
             src,
             dst,
-            pipeline,
-            bind_groups,
+            copy,
+            bare,
+            copies,
+            xors,
         }
     }
 
     /// `n` `vec4<u32>` copies of `bytes` (traffic: 2 x bytes each).
     pub fn record_copy_kernel(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&self.pipeline);
-        for _ in 0..n {
-            for (bg, (x, y)) in &self.bind_groups {
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups(*x, *y, 1);
-            }
-        }
+        self.copy.record(encoder, &self.copies, n);
+    }
+
+    /// `n` bare `vec4<u32>` XORs of `bytes` (traffic: 3 x bytes each).
+    pub fn record_bare_xor(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        self.bare.record(encoder, &self.xors, n);
     }
 
     /// `n` `vec4<u32>` copies, each in a compute pass of its own that sets the pipeline and the
@@ -405,10 +534,9 @@ impl Baselines {
     pub fn record_copy_passes(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
         for _ in 0..n {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            for (bg, (x, y)) in &self.bind_groups {
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups(*x, *y, 1);
+            for d in &self.copies {
+                pass.set_pipeline(&self.copy.pipeline);
+                d.record(&mut pass);
             }
         }
     }
@@ -418,10 +546,9 @@ impl Baselines {
     pub fn record_copy_dispatches(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
         let mut pass = encoder.begin_compute_pass(&Default::default());
         for _ in 0..n {
-            for (bg, (x, y)) in &self.bind_groups {
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups(*x, *y, 1);
+            for d in &self.copies {
+                pass.set_pipeline(&self.copy.pipeline);
+                d.record(&mut pass);
             }
         }
     }
@@ -532,6 +659,81 @@ impl SmallCalls {
             .expect("poll");
         start.elapsed()
     }
+}
+
+/// Per-call latency of small calls against the bare XOR kernel on the same ranges: one 4 KiB
+/// BIT_XOR u32 call alone, and a call among `calls` in one batch. Everything is made before
+/// any timing: the pipelines warmed up, call 0 prepared (`op.prepare`), the batch of every
+/// call prepared (`Batch::prepare`), and a bare-kernel bind group per call's range.
+pub struct Latency {
+    pub small: SmallCalls,
+    one: Prepared,
+    batch: Prepared,
+    bare: Kernel,
+    dispatches: Vec<Dispatch>,
+}
+
+impl Latency {
+    /// `calls` calls of `bytes` bytes (a multiple of the storage offset alignment).
+    pub fn new(ctx: &Context, calls: u64, bytes: u64) -> Latency {
+        let small = SmallCalls::new(ctx, calls, bytes);
+        small.op.warm_up().expect("warm up");
+        let one = small.op.prepare(&small.bindings(0)).expect("prepare");
+        let batch = small.batch(ctx).prepare().expect("prepare");
+        let bare = Kernel::bare_xor(ctx);
+        let grid = Grid::new(ctx, bytes);
+        let [a, b, out] = &small.buffers;
+        let dispatches = (0..calls)
+            .map(|i| bare.bind(ctx, &[a, b, out], i * bytes, &grid))
+            .collect();
+        Latency {
+            small,
+            one,
+            batch,
+            bare,
+            dispatches,
+        }
+    }
+
+    /// The dispatches of the prepared batch (its calls merge where their ranges meet).
+    pub fn batch_dispatches(&self) -> usize {
+        self.batch.dispatch_count()
+    }
+
+    /// Call 0 alone: a new encoder, `Prepared::record`, submit, wait.
+    pub fn alone(&self, ctx: &Context) -> Duration {
+        submitted(ctx, &|e| self.one.record(e).expect("record"))
+    }
+
+    /// The bare kernel on call 0's range alone: a new encoder, one dispatch in one pass,
+    /// submit, wait.
+    pub fn bare_alone(&self, ctx: &Context) -> Duration {
+        submitted(ctx, &|e| self.bare.record(e, &self.dispatches[..1], 1))
+    }
+
+    /// Every call in the prepared batch: a new encoder, its `Prepared::record`, submit, wait;
+    /// the total.
+    pub fn batched(&self, ctx: &Context) -> Duration {
+        submitted(ctx, &|e| self.batch.record(e).expect("record"))
+    }
+
+    /// The bare kernel on every call's range, one dispatch each in one pass: a new encoder,
+    /// the pass, submit, wait; the total.
+    pub fn bare_batched(&self, ctx: &Context) -> Duration {
+        submitted(ctx, &|e| self.bare.record(e, &self.dispatches, 1))
+    }
+}
+
+/// The wall time of a new encoder, `record`, `finish`, one submit and one wait.
+pub fn submitted(ctx: &Context, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> Duration {
+    let start = Instant::now();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    record(&mut encoder);
+    ctx.queue().submit([encoder.finish()]);
+    ctx.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    start.elapsed()
 }
 
 /// The ways of recording the same small calls that the recording benchmark compares.

@@ -1,11 +1,14 @@
 //! Criterion benchmarks: `cargo bench`.
 //!
 //! One group per (operator, path); in each, one benchmark per (type, size) and, at every
-//! size, the two baselines on the same adapter: a `vec4<u32>` copy kernel and
-//! `copy_buffer_to_buffer` of the same bytes. Throughput is bytes read plus bytes written.
-//! The `batching` group compares 1,000 calls of 4 KiB in one batch with 1,000 single
-//! submits; the `recording` group (run first), the CPU time of recording 1,000 calls of 4 KiB
-//! in each way the API offers (prepared calls, a batch, one-shot `record`). Set
+//! size, the three baselines on the same adapter: a `vec4<u32>` copy kernel and
+//! `copy_buffer_to_buffer` of the same bytes, and a bare `vec4<u32>` XOR kernel (no metadata,
+//! no masks) over the same bytes. Throughput is bytes read plus bytes written. The `batching`
+//! group compares 1,000 calls of 4 KiB in one batch with 1,000 single submits; `small-calls`,
+//! the latency of one 4 KiB call alone and of one call in a batch of 1,000 against the bare
+//! kernel on the same ranges; the `recording` group (run first), the CPU time of recording
+//! 1,000 calls of 4 KiB in each way the API offers (prepared calls, a batch, one-shot
+//! `record`). Set
 //! `GPU_XOR_BENCH_QUICK=1` (or run under `CI`) for small sizes only. `benches/README.md` says
 //! what each group measures.
 
@@ -17,7 +20,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpu_xor::{Context, DataType};
-use harness::{Baselines, Case, Op, Path, Recording, SmallCalls, Way, record_time, time};
+use harness::{Baselines, Case, Latency, Op, Path, Recording, SmallCalls, Way, record_time, time};
 
 fn size_name(bytes: u64) -> String {
     if bytes >= 1 << 20 {
@@ -67,6 +70,13 @@ fn group(c: &mut Criterion, ctx: &Context, op: Op, path: Path, types: &[DataType
                 })
             },
         );
+        g.throughput(Throughput::Bytes(3 * bytes.div_ceil(16) * 16));
+        g.bench_function(BenchmarkId::new("bare-xor", size_name(bytes)), |b| {
+            let base = base();
+            b.iter_custom(|iters| {
+                time(ctx, iters, &|e, n| base.record_bare_xor(e, n)) * iters as u32
+            })
+        });
         drop(baselines);
         for &dt in types {
             let made = OnceCell::new();
@@ -120,7 +130,21 @@ fn benches(c: &mut Criterion) {
         &ctx,
         Op::BitXor,
         Path::PaddedOutput,
-        &[DataType::U8, DataType::U32],
+        &[DataType::U8, DataType::U16, DataType::U32],
+    );
+    group(
+        c,
+        &ctx,
+        Op::BitXor,
+        Path::SlicedOutput,
+        &[DataType::U8, DataType::U16],
+    );
+    group(
+        c,
+        &ctx,
+        Op::BitXor,
+        Path::TransposedOutput,
+        &[DataType::U8, DataType::U16, DataType::U32],
     );
     group(
         c,
@@ -144,6 +168,35 @@ fn benches(c: &mut Criterion) {
     g.bench_function("1000x4KiB/one-batch", |b| b.iter(|| small.batched(&ctx)));
     g.bench_function("1000x4KiB/single-submits", |b| {
         b.iter(|| small.single_submits(&ctx))
+    });
+    g.finish();
+    drop(small);
+    small_calls(c, &ctx);
+}
+
+/// Per-call latency of 4 KiB BIT_XOR u32 calls against the bare XOR kernel on the same ranges
+/// (three 4 MiB buffers, call `i` at offset `i * 4096`; everything prepared and every bind
+/// group made outside the timing). `4KiB/alone`: one call (`Prepared::record`) in a new
+/// encoder, submitted and waited for; `4KiB/alone-bare-xor`: the same with one bare-kernel
+/// dispatch. `1000x4KiB/in-batch`: the 1,000 calls' prepared batch recorded, submitted and
+/// waited for; `1000x4KiB/bare-xor-dispatches`: 1,000 bare-kernel dispatches in one pass, the
+/// same way. Throughput is calls.
+fn small_calls(c: &mut Criterion, ctx: &Context) {
+    let latency = Latency::new(ctx, 1000, 4096);
+    let mut g = c.benchmark_group("small-calls");
+    g.sample_size(10);
+    let timed = |b: &mut criterion::Bencher, run: &dyn Fn() -> Duration| {
+        b.iter_custom(|iters| (0..iters).map(|_| run()).sum())
+    };
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("4KiB/alone", |b| timed(b, &|| latency.alone(ctx)));
+    g.bench_function("4KiB/alone-bare-xor", |b| {
+        timed(b, &|| latency.bare_alone(ctx))
+    });
+    g.throughput(Throughput::Elements(latency.small.calls));
+    g.bench_function("1000x4KiB/in-batch", |b| timed(b, &|| latency.batched(ctx)));
+    g.bench_function("1000x4KiB/bare-xor-dispatches", |b| {
+        timed(b, &|| latency.bare_batched(ctx))
     });
     g.finish();
 }
