@@ -185,15 +185,19 @@ fn transposed_kernel(dt: DataType) -> KernelKind {
 
 fn zero_strides(dt: DataType) {
     let t = TensorDesc::new(dt, &[5, 7]);
-    // Scalar broadcast, row broadcast, column broadcast.
-    for s in [[0, 0], [0, 1], [1, 0]] {
-        strided(
-            dt,
-            t.clone(),
-            t.clone().with_strides(&s),
-            t.clone(),
-            KernelKind::Gather,
-        );
+    // Scalar broadcast (one run of 35 elements: shifted rows from 64 bytes), row broadcast,
+    // column broadcast (rows of 7 elements: gathered).
+    let scalar = if 35 * dt.size_in_bytes() >= 64 {
+        KernelKind::ShiftedRows
+    } else {
+        KernelKind::Gather
+    };
+    for (s, kernel) in [
+        ([0, 0], scalar),
+        ([0, 1], KernelKind::Gather),
+        ([1, 0], KernelKind::Gather),
+    ] {
+        strided(dt, t.clone(), t.clone().with_strides(&s), t.clone(), kernel);
     }
 }
 

@@ -327,10 +327,15 @@ fn owned_strided_inputs_larger_than_a_window() {
     assert!(case.a.total_size().unwrap() > ctx.max_window_bytes());
     check_family(ctx, &case, None);
     let t = TensorDesc::new(DataType::U16, &[40, 60]);
-    let out = t.clone().with_strides(&[64, 1]);
-    let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t, out, 62);
-    assert!(case.out.total_size().unwrap() > ctx.max_window_bytes());
-    check_family(ctx, &case, Some(KernelKind::Scatter));
+    for (strides, kernel) in [
+        ([65, 1], KernelKind::ShiftedRows),
+        ([130, 2], KernelKind::Scatter),
+    ] {
+        let out = t.clone().with_strides(&strides);
+        let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), out, 62);
+        assert!(case.out.total_size().unwrap() > ctx.max_window_bytes());
+        check_family(ctx, &case, Some(kernel));
+    }
 }
 
 // ----- Errors: each writes nothing -----------------------------------------------------------

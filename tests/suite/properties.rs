@@ -764,11 +764,11 @@ fn tile_core(_w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
         .boxed()
 }
 
-/// Scatter: an output that stays strided after coalescing and that the rows kernel cannot
-/// take: every k-th element (k from 2), rows of at most 112 bytes with padding, or longer
-/// padded rows whose pitch is not a multiple of 16 bytes; inputs anything. The first two
-/// stay scatter in every window; a one-row piece of the third may start on a 16-byte
-/// boundary and go to the rows kernel, so it runs whole.
+/// Scatter: an output that stays strided after coalescing and that neither the rows nor the
+/// shifted-rows kernel can take: every k-th element (k from 2), rows of less than 64 bytes
+/// with padding (inputs anything), or longer padded rows whose pitch is not a multiple of 16
+/// bytes with inputs that are not read along their rows. The first two stay scatter in every
+/// window; a one-row piece of the third may start on a 16-byte boundary, so it runs whole.
 fn scatter_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let (q, tie) = (per_block(w), binding.tie());
     let stepped = (
@@ -776,89 +776,92 @@ fn scatter_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
         2u32..=200,
         2u32..=4,
         vec(0u32..3, 3),
+        any_input(),
+        any_input(),
     )
-        .prop_map(|(mut sizes, c, k, pads)| {
+        .prop_map(|(mut sizes, c, k, pads, ia, ib)| {
             sizes.push(c);
             let out = pitched(&sizes, k, 1, &pads, &vec![false; sizes.len()]);
-            (sizes, out, true)
+            (sizes, out, true, ia, ib)
         });
-    let short = (outer(1..=2, 10), 2u32..=(112 / w), 1u32..4, 0u32..3).prop_map(
-        |(mut sizes, c, row_pad, pad)| {
+    let short = (
+        outer(1..=2, 10),
+        2u32..=(63 / w),
+        1u32..4,
+        0u32..3,
+        any_input(),
+        any_input(),
+    )
+        .prop_map(|(mut sizes, c, row_pad, pad, ia, ib)| {
             sizes.push(c);
             let r = sizes.len();
             let mut pads = vec![pad; r];
             pads[r - 2] = row_pad;
             let out = pitched(&sizes, 1, 1, &pads, &vec![false; r]);
-            (sizes, out, true)
-        },
-    );
+            (sizes, out, true, ia, ib)
+        });
+    let across = prop_oneof![
+        (0u32..3).prop_map(Input::Transposed),
+        (2u32..4, 0u32..3).prop_map(|(k, p)| Input::Stepped(k, p)),
+    ];
     let misaligned = (
         outer(1..=2, 5),
         (112 / w + 1)..=(512 / w),
         1u32..=32,
         0u32..3,
+        across.clone(),
+        across,
     )
-        .prop_map(move |(mut sizes, c, row_pad, pad)| {
+        .prop_map(move |(mut sizes, c, row_pad, pad, ia, ib)| {
             sizes.push(c);
-            let r = sizes.len();
-            let mut pads = vec![pad; r];
-            pads[r - 2] = if (c + row_pad).is_multiple_of(q) {
-                row_pad + 1
-            } else {
-                row_pad
-            };
-            let out = pitched(&sizes, 1, 1, &pads, &vec![false; r]);
-            (sizes, out, false)
+            let out = misaligned_rows(&sizes, q, row_pad, pad);
+            (sizes, out, false, ia, ib)
         });
-    (
-        prop_oneof![stepped, short, misaligned],
-        any_input(),
-        any_input(),
-    )
-        .prop_map(move |((sizes, out, windows), ia, ib)| {
+    prop_oneof![stepped, short, misaligned]
+        .prop_map(move |(sizes, out, windows, ia, ib)| {
             let (a, b) = (strides_of(&sizes, ia), strides_of(&sizes, ib));
             (Core::tied(sizes, [a, b, out], tie), windows)
         })
         .boxed()
 }
 
-/// Gather: a dense output with inputs that neither the rows nor the tile kernel takes:
-/// - one dimension with a broadcast or strided input;
-/// - rows of at most 112 bytes (inputs read forwards or repeated);
-/// - longer rows whose pitch is not a multiple of 16 bytes;
-/// - an input that reads every k-th element;
-/// - a transposed input of 8- or 16-bit elements (rank 2), or of any width at rank 3.
-///
-/// Windows keep the first two and the 8- and 16-bit cases on the gather kernel; elsewhere a
-/// one-row piece may go to the rows or tile kernel, so those run whole.
-fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+/// Output strides for rows of `sizes` padded so that the row pitch is not a multiple of
+/// `q` elements (16 bytes): rows padded by `row_pad` (one more where that lands on a
+/// multiple), outer dimensions by `pad`.
+fn misaligned_rows(sizes: &[u32], q: u32, row_pad: u32, pad: u32) -> Vec<u32> {
+    let r = sizes.len();
+    let c = sizes[r - 1];
+    let mut pads = vec![pad; r];
+    pads[r - 2] = if (c + row_pad).is_multiple_of(q) {
+        row_pad + 1
+    } else {
+        row_pad
+    };
+    pitched(sizes, 1, 1, &pads, &vec![false; r])
+}
+
+/// Shifted rows: rows of 113 to 512 bytes, dense in the output and read forwards or repeated
+/// in each input, that do not all start on a 16-byte boundary: padded output rows whose
+/// pitch is not a multiple of 16 bytes, or a packed output whose row length is not, with
+/// inputs that keep the rows apart. A one-row window piece may start on a boundary and take
+/// the rows kernel, so these run whole.
+fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let (q, tie) = (per_block(w), binding.tie());
-    let narrow = w < 4;
-    let one_dim = (2u32..=2000, 0u32..4, 0u32..4).prop_map(move |(n, mut sa, mut sb)| {
-        match tie {
-            Tie::None if sa == 1 && sb == 1 => sb = 0,
-            Tie::None => {}
-            Tie::AOut | Tie::BOut => {
-                // The tied input is dense; the other one must not be.
-                sa = if sa == 1 { 0 } else { sa };
-                sb = sa;
-            }
-            Tie::AB => sa = if sa == 1 { 2 } else { sa },
-        }
-        let (a, b) = (vec![sa], vec![sb]);
-        (Core::tied(vec![n], [a, b, vec![1]], tie), true)
-    });
-    let short = (outer(1..=2, 10), 2u32..=(112 / w), row_input(), row_input()).prop_map(
-        move |(mut sizes, c, ia, ib)| {
+    let padded = (
+        outer(1..=2, 5),
+        (112 / w + 1)..=(512 / w),
+        1u32..=32,
+        0u32..3,
+        row_input(),
+        row_input(),
+    )
+        .prop_map(move |(mut sizes, c, row_pad, pad, ia, ib)| {
             sizes.push(c);
-            let out = strides_of(&sizes, Input::Packed);
+            let out = misaligned_rows(&sizes, q, row_pad, pad);
             let [a, b] = [ia, ib].map(|i| strides_of(&sizes, i));
-            let mut core = Core::tied(sizes, [a, b, out], tie);
-            core.keep_inner_apart(tie);
-            (core, true)
-        },
-    );
-    let misaligned = (
+            Core::tied(sizes, [a, b, out], tie)
+        });
+    let packed = (
         2u32..=8,
         (112 / w + 1)..=(512 / w),
         row_input(),
@@ -871,8 +874,58 @@ fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
             let [a, b] = [ia, ib].map(|i| strides_of(&sizes, i));
             let mut core = Core::tied(sizes, [a, b, out], tie);
             core.keep_inner_apart(tie);
-            (core, false)
+            core
         });
+    prop_oneof![padded, packed]
+        .prop_map(|core| (core, false))
+        .boxed()
+}
+
+/// Gather: a dense output with inputs that neither the rows, the shifted-rows nor the tile
+/// kernel takes:
+/// - one dimension with a strided input, or with a broadcast one under 64 bytes;
+/// - rows of less than 64 bytes (inputs read forwards or repeated);
+/// - an input that reads every k-th element;
+/// - a transposed input of 8- or 16-bit elements (rank 2), or of any width at rank 3.
+///
+/// Windows keep the first two and the 8- and 16-bit cases on the gather kernel; elsewhere a
+/// one-row piece may go to the rows or tile kernel, so those run whole.
+fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+    let tie = binding.tie();
+    let narrow = w < 4;
+    let one_dim = (2u32..=2000, 0u32..4, 0u32..4).prop_map(move |(n, mut sa, mut sb)| {
+        match tie {
+            Tie::None if sa == 1 && sb == 1 => sb = 0,
+            Tie::None => {}
+            Tie::AOut | Tie::BOut => {
+                // The tied input is dense; the other one must not be.
+                sa = if sa == 1 { 0 } else { sa };
+                sb = sa;
+            }
+            Tie::AB => sa = if sa == 1 { 2 } else { sa },
+        }
+        // Read forwards or repeated, one dimension takes the shifted-rows kernel from 64
+        // bytes.
+        let (ea, eb) = match tie {
+            Tie::AOut => (1, sb),
+            Tie::BOut => (sa, 1),
+            Tie::AB => (sa, sa),
+            Tie::None => (sa, sb),
+        };
+        let n = if ea <= 1 && eb <= 1 { n.min(63 / w) } else { n };
+        let (a, b) = (vec![sa], vec![sb]);
+        (Core::tied(vec![n], [a, b, vec![1]], tie), true)
+    });
+    let short = (outer(1..=2, 10), 2u32..=(63 / w), row_input(), row_input()).prop_map(
+        move |(mut sizes, c, ia, ib)| {
+            sizes.push(c);
+            let out = strides_of(&sizes, Input::Packed);
+            let [a, b] = [ia, ib].map(|i| strides_of(&sizes, i));
+            let mut core = Core::tied(sizes, [a, b, out], tie);
+            core.keep_inner_apart(tie);
+            (core, true)
+        },
+    );
     let special = move |sizes: Vec<u32>, special: Vec<u32>, other: Input, swap: bool, windows| {
         let out = strides_of(&sizes, Input::Packed);
         let other = strides_of(&sizes, other);
@@ -916,7 +969,7 @@ fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
             let s = strides_of(&sizes, Input::Transposed(p));
             special(sizes, s, other, swap, narrow)
         });
-    prop_oneof![one_dim, short, misaligned, stepped, transposed].boxed()
+    prop_oneof![one_dim, short, stepped, transposed].boxed()
 }
 
 proptest! {
@@ -937,6 +990,13 @@ proptest! {
     #[test]
     fn transposed_wide_inputs_run_the_tile_kernel(spec in dml_call(&WIDE, tile_core)) {
         assert_kernel(&spec.run(), KernelKind::Tile);
+    }
+
+    #[test]
+    fn long_rows_off_16_byte_boundaries_run_the_shifted_rows_kernel(
+        spec in dml_call(&DataType::DIRECTML, shifted_core),
+    ) {
+        assert_kernel(&spec.run(), KernelKind::ShiftedRows);
     }
 
     #[test]
@@ -1061,9 +1121,9 @@ struct OvSizes {
 /// Form `form` of a BitwiseXor-13 call with `w`-byte elements.
 fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
     let OvSizes { r, x, c, flip, .. } = z;
-    // Rows of 8 to 32 blocks; rows of at most 112 bytes; longer rows off 16-byte pitches.
+    // Rows of 8 to 32 blocks; rows of less than 64 bytes; longer rows off 16-byte pitches.
     let long = z.blocks * 16 / w;
-    let short = 2 + c % (112 / w - 1);
+    let short = 2 + c % (63 / w - 1);
     let misaligned = ((112 / w + 1) + c * 16 / w / 2) | 1;
     let shapes = |a: Vec<usize>, b: Vec<usize>, broadcast, a_is_out, kernel| OvShapes {
         a,
@@ -1081,7 +1141,10 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
         // The same off 16-byte boundaries.
         1 => OvShapes {
             misalign: true,
-            ..shapes(dense.0, dense.1, dense.2, dense.3, KernelKind::Gather)
+            ..one_run(
+                shapes(dense.0, dense.1, dense.2, dense.3, KernelKind::Gather),
+                w,
+            )
         },
         // A row repeated over rows, a column over columns, or both; either input the larger.
         2 => {
@@ -1118,7 +1181,7 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
             let b = if flip { vec![] } else { vec![1] };
             OvShapes {
                 misalign: flip,
-                ..shapes(vec![r, x, c], b, numpy, true, KernelKind::Gather)
+                ..one_run(shapes(vec![r, x, c], b, numpy, true, KernelKind::Gather), w)
             }
         }
         // Short rows, one input repeated along them or across them.
@@ -1135,9 +1198,29 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
                 vec![misaligned],
                 numpy,
                 true,
-                KernelKind::Gather,
+                KernelKind::ShiftedRows,
             )
         },
+    }
+}
+
+/// A call that coalesces to one run, off 16-byte boundaries or repeating one element: the
+/// shifted-rows kernel from 64 bytes, run whole (a window piece may be shorter or aligned),
+/// else the gather kernel.
+fn one_run(shapes: OvShapes, w: usize) -> OvShapes {
+    let elements: usize = shapes
+        .a
+        .iter()
+        .product::<usize>()
+        .max(shapes.b.iter().product());
+    if elements * w >= 64 {
+        OvShapes {
+            kernel: KernelKind::ShiftedRows,
+            windows: false,
+            ..shapes
+        }
+    } else {
+        shapes
     }
 }
 
