@@ -5,25 +5,27 @@
 // multiple of 16 bytes, a slice of a wider tensor, operands that start off a 16-byte boundary.
 // The rows kernel needs every row on a 16-byte boundary; this one does not.
 //
-// Invocation (x, row) owns the x-th 16-byte block of the output's bound window that holds a
-// byte of its row (`head.x` is the most blocks a row can touch). A block wholly inside the
-// row is one `vec4<u32>` store; each input's 16 bytes for it are read as whole 16-byte
-// blocks and shifted into place (a dense row starts at any byte; a repeated element is
-// splat), so interior blocks need no lane arithmetic. The first and last block of a row hold
+// Invocation u owns a run of RUN consecutive 16-byte blocks of the output's bound window:
+// the x-th run of those that hold a byte of row `row`, where u = row * runs + x (`runs` per
+// row, for the most blocks a row can touch; the rows of a call share workgroups, so short rows
+// leave no invocation idle). A block wholly inside the row is four word stores; each
+// input's 16 bytes for it are read as words and funnel-shifted into place (a dense row starts
+// at any byte; a repeated element is splat), so interior blocks need no lane arithmetic, and
+// the word a block's bytes end in is carried to the next block, so every input word is read
+// once. The first and last block of a row hold
 // bytes that are not its own and are written word by word, each word's own lanes through a
 // mask. Padding bytes are never written. A word that holds the end of one row and the start
 // of the next is written once, by the later row's invocation, which combines both rows' lanes
 // in it: no two invocations of a dispatch write one word, so no atomics are needed. The host
 // picks this kernel only where rows lie in memory in their index order without interleaving
 // (each outer stride spans the whole block inside it), so that only neighbouring rows can
-// share a word, and only where each operand can read whole blocks up to the end of what it
-// uses.
+// share a word. Only words that hold an operand's bytes are read or written.
 //
-// Metadata: `head.x` blocks per row, `head.z` rows of the whole piece (to know whether a
-// next row exists), `head.w` rows of this record, `base.w` the first of them.
+// Metadata: `head.x` invocations (rows times runs), `head.z` invocations per row of the
+// dispatch grid (common.wgsl), `head.w` runs per row.
 //
-// Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
-// (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
+// Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
+// (shared/inputs_words_*.wgsl, shared/words.wgsl).
 
 // The element offsets of row `row`'s first element in out, a and b.
 fn row_start(call: u32, row: u32) -> Offsets {
@@ -34,41 +36,47 @@ fn row_start(call: u32, row: u32) -> Offsets {
     return offsets_of(call, row, rank(call) - 1u);
 }
 
-// The 16 bytes of binding `src` that start at byte `byte`, which need not be aligned: the one
-// or two blocks that hold them, shifted into place. Only blocks holding some of the 16 bytes
-// are read.
-fn load_at(src: u32, byte: u32) -> vec4<u32> {
-    let q = byte >> 2u;
-    let bits = (byte & 3u) * 8u;
-    let lo = load(src, q >> 2u);
-    let j = q & 3u;
-    if j == 0u && bits == 0u {
-        return lo;
-    }
-    let hi = load(src, (q >> 2u) + 1u);
-    // Words q .. q + 3 in `w`, word q + 4 in `e`.
-    var w = lo;
-    var e = hi.x;
-    switch j {
-        case 1u: {
-            w = vec4<u32>(lo.yzw, hi.x);
-            e = hi.y;
-        }
-        case 2u: {
-            w = vec4<u32>(lo.zw, hi.xy);
-            e = hi.z;
-        }
-        case 3u: {
-            w = vec4<u32>(lo.w, hi.xyz);
-            e = hi.w;
-        }
-        default: {}
-    }
+// Output blocks each invocation writes, one after the other along its row.
+const RUN: u32 = 4u;
+
+// One dense input's reader along a run of blocks: the word its first block starts in, how
+// many bits into that word, and the word read last, carried to the next block.
+struct Reader {
+    word: u32,
+    bits: u32,
+    last: u32,
+}
+
+// The reader of input `src` for the output blocks from the one whose bytes line up with
+// input byte `byte`.
+fn reader(src: u32, byte: u32) -> Reader {
+    let w = byte >> 2u;
+    return Reader(w, (byte & 3u) * 8u, load_word(src, w));
+}
+
+// The `k`-th 16 input bytes of reader `r`: four words where they start on a word, else the
+// four words after the one read last, funnel-shifted together with it. Only words holding
+// some of the bytes are read.
+fn next_block(src: u32, r: ptr<function, Reader>, k: u32) -> vec4<u32> {
+    let w = (*r).word + 4u * k;
+    let bits = (*r).bits;
     if bits == 0u {
-        return w;
+        return vec4<u32>(
+            load_word(src, w),
+            load_word(src, w + 1u),
+            load_word(src, w + 2u),
+            load_word(src, w + 3u),
+        );
     }
-    let next = vec4<u32>(w.yzw, e);
-    return (w >> vec4<u32>(bits)) | (next << vec4<u32>(32u - bits));
+    let hi = vec4<u32>(
+        load_word(src, w + 1u),
+        load_word(src, w + 2u),
+        load_word(src, w + 3u),
+        load_word(src, w + 4u),
+    );
+    let lo = vec4<u32>((*r).last, hi.xyz);
+    (*r).last = hi.w;
+    return (lo >> vec4<u32>(bits)) | (hi << vec4<u32>(32u - bits));
 }
 
 // Element `e` repeated across a 16-byte block (lanes line up with the output's elements,
@@ -87,15 +95,6 @@ fn load_splat(src: u32, e: u32) -> vec4<u32> {
         return vec4<u32>(v | (v << 16u));
     }
     return vec4<u32>(v * 0x01010101u);
-}
-
-// The 16 input bytes that line up with the output bytes `rel` .. `rel + 16` of a row whose
-// input row starts at element `start` (mode 0), or that row's one element repeated (mode 1).
-fn load_input(src: u32, mode: u32, start: u32, rel: u32) -> vec4<u32> {
-    if mode == 1u {
-        return load_splat(src, start);
-    }
-    return load_at(src, start * WIDTH + rel);
 }
 
 // Lanes of row `at` (first output byte `ob`, `bytes` bytes, inner strides `step_a`/`step_b`)
@@ -127,7 +126,7 @@ fn edge_word(call: u32, row: u32, at: Offsets, ob: u32, bytes: u32, w: u32) {
     if wb + 4u <= ob || wb >= end {
         return;
     }
-    if wb + 4u > end && row + 1u < head(call).z {
+    if wb + 4u > end && row + 1u < head(call).x / head(call).w {
         if row_start(call, row + 1u).o * WIDTH < wb + 4u {
             return;
         }
@@ -142,12 +141,10 @@ fn edge_word(call: u32, row: u32, at: Offsets, ob: u32, bytes: u32, w: u32) {
         l.value |= p.value;
         l.mask |= p.mask;
     }
-    let block = w >> 2u;
-    let k = w & 3u;
     if l.mask == 0xffffffffu {
-        out_buf[block][k] = l.value;
+        out_buf[w] = l.value;
     } else {
-        out_buf[block][k] = (out_buf[block][k] & ~l.mask) | l.value;
+        out_buf[w] = (out_buf[w] & ~l.mask) | l.value;
     }
 }
 
@@ -171,14 +168,49 @@ fn edge_block_wide(call: u32, at: Offsets, ob: u32, bytes: u32, block: u32) {
             let va = vec2<u32>(load_word(A_SRC, 2u * a), load_word(A_SRC, 2u * a + 1u));
             let vb = vec2<u32>(load_word(B_SRC, 2u * b), load_word(B_SRC, 2u * b + 1u));
             let r = combine_pair(va, vb);
-            out_buf[block][k] = r.x;
-            out_buf[block][k + 1u] = r.y;
+            out_buf[block * 4u + k] = r.x;
+            out_buf[block * 4u + k + 1u] = r.y;
         } else {
-            out_buf[block][k] = combine_lane(
+            out_buf[block * 4u + k] = combine_lane(
                 load_word(A_SRC, at.a + i * step_a),
                 load_word(B_SRC, at.b + i * step_b),
             );
         }
+    }
+}
+
+// Writes output blocks `b0` .. `b1`, each wholly inside the row `at` whose first output byte is
+// `ob`.
+fn interior(at: Offsets, ob: u32, b0: u32, b1: u32) {
+    let rel = b0 * 16u - ob;
+    // A dense input is read along the row; a repeated element is the same block all along.
+    var ra = Reader(0u, 0u, 0u);
+    var rb = Reader(0u, 0u, 0u);
+    var va: vec4<u32>;
+    var vb: vec4<u32>;
+    if A_MODE == 0u {
+        ra = reader(A_SRC, at.a * WIDTH + rel);
+    } else {
+        va = load_splat(A_SRC, at.a);
+    }
+    if B_MODE == 0u {
+        rb = reader(B_SRC, at.b * WIDTH + rel);
+    } else {
+        vb = load_splat(B_SRC, at.b);
+    }
+    for (var k = 0u; k < b1 - b0; k++) {
+        if A_MODE == 0u {
+            va = next_block(A_SRC, &ra, k);
+        }
+        if B_MODE == 0u {
+            vb = next_block(B_SRC, &rb, k);
+        }
+        let r = combine4(va, vb);
+        let o = (b0 + k) * 4u;
+        out_buf[o] = r.x;
+        out_buf[o + 1u] = r.y;
+        out_buf[o + 2u] = r.z;
+        out_buf[o + 3u] = r.w;
     }
 }
 
@@ -188,31 +220,40 @@ fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
 ) {
     let call = wg.z;
-    let x = gid.x;
-    if x >= head(call).x || gid.y >= head(call).w {
+    let u = unit_index(call, gid);
+    if u >= head(call).x {
         return;
     }
-    let row = base(call).w + gid.y;
+    let runs = head(call).w;
+    let row = u / runs;
     let at = row_start(call, row);
     let bytes = size_at(call, rank(call) - 1u) * WIDTH;
     let ob = at.o * WIDTH;
-    let block = (ob >> 4u) + x;
-    let first = block * 16u;
-    if first >= ob + bytes {
+    let end = ob + bytes;
+    let first = (ob >> 4u) + (u - row * runs) * RUN;
+    let last = min(first + RUN, (end + 15u) >> 4u);
+    if first >= last {
         return;
     }
-    if first >= ob && first + 16u <= ob + bytes {
-        let rel = first - ob;
-        let va = load_input(A_SRC, A_MODE, at.a, rel);
-        let vb = load_input(B_SRC, B_MODE, at.b, rel);
-        out_buf[block] = combine4(va, vb);
+    // Blocks wholly inside the row.
+    let b0 = max(first, (ob + 15u) >> 4u);
+    let b1 = min(last, end >> 4u);
+    if b0 < b1 {
+        interior(at, ob, b0, b1);
+    }
+    if first == b0 && last == b1 {
         return;
     }
-    if WIDTH >= 4u {
-        edge_block_wide(call, at, ob, bytes, block);
-        return;
-    }
-    for (var k = 0u; k < 4u; k++) {
-        edge_word(call, row, at, ob, bytes, block * 4u + k);
+    for (var block = first; block < last; block++) {
+        if block >= b0 && block < b1 {
+            continue;
+        }
+        if WIDTH >= 4u {
+            edge_block_wide(call, at, ob, bytes, block);
+        } else {
+            for (var k = 0u; k < 4u; k++) {
+                edge_word(call, row, at, ob, bytes, block * 4u + k);
+            }
+        }
     }
 }

@@ -86,23 +86,17 @@ pub(crate) fn build(
                 [blocks, rank as u64, 0],
             )
         }
-        KernelKind::ShiftedRows => {
-            let rows = elements / piece.sizes[rank - 1];
-            let blocks = shifted_row_blocks(piece.sizes[rank - 1] * width);
-            chunks(
-                rows,
-                blocks.div_ceil(u64::from(WORKGROUP_SIZE)),
-                [blocks, rank as u64, rows],
-            )
-        }
         KernelKind::Tile => chunks(
             piece.sizes[0].div_ceil(TILE),
             piece.sizes[1].div_ceil(TILE),
             [0, rank as u64, 0],
         ),
         _ => {
+            let inner = piece.sizes[rank - 1];
+            let runs = shifted_row_invocations(inner * width);
             let units = match kernel {
                 KernelKind::Contiguous => (elements * width).div_ceil(16),
+                KernelKind::ShiftedRows => elements / inner * runs,
                 KernelKind::Gather if width < 4 => {
                     let first = rel[0] * width / 4;
                     let end = ((rel[0] + elements) * width).div_ceil(4);
@@ -117,7 +111,11 @@ pub(crate) fn build(
                 to_u32(units),
                 rank as u32,
                 to_u32(x * u64::from(WORKGROUP_SIZE)),
-                to_u32(elements),
+                to_u32(if kernel == KernelKind::ShiftedRows {
+                    runs
+                } else {
+                    elements
+                }),
             ];
             vec![Dispatch {
                 params,
@@ -127,10 +125,13 @@ pub(crate) fn build(
     }
 }
 
-/// The most 16-byte blocks a row of `bytes` bytes can touch, wherever it starts: the
-/// shifted-rows kernel's invocations per row.
-pub(crate) fn shifted_row_blocks(bytes: u64) -> u64 {
-    (bytes + 15).div_ceil(16)
+/// Output blocks each invocation of the shifted-rows kernel writes (`RUN` in shifted.wgsl).
+pub(crate) const SHIFTED_RUN: u64 = 4;
+
+/// The shifted-rows kernel's invocations per row of `bytes` bytes: a run of [`SHIFTED_RUN`]
+/// blocks each, over the most 16-byte blocks the row can touch wherever it starts.
+pub(crate) fn shifted_row_invocations(bytes: u64) -> u64 {
+    (bytes + 15).div_ceil(16).div_ceil(SHIFTED_RUN)
 }
 
 fn to_u32(v: u64) -> u32 {
@@ -223,11 +224,14 @@ mod tests {
     }
 
     #[test]
-    fn shifted_rows_cover_every_phase_and_count_the_rows_of_the_piece() {
-        // Rows of 100 u8 touch 8 blocks at most (from byte 15 to byte 114).
-        assert_eq!(shifted_row_blocks(100), 8);
-        assert_eq!(shifted_row_blocks(16), 2);
-        assert_eq!(shifted_row_blocks(1), 1);
+    fn shifted_rows_cover_every_phase_in_runs_of_blocks() {
+        // Rows of 100 u8 touch 8 blocks at most (from byte 15 to byte 114): two runs of 4.
+        assert_eq!(shifted_row_invocations(100), 2);
+        assert_eq!(shifted_row_invocations(16), 1);
+        assert_eq!(shifted_row_invocations(1), 1);
+        assert_eq!(shifted_row_invocations(49), 1);
+        assert_eq!(shifted_row_invocations(50), 2);
+        // Every row's runs in one flat grid: 70,000 rows of 2 runs.
         let d = build(
             KernelKind::ShiftedRows,
             &piece(&[70000, 100], [0; 3]),
@@ -236,11 +240,9 @@ mod tests {
             1,
             65535,
         );
-        assert_eq!(d.len(), 2);
-        assert_eq!(d[0].params.head, [8, 2, 70000, 65535]);
-        assert_eq!(d[1].params.head, [8, 2, 70000, 70000 - 65535]);
-        assert_eq!(d[1].params.base[3], 65535);
-        assert_eq!(d[0].groups, [1, 65535]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].params.head, [140000, 2, 547 * 256, 2]);
+        assert_eq!(d[0].groups, [547, 1]);
         // A rank-1 call is one row.
         let d = build(
             KernelKind::ShiftedRows,
@@ -251,8 +253,8 @@ mod tests {
             65535,
         );
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0].params.head, [626, 1, 1, 1]);
-        assert_eq!(d[0].groups, [3, 1]);
+        assert_eq!(d[0].params.head, [157, 1, 256, 157]);
+        assert_eq!(d[0].groups, [1, 1]);
     }
 
     #[test]

@@ -1,12 +1,11 @@
 //! Which kernel runs one piece, once its bindings are known.
 //!
 //! The plan names a family from the layout alone; the bindings decide whether the faster
-//! `vec4<u32>` kernels may run (room in the bound range to read whole 16-byte blocks at its
-//! end, and for the contiguous and rows kernels every dense run on a 16-byte boundary; the
-//! shifted-rows kernel takes rows at any byte offset) and the piece's shape picks the 2-D
-//! kernels.
+//! `vec4<u32>` kernels may run (every dense run on a 16-byte boundary, and room in the bound
+//! range to read whole 16-byte blocks at its end; the shifted-rows kernel reads and writes
+//! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
-use super::dispatch::{TILE, WORKGROUP_SIZE, shifted_row_blocks};
+use super::dispatch::{TILE, WORKGROUP_SIZE, shifted_row_invocations};
 use crate::layout::{KernelKind, Piece};
 
 /// Rows shorter than this many 16-byte blocks leave too many idle invocations for the rows
@@ -48,8 +47,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
             let aligned = (0..3).all(|o| first(o).is_multiple_of(16));
             if aligned && bound.room_for_blocks(piece) {
                 KernelKind::Contiguous
-            } else if shifted_layout(piece, width, bound.max_groups) && bound.room_for_blocks(piece)
-            {
+            } else if shifted_layout(piece, width, bound.max_groups) {
                 KernelKind::ShiftedRows
             } else {
                 KernelKind::Gather
@@ -71,8 +69,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 KernelKind::Rows
             } else if tile_layout(planned, piece, width, bound.max_groups) {
                 KernelKind::Tile
-            } else if shifted_layout(piece, width, bound.max_groups) && bound.room_for_blocks(piece)
-            {
+            } else if shifted_layout(piece, width, bound.max_groups) {
                 KernelKind::ShiftedRows
             } else {
                 planned
@@ -141,7 +138,7 @@ fn shifted_layout(piece: &Piece, width: u64, max_groups: u32) -> bool {
     (0..3).all(|o| piece.strides[o][inner] <= 1)
         && piece.strides[0][inner] == 1
         && row_bytes >= MIN_SHIFTED_ROW_BYTES
-        && shifted_row_blocks(row_bytes).div_ceil(u64::from(WORKGROUP_SIZE))
+        && shifted_row_invocations(row_bytes).div_ceil(u64::from(WORKGROUP_SIZE))
             <= u64::from(max_groups)
         && rows_in_order(piece)
 }
@@ -279,18 +276,18 @@ mod tests {
         let outer = |s0: u64| piece(&[3, 2, 100], [&[s0, 101, 1], &[0; 3], &[0; 3]]);
         assert!(rows_in_order(&outer(201)));
         assert!(!rows_in_order(&outer(200)));
-        // No room to read whole blocks at the end of the output's range.
-        let run = piece(&[100], [&[1], &[1], &[1]]);
+        // The shifted-rows kernel touches only words that hold the operands' bytes, so it
+        // needs no room after them; the contiguous kernel does.
+        let mut run = piece(&[100], [&[1], &[1], &[1]]);
+        run.windows = [Some((0, 100)), Some((0, 100)), Some((0, 100))];
         let tight = Bound {
-            start: [4, 0, 0],
-            range: [Some((0, 104)), Some((0, 112)), Some((0, 112))],
+            start: [0; 3],
+            range: [Some((0, 100)); 3],
             max_groups: 65535,
         };
-        let mut used = run.clone();
-        used.windows = [Some((4, 104)), Some((0, 100)), Some((0, 100))];
         assert_eq!(
-            choose(KernelKind::Contiguous, &used, &tight, 1),
-            KernelKind::Gather
+            choose(KernelKind::Contiguous, &run, &tight, 1),
+            KernelKind::ShiftedRows
         );
     }
 

@@ -67,12 +67,12 @@ pub const KERNELS: [ShaderSource; 12] = [
     ),
     kernel!(Rows, "rows.wgsl", "blocks", "blocks_read", false),
     kernel!(Rows, "rows.wgsl", "blocks", "blocks_read_write", true),
-    kernel!(ShiftedRows, "shifted.wgsl", "blocks", "blocks_read", false),
+    kernel!(ShiftedRows, "shifted.wgsl", "words", "words_read", false),
     kernel!(
         ShiftedRows,
         "shifted.wgsl",
-        "blocks",
-        "blocks_read_write",
+        "words",
+        "words_read_write",
         true
     ),
     kernel!(Gather, "gather.wgsl", "words", "words_read", false),

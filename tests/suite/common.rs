@@ -53,6 +53,35 @@ pub fn small_windows() -> &'static Context {
     })
 }
 
+/// A device of the suite's adapter whose grids are at most 3 workgroups a side, so that the
+/// rows and tile kernels split a piece into records of a few rows, and the flat kernels' grids
+/// go two-dimensional after 768 invocations.
+pub fn few_groups() -> &'static Context {
+    static CTX: OnceLock<Context> = OnceLock::new();
+    CTX.get_or_init(|| {
+        let (device, queue) = pollster::block_on(async {
+            let instance = wgpu::Instance::new(
+                wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+            );
+            let adapter = instance
+                .request_adapter(&Default::default())
+                .await
+                .expect("an adapter");
+            adapter
+                .request_device(&wgpu::DeviceDescriptor {
+                    required_limits: wgpu::Limits {
+                        max_compute_workgroups_per_dimension: 3,
+                        ..adapter.limits()
+                    },
+                    ..Default::default()
+                })
+                .await
+                .expect("a device with 3 workgroups a side")
+        });
+        Context::new(device, queue)
+    })
+}
+
 /// Deterministic bytes: the SplitMix64 stream of the conformance format.
 pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
     engine::random_bytes(seed, len)

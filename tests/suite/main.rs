@@ -22,3 +22,4 @@ mod logical_xor;
 mod owned;
 mod prepared;
 mod properties;
+mod shifted;
