@@ -1,17 +1,30 @@
-// Tile kernel. Entry point: `main`. For 32- and 64-bit elements (WIDTH 4 or 8).
+// Tile kernel. Entry point: `main`.
 //
 // Two dimensions [rows, cols]; the output is dense, and at least one input is read across
-// its rows (a transposed view: its stride along `rows` is the small one). Each 32 x 8
-// workgroup owns a 32 x 32 tile of the output, four elements per invocation. First every
-// invocation reads its four elements of each tiled input with the workgroup's `x` running
-// along `rows`, so that neighbouring invocations read neighbouring addresses, and parks them
-// in workgroup memory; after the barrier each invocation combines four output elements,
-// taking tiled inputs from workgroup memory (transposed back) and the others straight from
-// their buffers, and stores them. Each element is owned by one invocation; no word is shared,
-// since elements are 4 or 8 bytes. Tile element (i, j) sits at column j ^ i of row i, which
-// keeps both the row-wise writes and the column-wise reads on distinct memory banks without
-// padding (padding would not fit two 64-bit tiles in 16 KiB). A_MODE / B_MODE = 1 mark the
-// tiled inputs (common.wgsl). `base.w` is the first tile row of this record.
+// its rows (a transposed view: its stride along `rows` is the small one).
+//
+// WIDTH 4 and 8: each 32 x 8 workgroup owns a 32 x 32 tile of the output, four elements per
+// invocation. First every invocation reads its four elements of each tiled input with the
+// workgroup's `x` running along `rows`, so that neighbouring invocations read neighbouring
+// addresses, and parks them in workgroup memory; after the barrier each invocation combines
+// four output elements, taking tiled inputs from workgroup memory (transposed back) and the
+// others straight from their buffers, and stores them. Each element is owned by one
+// invocation; no word is shared, since elements are 4 or 8 bytes. Tile element (i, j) sits at
+// column j ^ i of row i, which keeps both the row-wise writes and the column-wise reads on
+// distinct memory banks without padding (padding would not fit two 64-bit tiles in 16 KiB).
+// A_MODE / B_MODE = 1 mark the tiled inputs (common.wgsl).
+//
+// WIDTH 1 and 2: a word holds L = 4 / WIDTH elements, so each invocation owns an L x L block
+// of elements, whole output words, and transposes it in registers: an input read across its
+// rows gives L words, one per column, each holding the block's L rows of that column, which
+// are rearranged into one word per row; an input read along its rows gives the row words
+// directly. A 32 x 8 workgroup covers 8L rows and 32L columns. No workgroup memory and no
+// barrier. The host picks the tile kernel for these only where every output row starts on a
+// word and holds whole words (so each output word lies in one block: one owner, no masks);
+// an input that is not word-aligned that way, and the last rows where `rows` is not a
+// multiple of L, are read lane by lane.
+//
+// `base.w` is the first tile row (workgroup row) of this record.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
 // (shared/inputs_words_*.wgsl, shared/words.wgsl).
@@ -39,12 +52,80 @@ fn slot(i: u32, j: u32) -> u32 {
     return i * TILE + (j ^ i);
 }
 
+// The L x L block of an input (WIDTH 1 or 2, L = 4 / WIDTH) at rows r .. r + n, columns
+// c .. c + L, element (r, c) at `e`, strides `s0` and `s1`: word i holds row i's L lanes.
+fn block_words(src: u32, e: u32, s0: u32, s1: u32, n: u32) -> vec4<u32> {
+    // At least 1, so that WIDTH 8 (which never runs this) compiles.
+    let lanes = max(4u / WIDTH, 1u);
+    var out = vec4<u32>(0u);
+    if n == lanes && e % lanes == 0u {
+        if s0 == 1u && s1 % lanes == 0u {
+            // Word j holds column j's rows; lane i of it goes to row i.
+            for (var j = 0u; j < lanes; j++) {
+                let column = load_word(src, (e + j * s1) / lanes);
+                for (var i = 0u; i < lanes; i++) {
+                    out[i] |= ((column >> (i * WIDTH * 8u)) & lane_mask()) << (j * WIDTH * 8u);
+                }
+            }
+            return out;
+        }
+        if s1 == 1u && s0 % lanes == 0u {
+            for (var i = 0u; i < lanes; i++) {
+                out[i] = load_word(src, (e + i * s0) / lanes);
+            }
+            return out;
+        }
+    }
+    for (var i = 0u; i < n; i++) {
+        for (var j = 0u; j < lanes; j++) {
+            out[i] |= load_lane(src, e + i * s0 + j * s1) << (j * WIDTH * 8u);
+        }
+    }
+    return out;
+}
+
+// WIDTH 1 and 2: invocation l of workgroup wg writes the output words of its L x L block.
+fn narrow(call: u32, wg: vec3<u32>, l: vec3<u32>) {
+    // At least 1, so that WIDTH 8 (which never runs this) compiles.
+    let lanes = max(4u / WIDTH, 1u);
+    let r = ((base(call).w + wg.y) * ROWS_PER_PASS + l.y) * lanes;
+    let c = (wg.x * TILE + l.x) * lanes;
+    let rows = size_at(call, 0u);
+    if r >= rows || c >= size_at(call, 1u) {
+        return;
+    }
+    let n = min(lanes, rows - r);
+    let a = block_words(
+        A_SRC,
+        base(call).y + r * a_stride_at(call, 0u) + c * a_stride_at(call, 1u),
+        a_stride_at(call, 0u),
+        a_stride_at(call, 1u),
+        n,
+    );
+    let b = block_words(
+        B_SRC,
+        base(call).z + r * b_stride_at(call, 0u) + c * b_stride_at(call, 1u),
+        b_stride_at(call, 0u),
+        b_stride_at(call, 1u),
+        n,
+    );
+    let w = (base(call).x + r * out_stride_at(call, 0u) + c) / lanes;
+    let step = out_stride_at(call, 0u) / lanes;
+    for (var i = 0u; i < n; i++) {
+        out_buf[w + i * step] = combine_word(a[i], b[i]);
+    }
+}
+
 @compute @workgroup_size(32, 8)
 fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_id) l: vec3<u32>,
 ) {
     let call = wg.z;
+    if WIDTH < 4u {
+        narrow(call, wg, l);
+        return;
+    }
     let rows = size_at(call, 0u);
     let cols = size_at(call, 1u);
     let r0 = (base(call).w + wg.y) * TILE;

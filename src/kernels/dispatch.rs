@@ -10,9 +10,21 @@ pub(crate) const WORKGROUP_SIZE: u32 = 256;
 /// TILE x ROWS_PER_PASS workgroup (`@workgroup_size(32, 8)`).
 pub(crate) const TILE: u64 = 32;
 
-/// Output rows of a tile each pass of the tile kernel covers (`ROWS_PER_PASS` in tile.wgsl).
-#[cfg(test)]
+/// Output rows of a tile each pass of the tile kernel covers (`ROWS_PER_PASS` in tile.wgsl),
+/// and the workgroup's height.
 pub(crate) const ROWS_PER_PASS: u32 = 8;
+
+/// The rows and columns of output one workgroup of the tile kernel covers: a TILE x TILE tile
+/// for 32- and 64-bit elements; for narrower ones an L x L block per invocation (L elements
+/// to a word), so 8L x 32L.
+pub(crate) fn tile_shape(width: u64) -> (u64, u64) {
+    if width >= 4 {
+        (TILE, TILE)
+    } else {
+        let lanes = 4 / width;
+        (u64::from(ROWS_PER_PASS) * lanes, TILE * lanes)
+    }
+}
 
 /// One call's record and the grid it runs on (x and y; the dispatch's z picks the record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,11 +98,14 @@ pub(crate) fn build(
                 [blocks, rank as u64, 0],
             )
         }
-        KernelKind::Tile => chunks(
-            piece.sizes[0].div_ceil(TILE),
-            piece.sizes[1].div_ceil(TILE),
-            [0, rank as u64, 0],
-        ),
+        KernelKind::Tile => {
+            let (tile_rows, tile_cols) = tile_shape(width);
+            chunks(
+                piece.sizes[0].div_ceil(tile_rows),
+                piece.sizes[1].div_ceil(tile_cols),
+                [0, rank as u64, 0],
+            )
+        }
         _ => {
             let inner = piece.sizes[rank - 1];
             let runs = shifted_row_invocations(inner * width);

@@ -5,7 +5,7 @@
 //! range to read whole 16-byte blocks at its end; the shifted-rows kernel reads and writes
 //! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
-use super::dispatch::{TILE, WORKGROUP_SIZE, shifted_row_invocations};
+use super::dispatch::{WORKGROUP_SIZE, shifted_row_invocations, tile_shape};
 use crate::layout::{KernelKind, Piece};
 
 /// Rows shorter than this many 16-byte blocks leave too many idle invocations for the rows
@@ -67,7 +67,10 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 && bound.room_for_blocks(piece)
             {
                 KernelKind::Rows
-            } else if tile_layout(planned, piece, width, bound.max_groups) {
+            } else if tile_layout(planned, piece, width, bound.max_groups)
+                && (width >= 4
+                    || (first(0).is_multiple_of(4) && (stride(0, 0) * width).is_multiple_of(4)))
+            {
                 KernelKind::Tile
             } else if shifted_layout(piece, width, bound.max_groups) {
                 KernelKind::ShiftedRows
@@ -161,14 +164,14 @@ fn rows_in_order(piece: &Piece) -> bool {
     true
 }
 
-/// Whether `piece` suits the tile kernel: two dimensions of 32- or 64-bit elements with a
-/// transposed input, under a gather plan.
+/// Whether `piece` suits the tile kernel, alignment aside: two dimensions with a transposed
+/// input, under a gather plan (8- and 16-bit elements also need every output row to start on
+/// a word and hold whole words, which [`choose`] checks).
 fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
     planned == KernelKind::Gather
         && piece.sizes.len() == 2
-        && width >= 4
         && (transposed(piece, 1) || transposed(piece, 2))
-        && piece.sizes[1].div_ceil(TILE) <= u64::from(max_groups)
+        && piece.sizes[1].div_ceil(tile_shape(width).1) <= u64::from(max_groups)
 }
 
 /// Whether operand `o` of a two-dimensional piece runs across memory along its inner

@@ -27,9 +27,11 @@ pub enum KernelKind {
     /// Dense output, strided or broadcast inputs: each invocation owns whole output words and
     /// gathers their lanes.
     Gather,
-    /// Two dimensions with a transposed input, 32- or 64-bit elements: 16 x 16 tiles staged
-    /// through workgroup memory so that reads and writes both run along memory. Chosen per
-    /// piece.
+    /// Two dimensions with a transposed input (a transposed output is reordered into one):
+    /// 32- and 64-bit elements in 32 x 32 tiles staged through workgroup memory, so that reads
+    /// and writes both run along memory; 8- and 16-bit ones in blocks of 4 x 4 or 2 x 2
+    /// elements transposed in registers, whole words read and written, where the output's
+    /// rows hold whole words. Chosen per piece.
     Tile,
     /// Strided output: each invocation owns one output element; 8- and 16-bit lanes are
     /// written with atomics so that no two invocations race on a word.

@@ -173,10 +173,11 @@ fn strided(dt: DataType, a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: 
     assert!(r.dispatches.iter().all(|&k| k == kernel), "{dt}: {r:?}");
 }
 
-/// Transposed 32- and 64-bit inputs go through workgroup-memory tiles; narrower ones are
-/// gathered lane by lane.
-fn transposed_kernel(dt: DataType) -> KernelKind {
-    if dt.size_in_bytes() >= 4 {
+/// Transposed inputs go through tiles: 32- and 64-bit ones through workgroup memory, 8- and
+/// 16-bit ones transposed in registers where the output's rows of `cols` elements hold whole
+/// words; otherwise they are gathered lane by lane.
+fn transposed_kernel(dt: DataType, cols: u32) -> KernelKind {
+    if dt.size_in_bytes() >= 4 || (cols * dt.size_in_bytes()).is_multiple_of(4) {
         KernelKind::Tile
     } else {
         KernelKind::Gather
@@ -221,7 +222,7 @@ fn padded_and_transposed_inputs(dt: DataType) {
         t.clone(),
         t.clone().with_strides(&[1, 6]),
         t.clone(),
-        transposed_kernel(dt),
+        transposed_kernel(dt, 5),
     );
     // Overlapping input (sliding window): row r starts at element r.
     strided(
@@ -257,13 +258,13 @@ fn strided_outputs(dt: DataType) {
         t.clone().with_strides(&[10, 2]),
         KernelKind::Scatter,
     );
-    // A transposed output is reordered to be dense, which transposes the inputs.
+    // A transposed output is reordered to be dense ([5, 4]), which transposes the inputs.
     strided(
         dt,
         t.clone(),
         t.clone(),
         t.clone().with_strides(&[1, 4]),
-        transposed_kernel(dt),
+        transposed_kernel(dt, 4),
     );
 }
 
