@@ -4,8 +4,10 @@
 // window (`base` holds element offsets; base * WIDTH is a multiple of 16). Invocation v
 // combines the v-th 16 bytes of A and B into the v-th 16 bytes of the output: `head.x` is the
 // number of 16-byte blocks. Windows end on a 16-byte boundary, so the last block can be read
-// whole; it is written word by word, and its last word through a mask, so that the bytes after
-// the tensor keep their value.
+// whole; it is written whole through a mask that gives the bytes after the tensor back their
+// own value (no other invocation of the dispatch touches that block: calls merged into one
+// dispatch never share a 16-byte block). The mask is computed without a loop or a branch per
+// word, so that every other block is one compare and one store.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
 // (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
@@ -25,5 +27,15 @@ fn main(
     let b = base(call).z * WIDTH / 16u + v;
     let r = combine4(load(A_SRC, a), load(B_SRC, b));
 
-    store_block(o, r, v * 16u, head(call).w * WIDTH);
+    // Bytes of the tensor in each word of this block: 4 in every block but the last.
+    let bytes = head(call).w * WIDTH;
+    let starts = vec4<u32>(v * 16u) + vec4<u32>(0u, 4u, 8u, 12u);
+    let inside = min(vec4<u32>(bytes) - min(starts, vec4<u32>(bytes)), vec4<u32>(4u));
+    let whole = inside == vec4<u32>(4u);
+    if all(whole) {
+        out_buf[o] = r;
+        return;
+    }
+    let mask = select((vec4<u32>(1u) << (inside * 8u)) - 1u, vec4<u32>(0xffffffffu), whole);
+    out_buf[o] = (out_buf[o] & ~mask) | (r & mask);
 }

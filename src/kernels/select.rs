@@ -175,9 +175,10 @@ fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) 
 }
 
 /// Whether operand `o` of a two-dimensional piece runs across memory along its inner
-/// dimension (its inner stride is the larger): what the tile kernel stages.
+/// dimension (its inner stride is the larger): what the tile kernel stages. A piece of one
+/// row (a window's cut) has no such direction.
 fn transposed(piece: &Piece, o: usize) -> bool {
-    piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1]
+    piece.sizes[0] > 1 && piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1]
 }
 
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows kernel 1 where

@@ -881,8 +881,8 @@ fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
 /// - a transposed input of 8- or 16-bit elements whose output rows do not hold whole words
 ///   (rank 2), or of any width at rank 3.
 ///
-/// Windows keep the first two and the 8- and 16-bit cases on the gather kernel; elsewhere a
-/// one-row piece may go to the rows or tile kernel, so those run whole.
+/// Windows keep the first two and the stepped inputs on the gather kernel; elsewhere a piece
+/// may go to the rows, shifted-rows or tile kernel, so those run whole.
 fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let tie = binding.tie();
     let narrow = w < 4;
@@ -965,7 +965,8 @@ fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
                 sizes[1] |= 1;
             }
             let s = strides_of(&sizes, Input::Transposed(p));
-            special(sizes, s, other, swap, narrow)
+            // A window piece may hold whole words per row and take the tile kernel.
+            special(sizes, s, other, swap, false)
         });
     prop_oneof![one_dim, short, stepped, transposed].boxed()
 }
