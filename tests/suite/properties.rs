@@ -1337,6 +1337,7 @@ fn broad_layouts_reach_every_kernel() {
     for kernel in [
         KernelKind::Contiguous,
         KernelKind::Rows,
+        KernelKind::ShiftedRows,
         KernelKind::Gather,
         KernelKind::Tile,
         KernelKind::Scatter,

@@ -1,5 +1,5 @@
 //! Each kernel family, chosen by the layout and asserted from the record summary: contiguous,
-//! rows, gather, tile, scatter, and the empty call that dispatches nothing.
+//! rows, shifted rows, gather, tile, scatter, and the empty call that dispatches nothing.
 
 use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
 use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx};
@@ -77,7 +77,6 @@ async fn gather() {
         for a in [
             t.clone().with_strides(&[9, 1]),
             t.clone().with_strides(&[1, 1]),
-            t.clone().with_strides(&[0, 0]),
             t.clone().with_strides(&[6, 2]),
         ] {
             let r = DmlCase::distinct(DmlOp::BitXor, a, t.clone(), t.clone(), 31)
@@ -86,12 +85,13 @@ async fn gather() {
             assert_kernel(&r, KernelKind::Gather);
         }
     }
-    // Narrow transposed inputs are gathered lane by lane.
+    // Narrow transposed inputs whose output rows do not hold whole words are gathered lane by
+    // lane.
     for (op, dt) in [
         (DmlOp::LogicalXor, DataType::U8),
         (DmlOp::BitXor, DataType::U16),
     ] {
-        let t = TensorDesc::new(dt, &[33, 40]);
+        let t = TensorDesc::new(dt, &[33, 41]);
         let r = DmlCase::distinct(op, t.clone().with_strides(&[1, 33]), t.clone(), t, 32)
             .sparse(3)
             .check_on(&ctx)
@@ -115,6 +115,21 @@ async fn tile() {
             )
             .check_on(&ctx)
             .await;
+            assert_kernel(&r, KernelKind::Tile);
+        }
+    }
+    // 8- and 16-bit: blocks transposed in registers, rows not a multiple of the block.
+    for (op, dt) in [
+        (DmlOp::BitXor, DataType::U8),
+        (DmlOp::LogicalXor, DataType::U8),
+        (DmlOp::BitXor, DataType::F16),
+    ] {
+        for [rows, cols] in [[41u32, 40], [130, 64], [7, 4]] {
+            let t = TensorDesc::new(dt, &[rows, cols]);
+            let r = DmlCase::distinct(op, t.clone().with_strides(&[1, rows]), t.clone(), t, 43)
+                .sparse(3)
+                .check_on(&ctx)
+                .await;
             assert_kernel(&r, KernelKind::Tile);
         }
     }
@@ -143,16 +158,58 @@ async fn scatter() {
         (DmlOp::LogicalXor, DataType::U8),
         (DmlOp::LogicalXor, DataType::U32),
     ] {
-        for [r, c] in [[9u32, 10], [10, 9], [4, 5]] {
+        // Padded rows under 64 bytes, and every other element.
+        for [r, c] in [[9u32, 7], [10, 5], [4, 3]] {
             let t = TensorDesc::new(dt, &[r, c]);
-            let out = t.clone().with_strides(&[c + 3, 1]);
-            let summary = DmlCase::distinct(op, t.clone(), t, out, 51)
+            for strides in [[c + 3, 1], [2 * c + 1, 2]] {
+                let out = t.clone().with_strides(&strides);
+                let summary = DmlCase::distinct(op, t.clone(), t.clone(), out, 51)
+                    .sparse(2)
+                    .check_on(&ctx)
+                    .await;
+                assert_kernel(&summary, KernelKind::Scatter);
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn shifted_rows() {
+    let ctx = ctx().await;
+    for (op, dt) in [
+        (DmlOp::BitXor, DataType::U8),
+        (DmlOp::BitXor, DataType::I16),
+        (DmlOp::BitXor, DataType::F32),
+        (DmlOp::BitXor, DataType::U64),
+        (DmlOp::LogicalXor, DataType::U8),
+        (DmlOp::LogicalXor, DataType::U32),
+    ] {
+        let c = 67u32
+            .div_ceil(dt.size_in_bytes())
+            .max(64 / dt.size_in_bytes());
+        let t = TensorDesc::new(dt, &[17, c]);
+        // Padded rows of every gap from 1 to 3 elements (rows sharing a word where the gap
+        // is under a word), and a packed output with unaligned rows and a padded input.
+        for gap in 1..=3 {
+            let out = t.clone().with_strides(&[c + gap, 1]);
+            let summary = DmlCase::distinct(op, t.clone(), t.clone(), out, 70 + u64::from(gap))
                 .sparse(2)
                 .check_on(&ctx)
                 .await;
-            assert_kernel(&summary, KernelKind::Scatter);
+            assert_kernel(&summary, KernelKind::ShiftedRows);
         }
+        let packed = TensorDesc::new(dt, &[9, c | 1]);
+        let padded = packed.clone().with_strides(&[(c | 1) + 3, 1]);
+        let summary = DmlCase::distinct(op, padded, packed.clone(), packed, 74)
+            .check_on(&ctx)
+            .await;
+        assert_kernel(&summary, KernelKind::ShiftedRows);
     }
+    // One run off a 16-byte boundary repeating one element (OpenVINO, offsets 4 bytes in).
+    let mut case = OvCase::new(DataType::U8, &[5, 40], &[1], AutoBroadcast::Numpy, 75);
+    case.offsets = [4, 8, 12];
+    let (_, r) = case.check_on(&ctx).await;
+    assert_kernel(&r, KernelKind::ShiftedRows);
 }
 
 #[wasm_bindgen_test]

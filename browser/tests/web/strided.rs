@@ -5,10 +5,11 @@ use gpu_xor::{DataType, KernelKind, TensorDesc};
 use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
-/// Transposed 32- and 64-bit inputs go through workgroup-memory tiles; narrower ones are
-/// gathered lane by lane.
-fn transposed_kernel(dt: DataType) -> KernelKind {
-    if dt.size_in_bytes() >= 4 {
+/// Transposed inputs go through tiles: 32- and 64-bit ones through workgroup memory, 8- and
+/// 16-bit ones transposed in registers where the output's rows of `cols` elements hold whole
+/// words; otherwise they are gathered lane by lane.
+fn transposed_kernel(dt: DataType, cols: u32) -> KernelKind {
+    if dt.size_in_bytes() >= 4 || (cols * dt.size_in_bytes()).is_multiple_of(4) {
         KernelKind::Tile
     } else {
         KernelKind::Gather
@@ -42,7 +43,7 @@ async fn transposed_padded_broadcast_and_overlapping_inputs_on_every_type() {
             t.clone(),
             t.clone().with_strides(&[1, 6]),
             t.clone(),
-            transposed_kernel(dt),
+            transposed_kernel(dt, 5),
             seed,
         )
         .await;
@@ -55,13 +56,23 @@ async fn transposed_padded_broadcast_and_overlapping_inputs_on_every_type() {
             seed,
         )
         .await;
-        // Scalar, row and column broadcast.
-        for s in [[0, 0], [0, 1], [1, 0]] {
+        // Scalar broadcast (one run of 30 elements: shifted rows from 64 bytes), row and
+        // column broadcast (rows of 5 elements: gathered).
+        let scalar = if 30 * dt.size_in_bytes() >= 64 {
+            KernelKind::ShiftedRows
+        } else {
+            KernelKind::Gather
+        };
+        for (s, kernel) in [
+            ([0, 0], scalar),
+            ([0, 1], KernelKind::Gather),
+            ([1, 0], KernelKind::Gather),
+        ] {
             check(
                 t.clone(),
                 t.clone().with_strides(&s),
                 t.clone(),
-                KernelKind::Gather,
+                kernel,
                 seed,
             )
             .await;
@@ -75,12 +86,13 @@ async fn padded_spaced_and_transposed_outputs_on_every_type() {
         let seed = 60 + k as u64;
         let t = TensorDesc::new(dt, &[4, 5]);
         for (strides, kernel) in [
-            // Padded output rows: the scatter kernel (sub-word lanes with atomics).
+            // Short padded output rows: the scatter kernel (sub-word lanes with atomics).
             ([7, 1], KernelKind::Scatter),
             // Every other element.
             ([10, 2], KernelKind::Scatter),
-            // A transposed output is reordered to be dense, which transposes the inputs.
-            ([1, 4], transposed_kernel(dt)),
+            // A transposed output is reordered to be dense ([5, 4]), which transposes the
+            // inputs.
+            ([1, 4], transposed_kernel(dt, 4)),
         ] {
             let out = t.clone().with_strides(&strides);
             check(t.clone(), t.clone(), out, kernel, seed).await;
