@@ -1,15 +1,18 @@
 // Scatter kernel. Entry point: `main`.
 //
-// The output itself is strided (padded rows, or an order no permutation makes dense): each
-// invocation owns one output element, found by unravelling its index over the iteration
-// space for all three operands. 32- and 64-bit elements own their words and are stored
-// whole. 8- and 16-bit elements share a word with their neighbours, which other invocations
-// write at the same time, so a plain read-modify-write of the word would race: the lane is
-// changed with one atomicXor of (old lane ^ new lane), which leaves every other lane as it
-// is. Only this invocation ever changes this lane, so the old value it reads stays valid.
+// The output itself is strided (an order no permutation makes dense, a step over elements,
+// rows too short or too interleaved for the shifted-rows kernel): each invocation owns one
+// output element, found by unravelling its index over the iteration space for all three
+// operands. 32- and 64-bit elements own their words and are stored whole. 8- and 16-bit
+// elements are written lane by lane through `store_lane`, which the output binding defines:
+//   KernelKind::Scatter (shared/atomic.wgsl): neighbouring elements share words, which other
+//   invocations write at the same time, so a lane is changed with one atomicXor;
+//   KernelKind::Spaced (shared/words.wgsl): no two elements share a word (each is 4 bytes or
+//   more from the next), so the word's other bytes are padding no one writes, and a masked
+//   read-modify-write is enough.
 //
-// Bindings: 0 records (common.wgsl); 1 out_buf as atomic words, 2 in0, 3 in1 as words
-// (shared/inputs_words_*.wgsl, shared/atomic.wgsl).
+// Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
+// (shared/inputs_words_*.wgsl, and shared/atomic.wgsl or shared/words.wgsl).
 
 @compute @workgroup_size(256)
 fn main(
@@ -30,21 +33,15 @@ fn main(
         let va = vec2<u32>(load_word(A_SRC, 2u * a), load_word(A_SRC, 2u * a + 1u));
         let vb = vec2<u32>(load_word(B_SRC, 2u * b), load_word(B_SRC, 2u * b + 1u));
         let r = combine_pair(va, vb);
-        atomicStore(&out_buf[2u * o], r.x);
-        atomicStore(&out_buf[2u * o + 1u], r.y);
+        store_word(2u * o, r.x);
+        store_word(2u * o + 1u, r.y);
         return;
     }
     let value = combine_lane(load_lane(A_SRC, a), load_lane(B_SRC, b));
     if WIDTH == 4u {
-        atomicStore(&out_buf[o], value);
+        store_word(o, value);
         return;
     }
     let byte = o * WIDTH;
-    let word = byte >> 2u;
-    let shift = (byte & 3u) * 8u;
-    let old = (atomicLoad(&out_buf[word]) >> shift) & lane_mask();
-    let change = old ^ value;
-    if change != 0u {
-        atomicXor(&out_buf[word], change << shift);
-    }
+    store_lane(byte >> 2u, (byte & 3u) * 8u, value);
 }

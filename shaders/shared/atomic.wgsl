@@ -1,6 +1,9 @@
-// The output as atomic u32 words, and the loader of scatter.wgsl. Other invocations change
-// neighbouring lanes of an output word at the same time, so an input read through the output's
-// binding is read with atomicLoad. Placed after shared/inputs_words_*.wgsl.
+// The output as atomic u32 words, and the loader and stores of scatter.wgsl where output
+// elements share words. Other invocations change neighbouring lanes of an output word at the
+// same time, so an input read through the output's binding is read with atomicLoad, and a lane
+// is changed with one atomicXor of (old lane ^ new lane), which leaves every other lane as it
+// is (only this invocation ever changes this lane, so the old value it reads stays valid).
+// Placed after shared/inputs_words_*.wgsl.
 
 @group(0) @binding(1) var<storage, read_write> out_buf: array<atomic<u32>>;
 
@@ -16,5 +19,20 @@ fn load_word(src: u32, w: u32) -> u32 {
         default: {
             return in1[w];
         }
+    }
+}
+
+// Stores word `w`, which this invocation owns.
+fn store_word(w: u32, value: u32) {
+    atomicStore(&out_buf[w], value);
+}
+
+// Sets the lane `shift` bits into word `w` to `value` (right-aligned), leaving the other lanes
+// of the word, which other invocations may be changing, as they are.
+fn store_lane(w: u32, shift: u32, value: u32) {
+    let old = (atomicLoad(&out_buf[w]) >> shift) & lane_mask();
+    let change = old ^ value;
+    if change != 0u {
+        atomicXor(&out_buf[w], change << shift);
     }
 }

@@ -74,6 +74,8 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 KernelKind::Tile
             } else if shifted_layout(piece, width, bound.max_groups) {
                 KernelKind::ShiftedRows
+            } else if planned == KernelKind::Scatter && spaced(piece, width) {
+                KernelKind::Spaced
             } else {
                 planned
             }
@@ -109,6 +111,9 @@ pub(crate) fn candidates(
             }
             if shifted_layout(piece, width, max_groups) {
                 kernels.push(KernelKind::ShiftedRows);
+            }
+            if planned == KernelKind::Scatter && spaced(piece, width) {
+                kernels.push(KernelKind::Spaced);
             }
             kernels
         }
@@ -164,6 +169,28 @@ fn rows_in_order(piece: &Piece) -> bool {
     true
 }
 
+/// Whether no two output elements of `piece` share a word: always for 32- and 64-bit
+/// elements (a valid output never overlaps itself); for 8- and 16-bit ones, where the output
+/// visits memory in index order without interleaving (dimensions are sorted by output stride)
+/// and each element starts at least 4 bytes after the one before it.
+fn spaced(piece: &Piece, width: u64) -> bool {
+    if width >= 4 {
+        return true;
+    }
+    // From the innermost dimension outward: the step from the last element of one block to
+    // the first of the next, and the span of a block from its first element to its last.
+    let mut span = 0u64;
+    for d in (0..piece.sizes.len()).rev().filter(|&d| piece.sizes[d] > 1) {
+        let stride = piece.strides[0][d];
+        match stride.checked_sub(span) {
+            Some(step) if step.saturating_mul(width) >= 4 => {}
+            _ => return false,
+        }
+        span = span.saturating_add((piece.sizes[d] - 1).saturating_mul(stride));
+    }
+    true
+}
+
 /// Whether `piece` suits the tile kernel, alignment aside: two dimensions with a transposed
 /// input, under a gather plan (8- and 16-bit elements also need every output row to start on
 /// a word and hold whole words, which [`choose`] checks).
@@ -195,10 +222,14 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece) -> (u32, u32) {
 }
 
 /// The `RANK` override: the piece's rank where the kernel has a loop-free path for it (1 or 2
-/// for the gather, scatter and shifted-rows kernels, 2 for the rows kernel), else 0.
+/// for the gather, scatter (spaced or not) and shifted-rows kernels, 2 for the rows kernel),
+/// else 0.
 pub(crate) fn rank_constant(kernel: KernelKind, rank: usize) -> u32 {
     match (kernel, rank) {
-        (KernelKind::Gather | KernelKind::Scatter | KernelKind::ShiftedRows, 1 | 2)
+        (
+            KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced | KernelKind::ShiftedRows,
+            1 | 2,
+        )
         | (KernelKind::Rows, 2) => rank as u32,
         _ => 0,
     }
@@ -293,6 +324,31 @@ mod tests {
             choose(KernelKind::Contiguous, &run, &tight, 1),
             KernelKind::ShiftedRows
         );
+    }
+
+    #[test]
+    fn outputs_whose_elements_never_share_a_word_are_spaced() {
+        let b = bound([0; 3]);
+        let kernel = |sizes: [u64; 2], strides: [u64; 2], width: u64| {
+            let packed = [sizes[1], 1];
+            choose(
+                KernelKind::Scatter,
+                &piece(&sizes, [&strides, &packed, &packed]),
+                &b,
+                width,
+            )
+        };
+        // One channel of interleaved RGBA u8 (a step of 4 bytes), and every other u16.
+        assert_eq!(kernel([8, 10], [40, 4], 1), KernelKind::Spaced);
+        assert_eq!(kernel([8, 10], [20, 2], 2), KernelKind::Spaced);
+        // Every other u8 shares words; so do rows whose last and first elements are 2 bytes
+        // apart, and interleaved rows.
+        assert_eq!(kernel([8, 10], [20, 2], 1), KernelKind::Scatter);
+        assert_eq!(kernel([8, 10], [38, 4], 1), KernelKind::Scatter);
+        assert_eq!(kernel([2, 10], [2, 8], 2), KernelKind::Scatter);
+        // 32- and 64-bit elements always own their words.
+        assert_eq!(kernel([4, 5], [10, 2], 4), KernelKind::Spaced);
+        assert_eq!(kernel([4, 5], [7, 1], 8), KernelKind::Spaced);
     }
 
     #[test]

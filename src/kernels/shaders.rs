@@ -50,7 +50,7 @@ macro_rules! kernel {
 }
 
 /// Every kernel, each with read-only and read-write input bindings.
-pub const KERNELS: [ShaderSource; 12] = [
+pub const KERNELS: [ShaderSource; 14] = [
     kernel!(
         Contiguous,
         "contiguous.wgsl",
@@ -81,6 +81,8 @@ pub const KERNELS: [ShaderSource; 12] = [
     kernel!(Tile, "tile.wgsl", "words", "words_read_write", true),
     kernel!(Scatter, "scatter.wgsl", "atomic", "words_read", false),
     kernel!(Scatter, "scatter.wgsl", "atomic", "words_read_write", true),
+    kernel!(Spaced, "scatter.wgsl", "words", "words_read", false),
+    kernel!(Spaced, "scatter.wgsl", "words", "words_read_write", true),
 ];
 
 /// The source of one kernel family (`None` for [`KernelKind::Empty`]).

@@ -36,6 +36,11 @@ pub enum KernelKind {
     /// Strided output: each invocation owns one output element; 8- and 16-bit lanes are
     /// written with atomics so that no two invocations race on a word.
     Scatter,
+    /// Strided output whose elements never share a word (32- and 64-bit elements, or 8- and
+    /// 16-bit ones at least 4 bytes apart, such as one channel of interleaved data): the
+    /// scatter kernel with plain stores, each lane through a mask, no atomics. Chosen per
+    /// piece.
+    Spaced,
 }
 
 /// What an operator does, decided once when it is created: the element function, the

@@ -5,7 +5,7 @@ use gpu_xor::{BitXor, BitXorDesc, DataType, KernelKind, Tensor, TensorDesc};
 use half::f16;
 
 use crate::common::{
-    Check, DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, small_windows,
+    Check, DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, scatter_kind, small_windows,
 };
 use crate::per_type;
 
@@ -242,22 +242,12 @@ per_type!(
 
 fn strided_outputs(dt: DataType) {
     let t = TensorDesc::new(dt, &[4, 5]);
-    // Padded output rows: the scatter kernel, lanes written with atomics.
-    strided(
-        dt,
-        t.clone(),
-        t.clone(),
-        t.clone().with_strides(&[7, 1]),
-        KernelKind::Scatter,
-    );
-    // Every other element.
-    strided(
-        dt,
-        t.clone(),
-        t.clone(),
-        t.clone().with_strides(&[10, 2]),
-        KernelKind::Scatter,
-    );
+    // Padded output rows too short for the shifted-rows kernel, and every other element: the
+    // scatter kernel, with atomic lanes where elements share words.
+    for strides in [[7, 1], [10, 2]] {
+        let out = t.clone().with_strides(&strides);
+        strided(dt, t.clone(), t.clone(), out.clone(), scatter_kind(&out));
+    }
     // A transposed output is reordered to be dense ([5, 4]), which transposes the inputs.
     strided(
         dt,
@@ -266,6 +256,18 @@ fn strided_outputs(dt: DataType) {
         t.clone().with_strides(&[1, 4]),
         transposed_kernel(dt, 4),
     );
+}
+
+/// One channel of interleaved 4-channel data: each u8 element alone in its word, written
+/// through a mask with no atomics; the other channels keep their bytes.
+#[test]
+fn one_channel_of_interleaved_data() {
+    for op in [DmlOp::BitXor, DmlOp::LogicalXor] {
+        let t = TensorDesc::new(DataType::U8, &[16, 10]);
+        let out = t.clone().with_strides(&[40, 4]);
+        let r = DmlCase::distinct(op, t.clone(), t.clone().with_strides(&[0, 1]), out, 12).check();
+        assert_kernel(&r, KernelKind::Spaced);
+    }
 }
 
 per_type!(

@@ -15,7 +15,8 @@ use gpu_xor::{
 use gpu_xor_conformance::engine::{self, AnyOperator};
 
 use crate::common::{
-    Check, DmlCase, DmlOp, assert_kernel, compare, ctx, place, random_bytes, small_windows,
+    Check, DmlCase, DmlOp, assert_kernel, compare, ctx, place, random_bytes, scatter_kind,
+    small_windows,
 };
 
 // ----- Which inputs the operator owns, and how a call runs ----------------------------------
@@ -291,8 +292,9 @@ fn owned_inputs_strided_output_scatter() {
             t.clone().with_strides(&[7, 1]),
             t.clone().with_strides(&[10, 2]),
         ] {
+            let kernel = scatter_kind(&out);
             let case = data_for(op, DmlCase::distinct(op, t.clone(), t.clone(), out, 41));
-            check_family(ctx(), &case, Some(KernelKind::Scatter));
+            check_family(ctx(), &case, Some(kernel));
         }
     }
 }
@@ -329,7 +331,7 @@ fn owned_strided_inputs_larger_than_a_window() {
     let t = TensorDesc::new(DataType::U16, &[40, 60]);
     for (strides, kernel) in [
         ([65, 1], KernelKind::ShiftedRows),
-        ([130, 2], KernelKind::Scatter),
+        ([130, 2], KernelKind::Spaced),
     ] {
         let out = t.clone().with_strides(&strides);
         let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), out, 62);

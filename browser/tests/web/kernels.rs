@@ -1,5 +1,6 @@
 //! Each kernel family, chosen by the layout and asserted from the record summary: contiguous,
-//! rows, shifted rows, gather, tile, scatter, and the empty call that dispatches nothing.
+//! rows, shifted rows, gather, tile, scatter (atomic or spaced), and the empty call that
+//! dispatches nothing.
 
 use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
 use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx};
@@ -158,16 +159,24 @@ async fn scatter() {
         (DmlOp::LogicalXor, DataType::U8),
         (DmlOp::LogicalXor, DataType::U32),
     ] {
-        // Padded rows under 64 bytes, and every other element.
+        let w = dt.size_in_bytes();
+        // Padded rows under 64 bytes, every other element, every fourth: atomic lanes where
+        // elements share words (8- and 16-bit elements less than 4 bytes apart), plain stores
+        // where none does.
         for [r, c] in [[9u32, 7], [10, 5], [4, 3]] {
             let t = TensorDesc::new(dt, &[r, c]);
-            for strides in [[c + 3, 1], [2 * c + 1, 2]] {
-                let out = t.clone().with_strides(&strides);
+            for (step, pad) in [(1, 3), (2, 1), (4, 3)] {
+                let out = t.clone().with_strides(&[step * (c - 1) + 1 + pad, step]);
+                let kernel = if w >= 4 || step * w >= 4 {
+                    KernelKind::Spaced
+                } else {
+                    KernelKind::Scatter
+                };
                 let summary = DmlCase::distinct(op, t.clone(), t.clone(), out, 51)
                     .sparse(2)
                     .check_on(&ctx)
                     .await;
-                assert_kernel(&summary, KernelKind::Scatter);
+                assert_kernel(&summary, kernel);
             }
         }
     }
