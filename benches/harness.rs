@@ -28,7 +28,7 @@ pub enum Path {
     BroadcastRow,
     /// A transposed: `[n, n]` read with strides `[1, n]`.
     Transposed,
-    /// The output in padded rows (scatter).
+    /// The output in rows padded by one element (`[rows, cols]`, row stride `cols + 1`).
     PaddedOutput,
     /// The output a slice of a wider tensor, as when writing one piece of a concatenation
     /// along the last axis: `[rows, cols]` with row stride `16 / w + cols + 7` elements (the
