@@ -97,13 +97,14 @@ fn load_splat(src: u32, e: u32) -> vec4<u32> {
     return vec4<u32>(v * 0x01010101u);
 }
 
-// Lanes of row `at` (first output byte `ob`, `bytes` bytes, inner strides `step_a`/`step_b`)
-// inside output word `w`, placed in the word, and their mask (WIDTH 1 or 2).
+// Some lanes of an output word, placed in the word, and their mask.
 struct Lanes {
     value: u32,
     mask: u32,
 }
 
+// Lanes of row `at` (first output byte `ob`, `bytes` bytes, inner strides `step_a`/`step_b`)
+// inside output word `w` (WIDTH 1 or 2).
 fn lanes_of(at: Offsets, ob: u32, bytes: u32, w: u32, step_a: u32, step_b: u32) -> Lanes {
     let wb = w * 4u;
     var out = Lanes(0u, 0u);

@@ -7,6 +7,7 @@
 //! - [`dml`]: DirectML calls as data (descriptions, places, buffers, the reference's image of
 //!   every buffer after the call), which the native and the browser test suites both run;
 //! - [`ov`]: OpenVINO BitwiseXor-13 calls as data, likewise;
+//! - [`expect`]: the kernel the suites expect for a layout, read off the tensors;
 //! - [`run`]: every check of a case, as `async fn`s that never block, so that the same cases
 //!   run natively and in a browser;
 //! - [`report`]: outcomes, counts, and the printed report.
@@ -27,6 +28,7 @@
 pub mod case;
 pub mod dml;
 pub mod engine;
+pub mod expect;
 pub mod generator;
 pub mod ov;
 pub mod report;

@@ -107,17 +107,21 @@ pub(crate) fn build(
             )
         }
         _ => {
-            let inner = piece.sizes[rank - 1];
-            let runs = shifted_row_invocations(inner * width);
-            let units = match kernel {
-                KernelKind::Contiguous => (elements * width).div_ceil(16),
-                KernelKind::ShiftedRows => elements / inner * runs,
+            // Units of work, and `head.w`: the elements, or the shifted-rows kernel's runs
+            // per row.
+            let (units, last) = match kernel {
+                KernelKind::Contiguous => ((elements * width).div_ceil(16), elements),
+                KernelKind::ShiftedRows => {
+                    let inner = piece.sizes[rank - 1];
+                    let runs = shifted_row_invocations(inner * width);
+                    (elements / inner * runs, runs)
+                }
                 KernelKind::Gather if width < 4 => {
                     let first = rel[0] * width / 4;
                     let end = ((rel[0] + elements) * width).div_ceil(4);
-                    end - first
+                    (end - first, elements)
                 }
-                _ => elements,
+                _ => (elements, elements),
             };
             let groups = units.div_ceil(u64::from(WORKGROUP_SIZE)).max(1);
             let x = groups.min(max_groups);
@@ -126,11 +130,7 @@ pub(crate) fn build(
                 to_u32(units),
                 rank as u32,
                 to_u32(x * u64::from(WORKGROUP_SIZE)),
-                to_u32(if kernel == KernelKind::ShiftedRows {
-                    runs
-                } else {
-                    elements
-                }),
+                to_u32(last),
             ];
             vec![Dispatch {
                 params,

@@ -5,7 +5,7 @@
 //! range to read whole 16-byte blocks at its end; the shifted-rows kernel reads and writes
 //! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
-use super::dispatch::{WORKGROUP_SIZE, shifted_row_invocations, tile_shape};
+use super::dispatch::{WORKGROUP_SIZE, tile_shape};
 use crate::layout::{KernelKind, Piece};
 
 /// Rows shorter than this many 16-byte blocks leave too many idle invocations for the rows
@@ -47,7 +47,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
             let aligned = (0..3).all(|o| first(o).is_multiple_of(16));
             if aligned && bound.room_for_blocks(piece) {
                 KernelKind::Contiguous
-            } else if shifted_layout(piece, width, bound.max_groups) {
+            } else if shifted_layout(piece, width) {
                 KernelKind::ShiftedRows
             } else {
                 KernelKind::Gather
@@ -72,7 +72,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                     || (first(0).is_multiple_of(4) && (stride(0, 0) * width).is_multiple_of(4)))
             {
                 KernelKind::Tile
-            } else if shifted_layout(piece, width, bound.max_groups) {
+            } else if shifted_layout(piece, width) {
                 KernelKind::ShiftedRows
             } else if planned == KernelKind::Scatter && spaced(piece, width) {
                 KernelKind::Spaced
@@ -96,7 +96,7 @@ pub(crate) fn candidates(
         KernelKind::Empty => Vec::new(),
         KernelKind::Contiguous => {
             let mut kernels = vec![KernelKind::Contiguous, KernelKind::Gather];
-            if shifted_layout(piece, width, max_groups) {
+            if shifted_layout(piece, width) {
                 kernels.push(KernelKind::ShiftedRows);
             }
             kernels
@@ -109,7 +109,7 @@ pub(crate) fn candidates(
             if tile_layout(planned, piece, width, max_groups) {
                 kernels.push(KernelKind::Tile);
             }
-            if shifted_layout(piece, width, max_groups) {
+            if shifted_layout(piece, width) {
                 kernels.push(KernelKind::ShiftedRows);
             }
             if planned == KernelKind::Scatter && spaced(piece, width) {
@@ -134,20 +134,17 @@ fn rows_layout(piece: &Piece, width: u64, max_groups: u32) -> bool {
         && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(max_groups)
 }
 
-/// Whether the layout of `piece` suits the shifted-rows kernel, alignment aside: rows (a
+/// Whether the layout of `piece` suits the shifted-rows kernel (at any alignment): rows (a
 /// rank-1 piece is one) dense in the output and dense or repeated in each input, long enough
-/// that the masked words at their ends are few, few enough blocks per row for one grid
-/// dimension, and the output's rows in memory in their index order without interleaving, so
-/// that a word can be shared by neighbouring rows only (the kernel writes such a word once,
-/// from the later row).
-fn shifted_layout(piece: &Piece, width: u64, max_groups: u32) -> bool {
+/// that the masked words at their ends are few, and the output's rows in memory in their
+/// index order without interleaving, so that a word can be shared by neighbouring rows only
+/// (the kernel writes such a word once, from the later row). Its grid is flat, like the
+/// gather kernel's, so row length is not bounded by a grid dimension.
+fn shifted_layout(piece: &Piece, width: u64) -> bool {
     let inner = piece.sizes.len() - 1;
-    let row_bytes = piece.sizes[inner].saturating_mul(width);
     (0..3).all(|o| piece.strides[o][inner] <= 1)
         && piece.strides[0][inner] == 1
-        && row_bytes >= MIN_SHIFTED_ROW_BYTES
-        && shifted_row_invocations(row_bytes).div_ceil(u64::from(WORKGROUP_SIZE))
-            <= u64::from(max_groups)
+        && piece.sizes[inner].saturating_mul(width) >= MIN_SHIFTED_ROW_BYTES
         && rows_in_order(piece)
 }
 

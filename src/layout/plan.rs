@@ -115,9 +115,14 @@ impl Plan {
         self.data_type
     }
 
-    /// The kernel family. A [`KernelKind::Contiguous`] plan may still record the gather kernel
-    /// when its bindings do not start on 16-byte boundaries or leave no room to read whole
-    /// 16-byte blocks at the end.
+    /// The kernel family the layout names. Each piece of a call may still record another one
+    /// that its bindings and shape allow ([`RecordSummary::dispatches`] says which ran): a
+    /// [`KernelKind::Contiguous`] plan whose bindings do not start on 16-byte boundaries, or
+    /// leave no room to read whole 16-byte blocks at the end, runs the shifted-rows kernel
+    /// (the gather kernel under 64 bytes); gather and scatter plans run the rows,
+    /// shifted-rows, tile or spaced kernels where those apply.
+    ///
+    /// [`RecordSummary::dispatches`]: crate::RecordSummary::dispatches
     pub fn kernel(&self) -> KernelKind {
         self.kernel
     }

@@ -6,6 +6,7 @@ use half::f16;
 
 use crate::common::{
     Check, DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, scatter_kind, small_windows,
+    transposed_kernel,
 };
 use crate::per_type;
 
@@ -171,17 +172,6 @@ per_type!(
 fn strided(dt: DataType, a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: KernelKind) {
     let r = DmlCase::distinct(DmlOp::BitXor, a, b, out, 42).check();
     assert!(r.dispatches.iter().all(|&k| k == kernel), "{dt}: {r:?}");
-}
-
-/// Transposed inputs go through tiles: 32- and 64-bit ones through workgroup memory, 8- and
-/// 16-bit ones transposed in registers where the output's rows of `cols` elements hold whole
-/// words; otherwise they are gathered lane by lane.
-fn transposed_kernel(dt: DataType, cols: u32) -> KernelKind {
-    if dt.size_in_bytes() >= 4 || (cols * dt.size_in_bytes()).is_multiple_of(4) {
-        KernelKind::Tile
-    } else {
-        KernelKind::Gather
-    }
 }
 
 fn zero_strides(dt: DataType) {

@@ -120,6 +120,7 @@ pub fn webgpu_rules(ctx: &Context) -> Context {
 }
 
 pub use gpu_xor_conformance::dml::{DmlCase, DmlOp, Place, place};
+pub use gpu_xor_conformance::expect::{scatter_kind, transposed_kernel};
 
 /// How the native suite runs a [`DmlCase`]: blocking, on the suite's contexts.
 pub trait Check {
@@ -296,26 +297,4 @@ pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::KernelKind) {
         !summary.dispatches.is_empty() && summary.dispatches.iter().all(|&k| k == kernel),
         "expected only {kernel:?}: {summary:?}"
     );
-}
-
-/// The kernel a strided output the scatter kernel takes should run, decided from its
-/// elements' byte offsets rather than from the library's rule: `Spaced` where each element
-/// starts at least 4 bytes after the one before it in memory (so none shares a word with
-/// another), else `Scatter`.
-pub fn scatter_kind(out: &gpu_xor::TensorDesc) -> gpu_xor::KernelKind {
-    let width = u64::from(out.data_type.size_in_bytes());
-    let strides = out.effective_strides();
-    let mut offsets = vec![0u64];
-    for (&size, &stride) in out.sizes.iter().zip(&strides) {
-        offsets = offsets
-            .iter()
-            .flat_map(|&o| (0..u64::from(size)).map(move |i| o + i * stride * width))
-            .collect();
-    }
-    offsets.sort_unstable();
-    if offsets.windows(2).all(|p| p[1] - p[0] >= 4) {
-        gpu_xor::KernelKind::Spaced
-    } else {
-        gpu_xor::KernelKind::Scatter
-    }
 }

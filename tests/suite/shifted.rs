@@ -7,10 +7,10 @@
 //! elements between rows put the end of one row and the start of the next in one word (for
 //! 8- and 16-bit elements), which only the later row may write.
 
-use gpu_xor::{DataType, KernelKind, TensorDesc};
+use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
 
 use crate::common::{
-    Check, DmlCase, DmlOp, assert_kernel, buffer, ctx, few_groups, random_bytes, small_windows,
+    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, few_groups, small_windows,
 };
 
 const TYPES: [DataType; 5] = [
@@ -143,60 +143,23 @@ fn two_dimensional_grids() {
 }
 
 /// One run off a 16-byte boundary, and one element XORed into a run, through BitwiseXor-13
-/// (its bindings may start at any multiple of 4).
+/// (its bindings may start at any multiple of the element size, 4 bytes at least).
 #[test]
 fn single_runs_off_a_boundary_and_scalar_broadcasts() {
-    let ctx = ctx();
     for dt in [DataType::U8, DataType::I16, DataType::I32, DataType::U64] {
         let w = dt.size_in_bytes() as usize;
         let n = 1000 / w;
-        // Offsets in elements (at least 4 bytes): a multiple of the element size is all
-        // BitwiseXor-13 asks of a binding.
         let unit = w.max(4) as u64;
         for (b_shape, offsets) in [
             (vec![n], [unit, 2 * unit, 3 * unit]),
             (vec![1], [0, 0, 0]),
             (vec![], [3 * unit, unit, 2 * unit]),
         ] {
-            let op = gpu_xor::BitwiseXor::new(
-                ctx,
-                &gpu_xor::BitwiseXorDesc::new(dt, &[n], &b_shape)
-                    .with_broadcast(gpu_xor::AutoBroadcast::Numpy),
-            )
-            .unwrap();
-            let a = random_bytes(1, n * w + 64);
-            let b = random_bytes(2, n * w + 64);
-            let out = random_bytes(3, n * w + 64);
-            let gpu = [buffer(ctx, &a), buffer(ctx, &b), buffer(ctx, &out)];
-            let b_len = b_shape.iter().product::<usize>() * w;
-            let bytes = |k: usize, len: usize| (offsets[k], len.next_multiple_of(4) as u64);
-            let bind = |k: usize, len: usize| {
-                let (offset, size) = bytes(k, len);
-                gpu_xor::TensorBinding::range(&gpu[k], offset, size)
-            };
-            let r = op
-                .run(&gpu_xor::XorBindings::new(
-                    bind(0, n * w),
-                    bind(1, b_len),
-                    bind(2, n * w),
-                ))
-                .unwrap();
+            let mut case = OvCase::new(dt, &[n], &b_shape, AutoBroadcast::Numpy, 90);
+            case.offsets = offsets;
+            let (shape, r) = case.check();
+            assert_eq!(shape, [n]);
             assert_kernel(&r, KernelKind::ShiftedRows);
-            let got = ctx.read_buffer(&gpu[2], 0, gpu[2].size()).unwrap();
-            let (want_shape, want) = gpu_xor::reference::bitwise_xor(
-                dt,
-                &[n],
-                &a[offsets[0] as usize..offsets[0] as usize + n * w],
-                &b_shape,
-                &b[offsets[1] as usize..offsets[1] as usize + b_len],
-                gpu_xor::AutoBroadcast::Numpy,
-            )
-            .unwrap();
-            assert_eq!(want_shape, [n]);
-            let at = offsets[2] as usize;
-            let mut expected = out.clone();
-            expected[at..at + n * w].copy_from_slice(&want);
-            assert!(got == expected, "{dt} {b_shape:?} {offsets:?}");
         }
     }
 }

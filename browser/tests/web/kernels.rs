@@ -3,7 +3,7 @@
 //! dispatches nothing.
 
 use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx};
+use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, scatter_kind};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
@@ -148,18 +148,21 @@ async fn tile() {
     assert_kernel(&r, KernelKind::Tile);
 }
 
+/// The operators and types the strided-output kernels run: each width, both DirectML
+/// operators.
+const STRIDED_SUBJECTS: [(DmlOp, DataType); 6] = [
+    (DmlOp::BitXor, DataType::U8),
+    (DmlOp::BitXor, DataType::I16),
+    (DmlOp::BitXor, DataType::F32),
+    (DmlOp::BitXor, DataType::U64),
+    (DmlOp::LogicalXor, DataType::U8),
+    (DmlOp::LogicalXor, DataType::U32),
+];
+
 #[wasm_bindgen_test]
 async fn scatter() {
     let ctx = ctx().await;
-    for (op, dt) in [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::BitXor, DataType::I16),
-        (DmlOp::BitXor, DataType::F32),
-        (DmlOp::BitXor, DataType::U64),
-        (DmlOp::LogicalXor, DataType::U8),
-        (DmlOp::LogicalXor, DataType::U32),
-    ] {
-        let w = dt.size_in_bytes();
+    for (op, dt) in STRIDED_SUBJECTS {
         // Padded rows under 64 bytes, every other element, every fourth: atomic lanes where
         // elements share words (8- and 16-bit elements less than 4 bytes apart), plain stores
         // where none does.
@@ -167,11 +170,7 @@ async fn scatter() {
             let t = TensorDesc::new(dt, &[r, c]);
             for (step, pad) in [(1, 3), (2, 1), (4, 3)] {
                 let out = t.clone().with_strides(&[step * (c - 1) + 1 + pad, step]);
-                let kernel = if w >= 4 || step * w >= 4 {
-                    KernelKind::Spaced
-                } else {
-                    KernelKind::Scatter
-                };
+                let kernel = scatter_kind(&out);
                 let summary = DmlCase::distinct(op, t.clone(), t.clone(), out, 51)
                     .sparse(2)
                     .check_on(&ctx)
@@ -185,14 +184,7 @@ async fn scatter() {
 #[wasm_bindgen_test]
 async fn shifted_rows() {
     let ctx = ctx().await;
-    for (op, dt) in [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::BitXor, DataType::I16),
-        (DmlOp::BitXor, DataType::F32),
-        (DmlOp::BitXor, DataType::U64),
-        (DmlOp::LogicalXor, DataType::U8),
-        (DmlOp::LogicalXor, DataType::U32),
-    ] {
+    for (op, dt) in STRIDED_SUBJECTS {
         let c = 67u32
             .div_ceil(dt.size_in_bytes())
             .max(64 / dt.size_in_bytes());

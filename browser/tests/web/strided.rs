@@ -2,30 +2,8 @@
 //! (sliding-window) inputs; padded, spaced and transposed outputs.
 
 use gpu_xor::{DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
+use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx, scatter_kind, transposed_kernel};
 use wasm_bindgen_test::wasm_bindgen_test;
-
-/// Transposed inputs go through tiles: 32- and 64-bit ones through workgroup memory, 8- and
-/// 16-bit ones transposed in registers where the output's rows of `cols` elements hold whole
-/// words; otherwise they are gathered lane by lane.
-fn transposed_kernel(dt: DataType, cols: u32) -> KernelKind {
-    if dt.size_in_bytes() >= 4 || (cols * dt.size_in_bytes()).is_multiple_of(4) {
-        KernelKind::Tile
-    } else {
-        KernelKind::Gather
-    }
-}
-
-/// The scatter kernel for an output stepping `step` elements: atomic lanes where 8- and
-/// 16-bit elements lie less than 4 bytes apart, plain stores where no two share a word (here,
-/// rows are at least as far apart as elements).
-fn scatter_kernel(dt: DataType, step: u32) -> KernelKind {
-    if step * dt.size_in_bytes() >= 4 {
-        KernelKind::Spaced
-    } else {
-        KernelKind::Scatter
-    }
-}
 
 async fn check(a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: KernelKind, seed: u64) {
     let ctx = ctx().await;
@@ -97,11 +75,11 @@ async fn padded_spaced_and_transposed_outputs_on_every_type() {
         let seed = 60 + k as u64;
         let t = TensorDesc::new(dt, &[4, 5]);
         for (strides, kernel) in [
-            // Short padded output rows: the scatter kernel (sub-word lanes with atomics, 32-
-            // and 64-bit elements stored whole).
-            ([7, 1], scatter_kernel(dt, 1)),
+            // Short padded output rows: the scatter kernel (atomic lanes where elements share
+            // words, plain stores where none does).
+            ([7, 1], scatter_kind(&t.clone().with_strides(&[7, 1]))),
             // Every other element.
-            ([10, 2], scatter_kernel(dt, 2)),
+            ([10, 2], scatter_kind(&t.clone().with_strides(&[10, 2]))),
             // A transposed output is reordered to be dense ([5, 4]), which transposes the
             // inputs.
             ([1, 4], transposed_kernel(dt, 4)),
