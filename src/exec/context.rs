@@ -1,14 +1,15 @@
 //! The execution context: a device, its queue, and what this crate caches on them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::desc::FeatureLevel;
 use crate::error::{Error, WgpuError};
-use crate::kernels::params::MAX_KERNEL_RANK;
+use crate::kernels::params::{MAX_KERNEL_RANK, RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 
+use super::arena::Arena;
 use super::env::{EnvOptions, options_from};
 use super::readback::PendingRead;
 use super::signal::{Signal, Unanswered};
@@ -51,10 +52,25 @@ pub struct ContextOptions {
 
 /// The wgpu objects a context has made to record calls, counted since it was created:
 /// metadata buffers, bind groups, shader modules and compute pipelines (tensors, read-back
-/// staging buffers and device checks are not counted).
+/// staging buffers and device checks are not counted); and the metadata it holds now.
 ///
 /// A [`crate::Prepared`] call makes all of its objects when it is prepared: recording it again
 /// leaves these counts as they were.
+///
+/// # How metadata memory is accounted
+///
+/// Every call's metadata is one 256-byte record per dispatch piece (most calls have one),
+/// and the records of every prepared call on a context live in a few shared uniform buffers
+/// (the metadata arena), not in a buffer per call. The arena's buffers grow geometrically
+/// (16 KiB of records first, up to 1 MiB each), each with 16 KiB of room after its records
+/// so that a dispatch can bind 64 records from any of them. A prepared call's records go
+/// back to the arena when its last clone is dropped: at once for reuse if it was never
+/// recorded, otherwise (an encoder that holds its dispatches may still be submitted) when
+/// every record of that buffer has gone back, when the buffer itself is dropped. So a graph
+/// of `n` prepared calls holds about `256 * n` bytes of metadata, and preparing and dropping
+/// calls forever holds a bounded arena. Bind groups (one per prepared call on distinct
+/// buffers) are the driver's descriptors, not buffer memory; pipelines and bind group
+/// layouts are shared by every call of the context.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RecordingObjects {
@@ -66,6 +82,12 @@ pub struct RecordingObjects {
     pub shader_modules: u64,
     /// Compute pipelines.
     pub pipelines: u64,
+    /// Metadata buffers of the arena alive now.
+    pub metadata_buffers_alive: u64,
+    /// Bytes of those buffers, the room after each one's records included.
+    pub metadata_bytes_alive: u64,
+    /// Records lent to prepared calls alive now (256 bytes each).
+    pub metadata_records_alive: u64,
 }
 
 /// Which limits [`Context::from_env`] asks the adapter for.
@@ -122,6 +144,8 @@ pub(crate) struct Shared {
     pub strict_aliasing: bool,
     /// Objects made to record calls, for [`Context::recording_objects`].
     pub created: Created,
+    /// The metadata records of every prepared call, in shared uniform buffers.
+    pub arena: Mutex<Arena<wgpu::Buffer>>,
 }
 
 /// Counts of the objects recording has made (shader modules and pipelines are counted by the
@@ -219,6 +243,7 @@ impl Context {
             strict_aliasing: options.webgpu_binding_rules
                 || backend == wgpu::Backend::BrowserWebGpu,
             created: Created::default(),
+            arena: Mutex::new(Arena::new(RECORDS_PER_BINDING)),
         };
         Ok(Context {
             shared: Arc::new(shared),
@@ -315,11 +340,20 @@ impl Context {
     /// The wgpu objects this context has made to record calls so far.
     pub fn recording_objects(&self) -> RecordingObjects {
         let (shader_modules, pipelines) = self.shared.kernels.made();
+        // A thread that panicked while holding the lock left the arena whole: every change
+        // to it is made after the last step that can fail.
+        let arena = match self.shared.arena.lock() {
+            Ok(arena) => arena.usage(),
+            Err(poisoned) => poisoned.into_inner().usage(),
+        };
         RecordingObjects {
             buffers: self.shared.created.buffers.load(Ordering::Relaxed),
             bind_groups: self.shared.created.bind_groups.load(Ordering::Relaxed),
             shader_modules,
             pipelines,
+            metadata_buffers_alive: arena.buffers,
+            metadata_bytes_alive: arena.records * RECORD_BYTES,
+            metadata_records_alive: arena.live_records,
         }
     }
 

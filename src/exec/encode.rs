@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
+use super::arena::Lease;
 use super::context::{Context, Shared};
 use super::lower::RecordSummary;
 use super::merge::{BindSet, MERGE_MAX, Schedule};
@@ -13,7 +14,8 @@ use crate::error::{Error, TensorName, WgpuError};
 use crate::kernels::params::{Params, RECORD_BYTES};
 use crate::scope::capture;
 
-/// Records per metadata buffer (256 KiB), plus `MERGE_MAX` records of room after the last.
+/// The most records one run of the arena holds (256 KiB): a schedule is cut into chunks of
+/// at most this many, a dispatch never straddling two.
 const CHUNK_RECORDS: usize = 1024;
 
 /// A call (or a [`crate::Batch`] of calls) lowered, bound and encoded once, ready to record
@@ -65,8 +67,27 @@ struct Encoded {
     bind_groups: Vec<wgpu::BindGroup>,
     steps: Vec<Step>,
     summaries: Vec<RecordSummary>,
-    /// Keeps the metadata alive with the bind groups that name it.
-    _records: Vec<wgpu::Buffer>,
+    /// Its records in the context's arena, given back when the last clone is dropped.
+    leases: Leases,
+}
+
+/// Runs of the arena held by one prepared schedule, and whether it was ever recorded.
+struct Leases {
+    shared: Arc<Shared>,
+    leases: Vec<Lease<wgpu::Buffer>>,
+    /// Set by every recording: records that an encoder may still hold are never written
+    /// again (the arena's invariant 3).
+    recorded: AtomicBool,
+}
+
+impl Drop for Leases {
+    fn drop(&mut self) {
+        let reusable = !self.recorded.load(Ordering::Relaxed);
+        let mut arena = lock(&self.shared.arena);
+        for lease in &self.leases {
+            arena.release(lease, reusable);
+        }
+    }
 }
 
 /// One dispatch: pipeline and bind group by index, the dynamic offset of its first record.
@@ -126,10 +147,17 @@ impl Prepared {
             shared.fault(call, e, &bound)
         };
         let (chunks, placed) = schedule.chunks(CHUNK_RECORDS);
-        let records: Vec<wgpu::Buffer> = chunks
-            .iter()
-            .map(|&(first, n)| records_buffer(shared, &schedule.records[first..first + n]))
-            .collect::<Result<_, _>>()?;
+        // Each chunk's records on a run of the context's arena. Until `Encoded` holds them,
+        // the runs go back (reusable: nothing has recorded them) if a later step fails.
+        let mut leases = Leases {
+            shared: ctx.shared.clone(),
+            leases: Vec::with_capacity(chunks.len()),
+            recorded: AtomicBool::new(false),
+        };
+        for &(first, n) in &chunks {
+            let lease = lease_records(shared, &schedule.records[first..first + n])?;
+            leases.leases.push(lease);
+        }
         let mut pipelines: Vec<wgpu::ComputePipeline> = Vec::new();
         let mut keys = Vec::new();
         // (chunk, bind set) of each bind group, and the index of each.
@@ -153,10 +181,13 @@ impl Prepared {
                 sets.push((chunk, g.bind));
                 sets.len() - 1
             });
+            let record = leases.leases[chunk].first + at;
             steps.push(Step {
                 pipeline,
                 bind_group,
-                offset: (at as u64 * RECORD_BYTES) as u32,
+                // Runs hold at most CHUNK_RECORDS records and slabs at most
+                // MAX_SLAB_RECORDS: every offset is under 1 MiB.
+                offset: (record as u64 * RECORD_BYTES) as u32,
                 grid: g.grid,
                 count: g.count as u32,
             });
@@ -174,7 +205,8 @@ impl Prepared {
             || {
                 sets.iter()
                     .map(|&(chunk, set)| {
-                        bind_group(shared, &records[chunk], &schedule.bind_sets[set], buffers)
+                        let records = &leases.leases[chunk].buffer;
+                        bind_group(shared, records, &schedule.bind_sets[set], buffers)
                     })
                     .collect::<Vec<_>>()
             },
@@ -187,7 +219,7 @@ impl Prepared {
                 bind_groups,
                 steps,
                 summaries,
-                _records: records,
+                leases,
             }),
         })
     }
@@ -269,6 +301,7 @@ impl Prepared {
 
     fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
         let encoded = &*self.encoded;
+        encoded.leases.recorded.store(true, Ordering::Relaxed);
         let mut current = usize::MAX;
         for step in &encoded.steps {
             if step.pipeline != current {
@@ -296,30 +329,46 @@ impl Prepared {
     }
 }
 
-/// A uniform buffer holding `records`, with `MERGE_MAX` records of zeros after them, so
-/// that a binding of `MERGE_MAX` records fits at any record.
-fn records_buffer(shared: &Shared, records: &[Params]) -> Result<wgpu::Buffer, Error> {
-    let size = (records.len() + MERGE_MAX) as u64 * RECORD_BYTES;
-    let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("gpu-xor records"),
-        size,
-        usage: wgpu::BufferUsages::UNIFORM,
-        mapped_at_creation: true,
+/// Lends `records` a run of the arena and writes them there through the queue, so that the
+/// next submission on the queue sees them.
+///
+/// A new arena buffer is made inside error scopes. On a lost device the queue refuses the
+/// write (it has no staging memory to give): the first sign of the loss that every
+/// preparation meets, with no object made to look for it.
+fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buffer>, Error> {
+    let lease = lock(&shared.arena).lease(records.len(), |n| {
+        let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor records"),
+            size: n as u64 * RECORD_BYTES,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })?;
+        shared.created.buffers.fetch_add(1, Ordering::Relaxed);
+        Ok::<_, Error>(buffer)
     })?;
-    shared.created.buffers.fetch_add(1, Ordering::Relaxed);
-    {
-        // On a lost device the buffer is invalid and its mapping fails: the first sign of the
-        // loss that every preparation meets.
-        let mut view = buffer
-            .get_mapped_range_mut(..)
-            .map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?;
-        let used = std::mem::size_of_val(records);
-        view.slice(..used)
-            .copy_from_slice(bytemuck::cast_slice(records));
-        view.slice(used..).fill(0);
+    let bytes: &[u8] = bytemuck::cast_slice(records);
+    let written = NonZeroU64::new(bytes.len() as u64).and_then(|size| {
+        let mut view = shared.queue.write_buffer_with(
+            &lease.buffer,
+            lease.first as u64 * RECORD_BYTES,
+            size,
+        )?;
+        view.copy_from_slice(bytes);
+        Some(())
+    });
+    if written.is_none() {
+        lock(&shared.arena).release(&lease, true);
+        return Err(shared.lost_or(Error::Map(WgpuError::message_only(
+            "the queue refused to write a call's metadata".to_string(),
+        ))));
     }
-    buffer.unmap();
-    Ok(buffer)
+    Ok(lease)
+}
+
+/// Locks the arena, recovering it if another thread panicked while holding it (every
+/// change to it is made after the last step that can fail, so it is never left half-done).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn bind_group(

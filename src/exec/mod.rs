@@ -2,6 +2,7 @@
 //! environment), compiled operators that record into the caller's encoder, blocking
 //! convenience calls, and typed GPU tensors.
 
+mod arena;
 mod batch;
 mod binding;
 mod context;

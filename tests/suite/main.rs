@@ -7,6 +7,7 @@
 
 mod common;
 
+mod arena;
 mod asynchronous;
 mod batch;
 mod bit_xor;

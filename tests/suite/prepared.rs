@@ -74,19 +74,20 @@ fn recording_a_prepared_call_makes_no_buffer_bind_group_or_pipeline() {
     ctx.queue().submit([encoder.finish()]);
     assert_eq!(read(&ctx, &out), xor(&ha, &hb));
 
-    // The witnesses do see what an unprepared recording makes: one metadata buffer and one
-    // bind group per call, alive while the encoder holds them.
+    // The witnesses do see what an unprepared recording makes: one bind group per call,
+    // alive while the encoder holds it, and its record in the context's metadata arena
+    // (no buffer of its own; wgpu stages the record's write until the next submission).
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
     for _ in 0..10 {
         op.record(&mut encoder, &bindings).unwrap();
     }
     let made = ctx.recording_objects();
-    assert_eq!(made.buffers, ours.buffers + 10);
+    assert_eq!(made.buffers, ours.buffers);
     assert_eq!(made.bind_groups, ours.bind_groups + 10);
     assert_eq!(made.pipelines, ours.pipelines);
     let now = live(&ctx);
     assert!(
-        now[0] >= theirs[0] + 10 && now[1] >= theirs[1] + 10,
+        now[1] >= theirs[1] + 10,
         "wgpu's counters are off: {theirs:?} -> {now:?}"
     );
     ctx.queue().submit([encoder.finish()]);

@@ -1,0 +1,349 @@
+//! The metadata arena: the records of every prepared call on a context live in a few shared
+//! uniform buffers ("slabs"), suballocated in runs of consecutive 256-byte records and given
+//! back when the [`crate::Prepared`] that holds them is dropped.
+//!
+//! # Invariants
+//!
+//! 1. A run is consecutive records of one slab: a dispatch binds `MERGE_MAX` records from its
+//!    first one (a dynamic offset), so every record of a dispatch must follow its first.
+//! 2. Every slab has `MERGE_MAX` records of room after its last allocatable record, so that a
+//!    binding of `MERGE_MAX` records fits at any record. They are never handed out.
+//! 3. Records that were recorded into an encoder are never written again. A caller may drop a
+//!    prepared call while an encoder that holds its dispatches is still unsubmitted (wgpu keeps
+//!    the objects alive), and a new call's records, written through the queue, would land
+//!    before that encoder runs. Such records are dead: the slab keeps them until it has no
+//!    live record left, and is then dropped (wgpu keeps the buffer for encoders that still
+//!    name it). Records never recorded are reused at once.
+//! 4. Slabs grow geometrically from [`FIRST_SLAB_RECORDS`] to [`MAX_SLAB_RECORDS`] (or to the
+//!    run asked for), so a context with a few calls holds a few KiB, and a graph of thousands
+//!    of calls about one record each.
+//!
+//! The allocator is generic over the buffer it hands out, so that its rules are tested
+//! without a device.
+
+/// Records of the first slab: 16 KiB of records (and 16 KiB of room after them).
+pub(crate) const FIRST_SLAB_RECORDS: usize = 64;
+
+/// The most records a slab is grown to (1 MiB), unless one run needs more.
+pub(crate) const MAX_SLAB_RECORDS: usize = 4096;
+
+/// Consecutive records of one slab, lent to one prepared call's chunk of dispatches.
+#[derive(Clone, Debug)]
+pub(crate) struct Lease<B> {
+    slab: u64,
+    /// The slab's buffer, for the bind groups that name it.
+    pub buffer: B,
+    /// The first record of the run, counted from the start of the slab.
+    pub first: usize,
+    /// Records in the run.
+    pub len: usize,
+}
+
+/// One shared buffer and the state of its records.
+#[derive(Debug)]
+struct Slab<B> {
+    id: u64,
+    buffer: B,
+    /// Records that can be lent (the room after them excluded: invariant 2).
+    capacity: usize,
+    /// Records below this were lent at some point; above it, never.
+    top: usize,
+    /// Records lent now.
+    live: usize,
+    /// Runs given back before they were recorded, (first, len), sorted, never touching.
+    free: Vec<(usize, usize)>,
+}
+
+impl<B> Slab<B> {
+    /// The first record of a run of `len` in this slab, taken from the free runs first.
+    fn take(&mut self, len: usize) -> Option<usize> {
+        if let Some(i) = self.free.iter().position(|&(_, n)| n >= len) {
+            let (first, n) = self.free[i];
+            if n == len {
+                self.free.remove(i);
+            } else {
+                self.free[i] = (first + len, n - len);
+            }
+            self.live += len;
+            return Some(first);
+        }
+        if self.capacity - self.top >= len {
+            let first = self.top;
+            self.top += len;
+            self.live += len;
+            return Some(first);
+        }
+        None
+    }
+
+    /// Gives a run back to the free runs, merged with its neighbours; a run that ends at
+    /// `top` lowers it instead.
+    fn put_back(&mut self, first: usize, len: usize) {
+        let at = self.free.partition_point(|&(f, _)| f < first);
+        self.free.insert(at, (first, len));
+        // Merge with the next run, then with the previous.
+        if at + 1 < self.free.len() && self.free[at].0 + self.free[at].1 == self.free[at + 1].0 {
+            self.free[at].1 += self.free[at + 1].1;
+            self.free.remove(at + 1);
+        }
+        if at > 0 && self.free[at - 1].0 + self.free[at - 1].1 == self.free[at].0 {
+            self.free[at - 1].1 += self.free[at].1;
+            self.free.remove(at);
+        }
+        if let Some(&(f, n)) = self.free.last()
+            && f + n == self.top
+        {
+            self.top = f;
+            self.free.pop();
+        }
+    }
+}
+
+/// What the arena holds now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ArenaUsage {
+    /// Slabs alive.
+    pub buffers: u64,
+    /// Records the slabs hold, lendable or not, the room after each included.
+    pub records: u64,
+    /// Records lent to prepared calls alive now.
+    pub live_records: u64,
+}
+
+/// Every slab of a context.
+#[derive(Debug)]
+pub(crate) struct Arena<B> {
+    slabs: Vec<Slab<B>>,
+    next_id: u64,
+    /// Records of room after each slab's last lendable record (`MERGE_MAX`).
+    room: usize,
+}
+
+impl<B: Clone> Arena<B> {
+    /// An empty arena whose slabs keep `room` records free after their last lendable one.
+    pub fn new(room: usize) -> Arena<B> {
+        Arena {
+            slabs: Vec::new(),
+            next_id: 0,
+            room,
+        }
+    }
+
+    /// Lends a run of `len` records (at least one): from a slab that has one free, else from
+    /// a new slab made by `make` with the number of records it must hold (its room
+    /// included). On an error of `make` nothing changes.
+    pub fn lease<E>(
+        &mut self,
+        len: usize,
+        make: impl FnOnce(usize) -> Result<B, E>,
+    ) -> Result<Lease<B>, E> {
+        let len = len.max(1);
+        for slab in self.slabs.iter_mut().rev() {
+            if let Some(first) = slab.take(len) {
+                return Ok(Lease {
+                    slab: slab.id,
+                    buffer: slab.buffer.clone(),
+                    first,
+                    len,
+                });
+            }
+        }
+        let grown = match self.slabs.last() {
+            Some(last) => (last.capacity * 4).min(MAX_SLAB_RECORDS),
+            None => FIRST_SLAB_RECORDS,
+        };
+        let capacity = grown.max(len);
+        let buffer = make(capacity + self.room)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut slab = Slab {
+            id,
+            buffer,
+            capacity,
+            top: 0,
+            live: 0,
+            free: Vec::new(),
+        };
+        let first = slab.take(len).expect("a new slab holds the run");
+        let lease = Lease {
+            slab: id,
+            buffer: slab.buffer.clone(),
+            first,
+            len,
+        };
+        self.slabs.push(slab);
+        Ok(lease)
+    }
+
+    /// Takes a run back. `reusable` says that it was never recorded into an encoder, so that
+    /// it can be lent again at once (invariant 3); otherwise its records stay dead until the
+    /// slab has no live record and is dropped.
+    pub fn release(&mut self, lease: &Lease<B>, reusable: bool) {
+        let Some(i) = self.slabs.iter().position(|s| s.id == lease.slab) else {
+            return;
+        };
+        let slab = &mut self.slabs[i];
+        slab.live -= lease.len;
+        if reusable {
+            slab.put_back(lease.first, lease.len);
+        }
+        if slab.live == 0 {
+            if slab.top == 0 {
+                // Everything came back unrecorded: the slab is as new. Keep the last one for
+                // the next call; drop an older empty one.
+                if i + 1 != self.slabs.len() {
+                    self.slabs.remove(i);
+                }
+            } else {
+                self.slabs.remove(i);
+            }
+        }
+    }
+
+    /// What the arena holds now.
+    pub fn usage(&self) -> ArenaUsage {
+        ArenaUsage {
+            buffers: self.slabs.len() as u64,
+            records: self
+                .slabs
+                .iter()
+                .map(|s| (s.capacity + self.room) as u64)
+                .sum(),
+            live_records: self.slabs.iter().map(|s| s.live as u64).sum(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An arena of numbered buffers; `made` counts the slabs made, with their sizes.
+    fn arena() -> (Arena<usize>, Vec<usize>) {
+        (Arena::new(64), Vec::new())
+    }
+
+    fn lease(arena: &mut Arena<usize>, made: &mut Vec<usize>, len: usize) -> Lease<usize> {
+        arena
+            .lease(len, |records| -> Result<usize, ()> {
+                made.push(records);
+                Ok(made.len() - 1)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn runs_are_consecutive_and_never_overlap_a_live_run() {
+        let (mut arena, mut made) = arena();
+        let mut live: Vec<Lease<usize>> = Vec::new();
+        // A deterministic mix of sizes, releases (recorded or not) and new leases.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for step in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            if !live.is_empty() && state % 3 == 0 {
+                let gone = live.swap_remove((state as usize / 3) % live.len());
+                arena.release(&gone, state % 2 == 0);
+            } else {
+                let len = 1 + (state as usize >> 8) % if step % 97 == 0 { 2000 } else { 9 };
+                let new = lease(&mut arena, &mut made, len);
+                let slab = arena
+                    .slabs
+                    .iter()
+                    .find(|s| s.id == new.slab)
+                    .expect("its slab is alive");
+                // Invariant 2: room after the run for a whole binding.
+                assert!(new.first + new.len <= slab.capacity);
+                assert_eq!(made[new.buffer], slab.capacity + 64);
+                for old in live.iter().filter(|l| l.slab == new.slab) {
+                    assert!(
+                        new.first + new.len <= old.first || old.first + old.len <= new.first,
+                        "{new:?} overlaps {old:?}"
+                    );
+                }
+                live.push(new);
+            }
+            let used: u64 = live.iter().map(|l| l.len as u64).sum();
+            assert_eq!(arena.usage().live_records, used);
+        }
+    }
+
+    #[test]
+    fn recorded_runs_are_never_lent_again() {
+        let (mut arena, mut made) = arena();
+        let keep = lease(&mut arena, &mut made, 1);
+        let recorded = lease(&mut arena, &mut made, 4);
+        arena.release(&recorded, false);
+        for _ in 0..50 {
+            let l = lease(&mut arena, &mut made, 2);
+            assert!(
+                l.slab != recorded.slab
+                    || l.first >= recorded.first + 4
+                    || l.first + 2 <= recorded.first,
+                "{l:?} reuses recorded records {recorded:?}"
+            );
+        }
+        drop(keep);
+    }
+
+    #[test]
+    fn unrecorded_runs_are_lent_again_at_once() {
+        let (mut arena, mut made) = arena();
+        let _keep = lease(&mut arena, &mut made, 1);
+        let a = lease(&mut arena, &mut made, 5);
+        arena.release(&a, true);
+        let b = lease(&mut arena, &mut made, 3);
+        assert_eq!((b.slab, b.first), (a.slab, a.first));
+        assert_eq!(made.len(), 1);
+    }
+
+    #[test]
+    fn preparing_and_dropping_forever_holds_a_bounded_arena() {
+        let (mut arena, mut made) = arena();
+        let mut most = ArenaUsage::default();
+        // Recorded and dropped (the one-shot calls), and dropped unrecorded, in turns.
+        for i in 0..100_000 {
+            let l = lease(&mut arena, &mut made, 1 + i % 3);
+            arena.release(&l, i % 2 == 0);
+            let now = arena.usage();
+            most.buffers = most.buffers.max(now.buffers);
+            most.records = most.records.max(now.records);
+        }
+        assert!(most.buffers <= 2, "{most:?}");
+        assert!(most.records <= 2 * (MAX_SLAB_RECORDS as u64 + 64), "{most:?}");
+        assert_eq!(arena.usage().live_records, 0);
+    }
+
+    #[test]
+    fn a_graph_holds_about_one_record_per_call() {
+        let (mut arena, mut made) = arena();
+        let calls: Vec<_> = (0..10_000)
+            .map(|_| lease(&mut arena, &mut made, 1))
+            .collect();
+        let usage = arena.usage();
+        assert_eq!(usage.live_records, 10_000);
+        // Slabs of 64, 256, 1024 and then 4096 records, each with 64 of room.
+        assert!(usage.records <= 10_000 + 4096 + 64 * usage.buffers, "{usage:?}");
+        for c in &calls {
+            arena.release(c, false);
+        }
+        assert_eq!(arena.usage().buffers, 0);
+    }
+
+    #[test]
+    fn a_run_larger_than_any_slab_gets_a_slab_of_its_own() {
+        let (mut arena, mut made) = arena();
+        let big = lease(&mut arena, &mut made, MAX_SLAB_RECORDS * 2 + 1);
+        assert_eq!(big.first, 0);
+        assert_eq!(made, [MAX_SLAB_RECORDS * 2 + 1 + 64]);
+    }
+
+    #[test]
+    fn a_failed_slab_changes_nothing() {
+        let (mut arena, _) = arena();
+        let r: Result<Lease<usize>, &str> = arena.lease(3, |_| Err("no memory"));
+        assert!(r.is_err());
+        assert_eq!(arena.usage(), ArenaUsage::default());
+    }
+}
