@@ -337,12 +337,23 @@ impl Prepared {
 /// preparation meets, with no object made to look for it.
 fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buffer>, Error> {
     let lease = lock(&shared.arena).lease(records.len(), |n| {
+        // Made mapped, so that wgpu holds the whole buffer initialised (zeros) from the
+        // start. Otherwise it zero-fills, at a submission, the never-written records that a
+        // dispatch's 16 KiB binding covers, and on another thread that fill can land after
+        // the queued write of a call prepared in the meantime, erasing its records (the
+        // concurrency suite showed it).
         let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-xor records"),
             size: n as u64 * RECORD_BYTES,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
+            mapped_at_creation: true,
         })?;
+        // On a lost device the buffer is invalid: its mapping cannot be had, and unmapping
+        // it would be an error for the device's uncaptured-error handler.
+        buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?;
+        buffer.unmap();
         shared.created.buffers.fetch_add(1, Ordering::Relaxed);
         Ok::<_, Error>(buffer)
     })?;
