@@ -1,13 +1,15 @@
 // Contiguous kernel. Entry point: `main`.
 //
-// Every operand is a dense run of `head.w` elements that starts on a 16-byte boundary of its
-// window (`base` holds element offsets; base * WIDTH is a multiple of 16). Invocation v
-// combines the v-th 16 bytes of A and B into the v-th 16 bytes of the output: `head.x` is the
-// number of 16-byte blocks. Windows end on a 16-byte boundary, so the last block can be read
-// whole; it is written whole through a mask that gives the bytes after the tensor back their
-// own value (no other invocation of the dispatch touches that block: calls merged into one
-// dispatch never share a 16-byte block). The mask is computed without a loop or a branch per
-// word, so that every other block is one compare and one store.
+// Every operand is a dense run of `head.w` bytes that starts on a 16-byte boundary of its
+// window; `base` holds each operand's first 16-byte block in its window (not elements: the
+// kernel counts bytes and blocks, so that one pipeline serves every element width of the
+// bitwise function, and WIDTH matters only to the logical one). Invocation v combines the
+// v-th 16 bytes of A and B into the v-th 16 bytes of the output: `head.x` is the number of
+// 16-byte blocks. Windows end on a 16-byte boundary, so the last block can be read whole; it
+// is written whole through a mask that gives the bytes after the tensor back their own value
+// (no other invocation of the dispatch touches that block: calls merged into one dispatch
+// never share a 16-byte block). The mask is computed without a loop or a branch per word, so
+// that every other block is one compare and one store.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
 // (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
@@ -22,13 +24,13 @@ fn main(
     if v >= head(call).x {
         return;
     }
-    let o = base(call).x * WIDTH / 16u + v;
-    let a = base(call).y * WIDTH / 16u + v;
-    let b = base(call).z * WIDTH / 16u + v;
+    let o = base(call).x + v;
+    let a = base(call).y + v;
+    let b = base(call).z + v;
     let r = combine4(load(A_SRC, a), load(B_SRC, b));
 
     // Bytes of the tensor in each word of this block: 4 in every block but the last.
-    let bytes = head(call).w * WIDTH;
+    let bytes = head(call).w;
     let starts = vec4<u32>(v * 16u) + vec4<u32>(0u, 4u, 8u, 12u);
     let inside = min(vec4<u32>(bytes) - min(starts, vec4<u32>(bytes)), vec4<u32>(4u));
     let whole = inside == vec4<u32>(4u);

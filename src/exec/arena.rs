@@ -311,7 +311,10 @@ mod tests {
             most.records = most.records.max(now.records);
         }
         assert!(most.buffers <= 2, "{most:?}");
-        assert!(most.records <= 2 * (MAX_SLAB_RECORDS as u64 + 64), "{most:?}");
+        assert!(
+            most.records <= 2 * (MAX_SLAB_RECORDS as u64 + 64),
+            "{most:?}"
+        );
         assert_eq!(arena.usage().live_records, 0);
     }
 
@@ -324,7 +327,10 @@ mod tests {
         let usage = arena.usage();
         assert_eq!(usage.live_records, 10_000);
         // Slabs of 64, 256, 1024 and then 4096 records, each with 64 of room.
-        assert!(usage.records <= 10_000 + 4096 + 64 * usage.buffers, "{usage:?}");
+        assert!(
+            usage.records <= 10_000 + 4096 + 64 * usage.buffers,
+            "{usage:?}"
+        );
         for c in &calls {
             arena.release(c, false);
         }

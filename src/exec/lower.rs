@@ -184,12 +184,20 @@ fn pipeline_key(
     inputs_rw: bool,
 ) -> PipelineKey {
     let (a_mode, b_mode) = select::modes(kernel, piece);
+    let logical = plan.op == ElementOp::Logical;
+    // The contiguous kernel counts bytes and blocks: the bitwise function needs no element
+    // width, so every type shares its pipelines (fewer to compile, and no pipeline switch
+    // between calls of different types).
+    let width = match kernel {
+        KernelKind::Contiguous if !logical => 4,
+        _ => plan.data_type.size_in_bytes(),
+    };
     PipelineKey {
         kernel,
         inputs_rw,
         overrides: Overrides {
-            width: plan.data_type.size_in_bytes(),
-            logical: plan.op == ElementOp::Logical,
+            width,
+            logical,
             a_src: slot[A] as u32,
             b_src: slot[B] as u32,
             a_mode,
@@ -527,6 +535,30 @@ mod tests {
             assert_eq!(l.summary.dispatches, [kernel]);
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
+    }
+
+    #[test]
+    fn bitwise_contiguous_calls_of_every_type_share_one_pipeline_and_logical_ones_do_not() {
+        let t = target(1 << 20, false);
+        let key = |data_type: DataType, logical: bool| {
+            let p = if logical {
+                Plan::new(
+                    &crate::desc::LogicalXorDesc::packed(data_type, &[64])
+                        .operands(FeatureLevel::Fl4_1)
+                        .unwrap(),
+                )
+            } else {
+                plan(&BitXorDesc::packed(data_type, &[64]))
+            };
+            let l = lower(&p, bound([0, 1, 2], [0; 3], 4096), &t).unwrap();
+            assert_eq!(l.summary.dispatches, [KernelKind::Contiguous]);
+            l.pieces[0].key
+        };
+        let u8_key = key(DataType::U8, false);
+        for data_type in DataType::DIRECTML {
+            assert_eq!(key(data_type, false), u8_key, "{data_type:?}");
+        }
+        assert_ne!(key(DataType::U8, true), key(DataType::U32, true));
     }
 
     #[test]

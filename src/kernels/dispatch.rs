@@ -132,6 +132,17 @@ pub(crate) fn build(
                 to_u32(x * u64::from(WORKGROUP_SIZE)),
                 to_u32(last),
             ];
+            if kernel == KernelKind::Contiguous {
+                // Bytes and 16-byte blocks, so that the kernel needs the element width only
+                // for the logical function (one pipeline serves every width of BIT_XOR).
+                params.head[3] = to_u32(elements * width);
+                params.base = [
+                    to_u32(rel[0] * width / 16),
+                    to_u32(rel[1] * width / 16),
+                    to_u32(rel[2] * width / 16),
+                    0,
+                ];
+            }
             vec![Dispatch {
                 params,
                 groups: [to_u32(x), to_u32(y)],
@@ -189,6 +200,28 @@ mod tests {
         )[0];
         assert_eq!(d.params.head, [1, 1, 256, 9]);
         assert_eq!(d.groups, [1, 1]);
+    }
+
+    #[test]
+    fn contiguous_records_count_bytes_and_blocks_whatever_the_width() {
+        // 40 elements from element 8 (A at element 16, B at element 24) of each width: the
+        // same bytes and blocks whatever the type, so one pipeline serves them all.
+        for width in [1u64, 2, 4, 8] {
+            let d = build(
+                KernelKind::Contiguous,
+                &piece(&[40], [8, 16, 24]),
+                [0; 3],
+                [0; 3],
+                width,
+                65535,
+            )[0];
+            assert_eq!(d.params.head[0] as u64, (40 * width).div_ceil(16));
+            assert_eq!(d.params.head[3] as u64, 40 * width, "bytes of {width}");
+            assert_eq!(
+                d.params.base.map(u64::from),
+                [8 * width / 16, 16 * width / 16, 24 * width / 16, 0]
+            );
+        }
     }
 
     #[test]

@@ -206,7 +206,10 @@ fn a_call_dropped_while_its_encoder_is_unsubmitted_keeps_its_records() {
         // Churn: calls prepared and dropped unrecorded, and calls on the ranges in between
         // whose records are written through the queue before these encoders run.
         for j in 0..5 {
-            drop(op.prepare(&bufs.at(((k + j) % 32) * 512 + 256, 256)).unwrap());
+            drop(
+                op.prepare(&bufs.at(((k + j) % 32) * 512 + 256, 256))
+                    .unwrap(),
+            );
         }
         encoders.push(encoder);
         ran.push(((k * 512) as usize, 256));
