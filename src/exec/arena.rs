@@ -242,9 +242,9 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            if !live.is_empty() && state % 3 == 0 {
+            if !live.is_empty() && state.is_multiple_of(3) {
                 let gone = live.swap_remove((state as usize / 3) % live.len());
-                arena.release(&gone, state % 2 == 0);
+                arena.release(&gone, state.is_multiple_of(2));
             } else {
                 let len = 1 + (state as usize >> 8) % if step % 97 == 0 { 2000 } else { 9 };
                 let new = lease(&mut arena, &mut made, len);
@@ -284,7 +284,7 @@ mod tests {
                 "{l:?} reuses recorded records {recorded:?}"
             );
         }
-        drop(keep);
+        arena.release(&keep, true);
     }
 
     #[test]
