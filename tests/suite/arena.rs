@@ -60,8 +60,9 @@ impl Buffers {
     fn expected(&self, ranges: &[(usize, usize)]) -> Vec<u8> {
         let mut want = self.sentinel.clone();
         for &(at, n) in ranges {
-            for i in at..at + n {
-                want[i] = self.ha[i] ^ self.hb[i];
+            let xor = self.ha[at..at + n].iter().zip(&self.hb[at..at + n]);
+            for (w, (x, y)) in want[at..at + n].iter_mut().zip(xor) {
+                *w = x ^ y;
             }
         }
         want
