@@ -8,8 +8,8 @@
 // 16-byte blocks. Windows end on a 16-byte boundary, so the last block can be read whole; it
 // is written whole through a mask that gives the bytes after the tensor back their own value
 // (no other invocation of the dispatch touches that block: calls merged into one dispatch
-// never share a 16-byte block). The mask is computed without a loop or a branch per word, so
-// that every other block is one compare and one store.
+// never share a 16-byte block). The mask is computed without a loop or a branch per word, and
+// only for the last block: every other block is one compare and one store.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
 // (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
@@ -21,23 +21,22 @@ fn main(
 ) {
     let call = wg.z;
     let v = unit_index(call, gid);
-    if v >= head(call).x {
-        return;
-    }
-    let o = base(call).x + v;
-    let a = base(call).y + v;
-    let b = base(call).z + v;
-    let r = combine4(load(A_SRC, a), load(B_SRC, b));
-
-    // Bytes of the tensor in each word of this block: 4 in every block but the last.
+    // One compare decides both the grid's spare invocations and the common whole block:
+    // a window holds at most 2^31 bytes, so `first + 16` cannot wrap.
     let bytes = head(call).w;
-    let starts = vec4<u32>(v * 16u) + vec4<u32>(0u, 4u, 8u, 12u);
-    let inside = min(vec4<u32>(bytes) - min(starts, vec4<u32>(bytes)), vec4<u32>(4u));
-    let whole = inside == vec4<u32>(4u);
-    if all(whole) {
-        out_buf[o] = r;
+    let first = v * 16u;
+    if first >= bytes {
         return;
     }
-    let mask = select((vec4<u32>(1u) << (inside * 8u)) - 1u, vec4<u32>(0xffffffffu), whole);
-    out_buf[o] = (out_buf[o] & ~mask) | (r & mask);
+    let at = base(call).xyz + vec3<u32>(v);
+    let r = combine4(load(A_SRC, at.y), load(B_SRC, at.z));
+    if first + 16u <= bytes {
+        out_buf[at.x] = r;
+        return;
+    }
+    // The last block: bytes of the tensor in each of its words, the rest kept.
+    let starts = vec4<u32>(first) + vec4<u32>(0u, 4u, 8u, 12u);
+    let inside = min(vec4<u32>(bytes) - min(starts, vec4<u32>(bytes)), vec4<u32>(4u));
+    let mask = select((vec4<u32>(1u) << (inside * 8u)) - 1u, vec4<u32>(0xffffffffu), inside == vec4<u32>(4u));
+    out_buf[at.x] = (out_buf[at.x] & ~mask) | (r & mask);
 }
