@@ -6,9 +6,10 @@ use std::num::NonZeroU64;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::context::{Context, Shared};
+use super::context::Context;
 use super::lower::RecordSummary;
 use super::merge::{BindSet, MERGE_MAX, Schedule};
+use super::shared::Shared;
 use crate::error::{Error, TensorName, WgpuError};
 use crate::kernels::params::{Params, RECORD_BYTES};
 use crate::scope::capture;
