@@ -124,9 +124,12 @@ pub use layout::{BindingPattern, KernelKind, Plan};
 
 /// DESIGN §3: data flows one way. Descriptions know nothing below them, and layout analysis
 /// reads the descriptions' output ([`desc::Operands`]), never the operator descriptions, and
-/// nothing below it. Checked on the source text, comments left out.
+/// nothing below it. Within and across layers, no file uses a file that uses it back: the
+/// files and their uses form a graph with no circle. Checked on the source text, comments
+/// left out.
 #[cfg(test)]
 mod layering {
+    use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
 
     /// What `src/desc` may not name: the layers below it, by any path.
@@ -206,6 +209,7 @@ mod layering {
         let forbidden = &[
             "wgpu",
             "super::context",
+            "super::shared",
             "super::encode",
             "Context",
             "&Shared",
@@ -232,6 +236,551 @@ mod layering {
     #[test]
     fn layout_names_neither_the_layers_below_nor_the_operator_descriptions() {
         check("layout", BELOW_LAYOUT);
+    }
+
+    /// The crate's files and their uses of one another: for each file (its path under `src`),
+    /// the other files whose items its code names.
+    type Graph = BTreeMap<String, BTreeSet<String>>;
+
+    /// `source` without its comments, and with the contents of its string and character
+    /// literals left out, so that neither a path in a doc comment nor a brace in a string is
+    /// read as code.
+    fn code_only(source: &str) -> String {
+        let chars: Vec<char> = source.chars().collect();
+        let at = |i: usize| chars.get(i).copied();
+        let after_word =
+            |i: usize| i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        let mut code = String::with_capacity(source.len());
+        let mut i = 0;
+        while let Some(c) = at(i) {
+            if c == '/' && at(i + 1) == Some('/') {
+                while at(i).is_some_and(|c| c != '\n') {
+                    i += 1;
+                }
+            } else if c == '/' && at(i + 1) == Some('*') {
+                // Block comments nest.
+                let mut depth = 0;
+                while let Some(c) = at(i) {
+                    if c == '/' && at(i + 1) == Some('*') {
+                        depth += 1;
+                        i += 2;
+                    } else if c == '*' && at(i + 1) == Some('/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                code.push(' ');
+            } else if let (false, Some(len)) = (after_word(i), raw_string(&chars[i..])) {
+                code.push_str("\"\"");
+                i += len;
+            } else if c == '"' {
+                i += 1;
+                while at(i).is_some_and(|c| c != '"') {
+                    i += if at(i) == Some('\\') { 2 } else { 1 };
+                }
+                code.push_str("\"\"");
+                i += 1;
+            } else if c == '\'' && (at(i + 1) == Some('\\') || at(i + 2) == Some('\'')) {
+                // A character literal ('x', '\'', '\u{7f}'); a lifetime ('a) has no closing
+                // quote after one character.
+                i += if at(i + 1) == Some('\\') { 3 } else { 2 };
+                while at(i).is_some_and(|c| c != '\'') {
+                    i += 1;
+                }
+                code.push_str("' '");
+                i += 1;
+            } else {
+                code.push(c);
+                i += 1;
+            }
+        }
+        code
+    }
+
+    /// The length of the raw string literal (`r"..."`, `r#"..."#`, `br"..."`) that starts
+    /// `chars`, if one does.
+    fn raw_string(chars: &[char]) -> Option<usize> {
+        let r = usize::from(chars.first() == Some(&'b'));
+        if chars.get(r) != Some(&'r') {
+            return None;
+        }
+        let hashes = chars[r + 1..].iter().take_while(|&&c| c == '#').count();
+        let open = r + 1 + hashes;
+        if chars.get(open) != Some(&'"') {
+            return None;
+        }
+        let close: Vec<char> = std::iter::once('"')
+            .chain(std::iter::repeat_n('#', hashes))
+            .collect();
+        let last = chars.len().checked_sub(close.len())?;
+        let end = (open + 1..=last).find(|&k| chars[k..k + close.len()] == close[..])?;
+        Some(end + close.len())
+    }
+
+    fn is_word(token: &str) -> bool {
+        token
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+    }
+
+    /// The tokens of `code`: words, `::`, and every other character but white space alone.
+    fn tokens(code: &str) -> Vec<String> {
+        let chars: Vec<char> = code.chars().collect();
+        let mut found = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c.is_alphanumeric() || c == '_' {
+                let start = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                found.push(chars[start..i].iter().collect());
+            } else if c == ':' && chars.get(i + 1) == Some(&':') {
+                found.push("::".to_string());
+                i += 2;
+            } else {
+                if !c.is_whitespace() {
+                    found.push(c.to_string());
+                }
+                i += 1;
+            }
+        }
+        found
+    }
+
+    /// One path of a `use` item.
+    #[derive(Debug)]
+    struct Import {
+        /// The inline module (`mod tests { ... }`) it stands in, inside its file; empty at the
+        /// top of the file.
+        at: Vec<String>,
+        /// Whether it is re-exported (`pub use`, `pub(crate) use`, ...).
+        public: bool,
+        /// The imported path, `self` left out (`use a::{self}` imports `a`).
+        path: Vec<String>,
+        /// The name it brings into scope; `None` for a glob.
+        name: Option<String>,
+    }
+
+    /// What one file's code says about modules.
+    #[derive(Debug, Default)]
+    struct Parsed {
+        /// The inline modules inside the file, by their path from the file's module.
+        inline: Vec<Vec<String>>,
+        /// Every path of every `use` item.
+        imports: Vec<Import>,
+        /// Every other path of two segments or more, with the inline module it stands in.
+        paths: Vec<(Vec<String>, Vec<String>)>,
+    }
+
+    /// Reads the use tree at `t[*i]` (after `use`, or inside its braces) under `prefix`.
+    fn use_tree(
+        t: &[String],
+        i: &mut usize,
+        prefix: Vec<String>,
+        found: &mut Vec<(Vec<String>, Option<String>)>,
+    ) {
+        let tok = |k: usize| t.get(k).map_or("", String::as_str);
+        let mut path = prefix;
+        loop {
+            match tok(*i) {
+                "::" => *i += 1,
+                "*" => {
+                    *i += 1;
+                    found.push((path, None));
+                    return;
+                }
+                "{" => {
+                    *i += 1;
+                    while !matches!(tok(*i), "}" | "") {
+                        use_tree(t, i, path.clone(), found);
+                        if tok(*i) == "," {
+                            *i += 1;
+                        }
+                    }
+                    *i += 1;
+                    return;
+                }
+                segment if is_word(segment) => {
+                    path.push(segment.to_string());
+                    *i += 1;
+                    if tok(*i) == "::" {
+                        continue;
+                    }
+                    if segment == "self" && path.len() > 1 {
+                        path.pop();
+                    }
+                    let mut name = path.last().cloned().unwrap_or_default();
+                    if tok(*i) == "as" {
+                        name = tok(*i + 1).to_string();
+                        *i += 2;
+                    }
+                    found.push((path, Some(name)));
+                    return;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// The imports, paths and inline modules of one file's code (see [`code_only`]).
+    fn parse(code: &str) -> Parsed {
+        let t = tokens(code);
+        let tok = |k: usize| t.get(k).map_or("", String::as_str);
+        let mut parsed = Parsed::default();
+        // One entry per open brace: the inline module it opens, if any.
+        let mut braces: Vec<Option<String>> = Vec::new();
+        let mut opening: Option<String> = None;
+        let mut i = 0;
+        while i < t.len() {
+            let at: Vec<String> = braces.iter().flatten().cloned().collect();
+            match tok(i) {
+                "{" => {
+                    braces.push(opening.take());
+                    i += 1;
+                }
+                "}" => {
+                    braces.pop();
+                    i += 1;
+                }
+                "mod" if is_word(tok(i + 1)) => {
+                    if tok(i + 2) == "{" {
+                        opening = Some(tok(i + 1).to_string());
+                        parsed
+                            .inline
+                            .push([at, vec![tok(i + 1).to_string()]].concat());
+                    }
+                    i += 2;
+                }
+                "use" => {
+                    // `pub use`, or `pub(crate) use` and the like.
+                    let mut j = i;
+                    if j > 0 && tok(j - 1) == ")" {
+                        while j > 0 && tok(j - 1) != "(" {
+                            j -= 1;
+                        }
+                        j = j.saturating_sub(1);
+                    }
+                    let public = j > 0 && tok(j - 1) == "pub";
+                    i += 1;
+                    let mut found = Vec::new();
+                    use_tree(&t, &mut i, Vec::new(), &mut found);
+                    for (path, name) in found {
+                        parsed.imports.push(Import {
+                            at: at.clone(),
+                            public,
+                            path,
+                            name,
+                        });
+                    }
+                }
+                word if is_word(word) && tok(i + 1) == "::" && (i == 0 || tok(i - 1) != "::") => {
+                    let mut path = vec![word.to_string()];
+                    i += 1;
+                    while tok(i) == "::" && is_word(tok(i + 1)) {
+                        path.push(tok(i + 1).to_string());
+                        i += 2;
+                    }
+                    parsed.paths.push((at, path));
+                }
+                _ => i += 1,
+            }
+        }
+        parsed
+    }
+
+    /// The module a file holds: `exec/batch.rs` is `["exec", "batch"]`, `exec/mod.rs` is
+    /// `["exec"]`, `lib.rs` the crate root, `[]`.
+    fn module_of(file: &str) -> Vec<String> {
+        let mut module: Vec<String> = file
+            .trim_end_matches(".rs")
+            .split('/')
+            .map(str::to_string)
+            .collect();
+        if module.last().is_some_and(|m| m == "mod") || module == ["lib"] {
+            module.pop();
+        }
+        module
+    }
+
+    /// The crate's files, parsed, and its modules.
+    struct Crate {
+        /// Each file, by its path under `src`: its module and what its code says.
+        files: BTreeMap<String, (Vec<String>, Parsed)>,
+        /// Each module, inline ones included, and the file it stands in.
+        modules: BTreeMap<Vec<String>, String>,
+    }
+
+    impl Crate {
+        /// `sources` holds each file's path under `src` and its text.
+        fn new(sources: &[(String, String)]) -> Crate {
+            let mut files = BTreeMap::new();
+            let mut modules = BTreeMap::new();
+            for (file, text) in sources {
+                let module = module_of(file);
+                let parsed = parse(&code_only(text));
+                for inline in &parsed.inline {
+                    modules.insert([module.clone(), inline.clone()].concat(), file.clone());
+                }
+                modules.insert(module.clone(), file.clone());
+                files.insert(file.clone(), (module, parsed));
+            }
+            Crate { files, modules }
+        }
+
+        /// The file that defines what `path` names from inside module `from`: a module's own
+        /// file for a module, and for an item the file of the module it is named in, or,
+        /// where that module imports it (a `mod.rs` re-exporting a child's item), the file
+        /// the import leads to. `None` for a path outside the crate.
+        fn resolve(&self, from: &[String], path: &[String]) -> Option<String> {
+            let (mut module, mut rest) = match path.first()?.as_str() {
+                "crate" => (Vec::new(), &path[1..]),
+                "self" => (from.to_vec(), &path[1..]),
+                "super" => {
+                    let up = path.iter().take_while(|s| *s == "super").count();
+                    (from[..from.len().checked_sub(up)?].to_vec(), &path[up..])
+                }
+                // Otherwise only a child module's name starts a path into the crate.
+                head => {
+                    let child = [from.to_vec(), vec![head.to_string()]].concat();
+                    self.modules.get(&child)?;
+                    (child, &path[1..])
+                }
+            };
+            while let Some(first) = rest.first() {
+                let child = [module.clone(), vec![first.clone()]].concat();
+                if self.modules.contains_key(&child) {
+                    module = child;
+                    rest = &rest[1..];
+                    continue;
+                }
+                let file = &self.modules[&module];
+                let (file_module, parsed) = &self.files[file];
+                let inline = &module[file_module.len()..];
+                let import = parsed
+                    .imports
+                    .iter()
+                    .find(|im| im.at == inline && im.name.as_deref() == Some(first.as_str()));
+                return match import {
+                    Some(im) => {
+                        self.resolve(&module, &[im.path.clone(), rest[1..].to_vec()].concat())
+                    }
+                    None => Some(file.clone()),
+                };
+            }
+            Some(self.modules[&module].clone())
+        }
+
+        /// Whether `import`, in the file that holds `module`, is a declaration rather than a
+        /// use: a re-export of a child file's item (`pub use x::Name` in a `mod.rs`).
+        fn declares(&self, module: &[String], file: &str, import: &Import) -> bool {
+            let head = match import.path.first().map(String::as_str) {
+                Some("self") => import.path.get(1),
+                _ => import.path.first(),
+            };
+            import.public
+                && import.at.is_empty()
+                && head.is_some_and(|head| {
+                    let child = [module.to_vec(), vec![head.clone()]].concat();
+                    self.modules.get(&child).is_some_and(|f| f != file)
+                })
+        }
+
+        /// Each file and the other files it uses.
+        fn graph(&self) -> Graph {
+            let mut graph = Graph::new();
+            for (file, (module, parsed)) in &self.files {
+                let mut uses = BTreeSet::new();
+                for import in &parsed.imports {
+                    if !self.declares(module, file, import) {
+                        let from = [module.clone(), import.at.clone()].concat();
+                        uses.extend(self.resolve(&from, &import.path));
+                    }
+                }
+                for (at, path) in &parsed.paths {
+                    uses.extend(self.resolve(&[module.clone(), at.clone()].concat(), path));
+                }
+                uses.remove(file);
+                graph.insert(file.clone(), uses);
+            }
+            graph
+        }
+    }
+
+    /// The circles a depth-first walk of `graph` closes, each as the files along it with the
+    /// first again at the end; empty when and only when the graph has no circle.
+    fn circles(graph: &Graph) -> Vec<Vec<String>> {
+        fn walk<'g>(
+            node: &'g str,
+            graph: &'g Graph,
+            open: &mut Vec<&'g str>,
+            done: &mut BTreeSet<&'g str>,
+            found: &mut Vec<Vec<String>>,
+        ) {
+            open.push(node);
+            for next in graph.get(node).into_iter().flatten() {
+                if let Some(start) = open.iter().position(|n| n == next) {
+                    let mut circle: Vec<String> =
+                        open[start..].iter().map(|n| n.to_string()).collect();
+                    circle.push(next.clone());
+                    found.push(circle);
+                } else if !done.contains(next.as_str()) {
+                    walk(next, graph, open, done, found);
+                }
+            }
+            open.pop();
+            done.insert(node);
+        }
+        let mut done = BTreeSet::new();
+        let mut found = Vec::new();
+        for node in graph.keys() {
+            if !done.contains(node.as_str()) {
+                walk(node, graph, &mut Vec::new(), &mut done, &mut found);
+            }
+        }
+        found
+    }
+
+    fn graph_of(edges: &[(&str, &str)]) -> Graph {
+        let mut graph = Graph::new();
+        for (from, to) in edges {
+            graph
+                .entry(from.to_string())
+                .or_default()
+                .insert(to.to_string());
+            graph.entry(to.to_string()).or_default();
+        }
+        graph
+    }
+
+    /// The graph of this crate's files (`src/**/*.rs`).
+    fn crate_graph() -> Graph {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let sources: Vec<(String, String)> = sources("")
+            .into_iter()
+            .map(|path| {
+                let name = path.strip_prefix(&src).expect("a file under src");
+                let text = std::fs::read_to_string(&path).expect("a readable source");
+                (name.to_string_lossy().replace('\\', "/"), text)
+            })
+            .collect();
+        Crate::new(&sources).graph()
+    }
+
+    #[test]
+    fn no_file_uses_a_file_that_uses_it_back() {
+        let graph = crate_graph();
+        // The graph sees the crate's uses: plain, through a folder's re-exports, by `super`.
+        for (from, to) in [
+            ("exec/encode.rs", "exec/merge.rs"),
+            ("layout/plan.rs", "desc/operands.rs"),
+            ("layout/coalesce.rs", "layout/mod.rs"),
+            ("kernels/pipelines.rs", "scope.rs"),
+        ] {
+            assert!(
+                graph[from].contains(to),
+                "{from} uses {to}, but the graph has {:?}",
+                graph[from]
+            );
+        }
+        let found = circles(&graph);
+        assert!(
+            found.is_empty(),
+            "files that use one another in a circle (each file uses the next):\n{}",
+            found
+                .iter()
+                .map(|circle| circle.join(" -> "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
+    /// The module docs of `exec/mod.rs` list its files lowest first (`//! 1. \`signal.rs\`: ...`);
+    /// the list holds every file, and each file uses only files listed before it.
+    #[test]
+    fn the_execution_files_use_only_the_ones_listed_before_them() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/exec/mod.rs");
+        let docs = std::fs::read_to_string(path).expect("a readable source");
+        let order: Vec<String> = docs
+            .lines()
+            .filter_map(|line| {
+                let (number, rest) = line.strip_prefix("//! ")?.split_once(". `")?;
+                number.parse::<usize>().ok()?;
+                Some(format!("exec/{}", rest.split('`').next()?))
+            })
+            .collect();
+        let graph = crate_graph();
+        let files: BTreeSet<&String> = graph
+            .keys()
+            .filter(|f| f.starts_with("exec/") && *f != "exec/mod.rs")
+            .collect();
+        assert_eq!(
+            order.iter().collect::<BTreeSet<_>>(),
+            files,
+            "exec/mod.rs lists {order:?}"
+        );
+        assert_eq!(order.len(), files.len(), "a file listed twice: {order:?}");
+        for (i, file) in order.iter().enumerate() {
+            for used in graph[file].iter().filter(|f| f.starts_with("exec/")) {
+                assert!(
+                    order[..i].contains(used),
+                    "{file} uses {used}, which exec/mod.rs does not list before it"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_circle_finder_finds_a_circle_and_only_a_circle() {
+        let tree = graph_of(&[("a", "b"), ("a", "c"), ("b", "c"), ("c", "d")]);
+        assert!(circles(&tree).is_empty(), "{:?}", circles(&tree));
+        let circle = graph_of(&[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d"), ("e", "d")]);
+        assert_eq!(circles(&circle), [["a", "b", "c", "a"]]);
+        let itself = graph_of(&[("a", "b"), ("b", "b")]);
+        assert_eq!(circles(&itself), [["b", "b"]]);
+    }
+
+    #[test]
+    fn the_graph_follows_re_exports_and_skips_declarations_comments_and_strings() {
+        let sources = |a_uses: &str| {
+            [
+                ("lib.rs", "mod a;\nmod b;\npub use a::Thing;\n"),
+                (
+                    "a/mod.rs",
+                    "//! Built on crate::b::Far.\nmod x;\nmod y;\npub use x::Thing;\n\
+                     pub(crate) use y::{Other as Renamed, self};\n",
+                ),
+                ("a/x.rs", a_uses),
+                (
+                    "a/y.rs",
+                    "pub struct Other;\n\
+                     fn f() -> crate::Thing { let _ = \"super::x::{\"; let _ = '{'; crate::a::Thing }\n\
+                     const RAW: &str = r#\"a \" crate::b::Far {\"#;\n",
+                ),
+                ("b.rs", "pub struct Far;\nfn g(_: super::a::Renamed) {}\n"),
+            ]
+            .map(|(file, text)| (file.to_string(), text.to_string()))
+        };
+        let graph = Crate::new(&sources(
+            "/// See [`super::y`].\npub struct Thing;\n\
+             #[cfg(test)]\nmod tests {\n    use super::*;\n    use crate::b::Far;\n}\n",
+        ))
+        .graph();
+        // Declarations only in `lib.rs` and `a/mod.rs`.
+        let mut expect = graph_of(&[("a/x.rs", "b.rs"), ("a/y.rs", "a/x.rs"), ("b.rs", "a/y.rs")]);
+        expect.insert("lib.rs".to_string(), BTreeSet::new());
+        expect.insert("a/mod.rs".to_string(), BTreeSet::new());
+        assert_eq!(graph, expect);
+        assert_eq!(circles(&graph), [["a/x.rs", "b.rs", "a/y.rs", "a/x.rs"]]);
+        let graph = Crate::new(&sources("pub struct Thing;\n")).graph();
+        assert!(circles(&graph).is_empty(), "{graph:?}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! the layers below. A validated description hands out its [`Operands`], which layout
 //! analysis takes.
 
+mod auto_broadcast;
 mod broadcast;
 mod data_type;
 mod feature_level;
@@ -12,7 +13,8 @@ mod ops;
 mod self_overlap;
 mod tensor;
 
-pub use broadcast::{AutoBroadcast, BitwiseXorDesc, infer_output_shape};
+pub use auto_broadcast::AutoBroadcast;
+pub use broadcast::{BitwiseXorDesc, infer_output_shape};
 pub use data_type::DataType;
 pub use feature_level::FeatureLevel;
 pub use names::{Operator, TensorName};

@@ -1,14 +1,15 @@
 //! A batch: many calls checked and lowered as they are pushed, merged into as few dispatches
-//! as their independence allows, and encoded once when prepared.
+//! as their independence allows, and encoded once when prepared; and [`XorOperator`], what a
+//! batch asks of the operators it records (defined here, implemented by the operators above).
 
 use std::collections::HashMap;
 
 use super::binding::{TensorBinding, XorBindings, require_usage};
-use super::context::{Context, Shared};
+use super::context::Context;
 use super::encode::Prepared;
 use super::lower::{Operand, RecordSummary, Target, lower};
 use super::merge::Schedule;
-use super::operator::XorOperator;
+use super::shared::Shared;
 use crate::error::{Error, TensorName};
 use crate::layout::{A, B, OUT, Plan};
 
@@ -268,4 +269,25 @@ pub(crate) fn resolve<'a>(
         };
     }
     Ok(out)
+}
+
+pub(super) mod sealed {
+    /// Not nameable outside the crate: what the crate asks of an operator beyond the trait.
+    pub trait Sealed {
+        /// The buffers of the inputs it owns (A, B).
+        fn owned(&self) -> [Option<&wgpu::Buffer>; 2];
+    }
+}
+
+/// A compiled operator that a [`crate::Batch`] can record: [`BitXor`](crate::BitXor),
+/// [`LogicalXor`](crate::LogicalXor) or [`BitwiseXor`](crate::BitwiseXor).
+pub trait XorOperator: sealed::Sealed {
+    /// The plan decided at creation.
+    fn plan(&self) -> &Plan;
+    /// The context it records on.
+    fn context(&self) -> &Context;
+    /// Checks, lowers and binds one call once: see [`BitXor::prepare`](crate::BitXor::prepare).
+    fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error>;
+    /// Compiles every pipeline a call may need: see [`BitXor::warm_up`](crate::BitXor::warm_up).
+    fn warm_up(&self) -> Result<usize, Error>;
 }

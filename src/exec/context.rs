@@ -1,6 +1,6 @@
 //! The execution context: a device, its queue, and what this crate caches on them.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::desc::FeatureLevel;
@@ -10,18 +10,15 @@ use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 
 use super::arena::Arena;
-use super::env::{EnvOptions, options_from};
+use super::env::{EnvOptions, LimitsChoice, options_from};
 use super::readback::PendingRead;
+use super::shared::{Created, MIN_WINDOW, Shared};
 use super::signal::{Signal, Unanswered};
 use crate::scope::Late;
 
 /// Largest window bound at once even where the device allows more, so that every byte
 /// offset inside a window fits in 32 bits in the kernels.
 const MAX_WINDOW_CAP: u64 = 1 << 31;
-
-/// The smallest window any device accepts (a device may ask for more: twice its storage
-/// offset alignment).
-pub(crate) const MIN_WINDOW: u64 = 64;
 
 /// Settings of a [`Context`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -90,20 +87,6 @@ pub struct RecordingObjects {
     pub metadata_records_alive: u64,
 }
 
-/// Which limits [`Context::from_env`] asks the adapter for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum LimitsChoice {
-    /// The adapter's own limits (`adapter.limits()`): the default.
-    #[default]
-    Adapter,
-    /// WebGPU's default limits (`wgpu::Limits::default()`), to check that everything works
-    /// within them.
-    WebGpuDefault,
-    /// wgpu's downlevel defaults (`wgpu::Limits::downlevel_defaults()`).
-    Downlevel,
-}
-
 /// A device and queue with this crate's shared state: the bind group layout, the compiled
 /// pipelines, and the settings. Cheap to clone (an `Arc` inside).
 ///
@@ -120,40 +103,6 @@ pub enum LimitsChoice {
 pub struct Context {
     pub(crate) shared: Arc<Shared>,
     pub(crate) feature_level: FeatureLevel,
-}
-
-pub(crate) struct Shared {
-    pub device: wgpu::Device,
-    pub queue: wgpu::Queue,
-    pub kernels: KernelCache,
-    /// Bound in a slot that no operand uses (bind groups must fill every binding).
-    pub dummy: wgpu::Buffer,
-    pub windows: Limits,
-    pub max_groups: u32,
-    /// Why the device is lost, once that is known: set by the device-lost callback (on a
-    /// device made by [`Context::from_env`]) or by the first check that finds its objects
-    /// invalid.
-    pub lost: Arc<OnceLock<String>>,
-    /// The layout that checks whether a buffer can be bound, made when first needed.
-    pub check_layout: OnceLock<wgpu::BindGroupLayout>,
-    /// Error scopes that had not answered when their call returned (in a browser), for
-    /// [`Context::check_async`].
-    pub late: Late,
-    /// Whether the device refuses a writable binding that overlaps another binding of the
-    /// same buffer in one dispatch, as WebGPU's validation does (a browser's WebGPU).
-    pub strict_aliasing: bool,
-    /// Objects made to record calls, for [`Context::recording_objects`].
-    pub created: Created,
-    /// The metadata records of every prepared call, in shared uniform buffers.
-    pub arena: Mutex<Arena<wgpu::Buffer>>,
-}
-
-/// Counts of the objects recording has made (shader modules and pipelines are counted by the
-/// kernel cache).
-#[derive(Default)]
-pub(crate) struct Created {
-    pub buffers: AtomicU64,
-    pub bind_groups: AtomicU64,
 }
 
 impl std::fmt::Debug for Context {

@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::arena::Lease;
-use super::context::{Context, Shared};
+use super::context::Context;
 use super::lower::RecordSummary;
 use super::merge::{BindSet, MERGE_MAX, Schedule};
+use super::shared::Shared;
 use crate::error::{Error, TensorName, WgpuError};
 use crate::kernels::params::{Params, RECORD_BYTES};
 use crate::scope::capture;

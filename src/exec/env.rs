@@ -7,8 +7,22 @@
 //! backend and power-preference names it does not know (with a log line), which turns a typo
 //! into a silently different adapter or into no adapter at all.
 
-use super::context::{LimitsChoice, MIN_WINDOW};
+use super::shared::MIN_WINDOW;
 use crate::error::Error;
+
+/// Which limits [`Context::from_env`](crate::Context::from_env) asks the adapter for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum LimitsChoice {
+    /// The adapter's own limits (`adapter.limits()`): the default.
+    #[default]
+    Adapter,
+    /// WebGPU's default limits (`wgpu::Limits::default()`), to check that everything works
+    /// within them.
+    WebGpuDefault,
+    /// wgpu's downlevel defaults (`wgpu::Limits::downlevel_defaults()`).
+    Downlevel,
+}
 
 /// What the environment asks for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 
 use std::num::NonZeroU64;
 
-use super::context::Shared;
+use super::shared::Shared;
 use crate::error::{Error, TensorName, WgpuError};
 use crate::scope::{capture, probe};
 

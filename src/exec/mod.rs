@@ -1,6 +1,29 @@
 //! Layer 4, execution: the context (the caller's device and queue, or one made from the
 //! environment), compiled operators that record into the caller's encoder, blocking
 //! convenience calls, and typed GPU tensors.
+//!
+//! Each file uses only files listed before it (the crate's layering test fails on any
+//! circle), lowest first:
+//!
+//! 1. `signal.rs`: callbacks as futures.
+//! 2. `binding.rs`: where a tensor lives, the caller's buffer ranges.
+//! 3. `arena.rs`: the metadata arena's allocator: runs of records in shared buffers (pure CPU,
+//!    generic over the buffer).
+//! 4. `shared.rs`: the state every clone of a context shares (device, queue, kernel cache,
+//!    metadata arena).
+//! 5. `fault.rs`: the device's services on that state: loss and buffer checks, typed faults,
+//!    buffer creation inside error scopes.
+//! 6. `readback.rs`: copying a buffer back to the host, blocking or async.
+//! 7. `env.rs`: the environment variables a context reads, parsed without a device.
+//! 8. `context.rs`: the public [`Context`] and its options, above its services.
+//! 9. `lower.rs`: one call lowered to pieces (pure CPU).
+//! 10. `merge.rs`: pieces merged into dispatches (pure CPU).
+//! 11. `encode.rs`: a schedule's wgpu objects, made once, its records leased from the arena, and its
+//!    recording ([`Prepared`]).
+//! 12. `batch.rs`: [`Batch`], and [`XorOperator`], what it asks of an operator.
+//! 13. `operator.rs`: the compiled operators.
+//! 14. `tensor.rs`: typed GPU tensors.
+//! 15. `convenience.rs`: the one-call forms on tensors.
 
 mod arena;
 mod batch;
@@ -14,13 +37,15 @@ mod lower;
 mod merge;
 mod operator;
 mod readback;
+mod shared;
 mod signal;
 mod tensor;
 
-pub use batch::Batch;
+pub use batch::{Batch, XorOperator};
 pub use binding::{OwnedInputs, TensorBinding, XorBindings};
-pub use context::{Context, ContextOptions, LimitsChoice, RecordingObjects};
+pub use context::{Context, ContextOptions, RecordingObjects};
 pub use encode::Prepared;
+pub use env::LimitsChoice;
 pub use lower::RecordSummary;
-pub use operator::{BitXor, BitwiseXor, LogicalXor, XorOperator};
+pub use operator::{BitXor, BitwiseXor, LogicalXor};
 pub use tensor::{Element, Tensor};

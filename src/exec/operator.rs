@@ -1,6 +1,6 @@
 //! Compiled operators: validated once, recorded many times.
 
-use super::batch::resolve;
+use super::batch::{XorOperator, resolve, sealed};
 use super::binding::{OwnedInputs, TensorBinding, XorBindings, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
@@ -220,27 +220,6 @@ fn check_binding(
         },
         spec,
     )
-}
-
-mod sealed {
-    /// Not nameable outside the crate: what the crate asks of an operator beyond the trait.
-    pub trait Sealed {
-        /// The buffers of the inputs it owns (A, B).
-        fn owned(&self) -> [Option<&wgpu::Buffer>; 2];
-    }
-}
-
-/// A compiled operator that a [`crate::Batch`] can record: [`BitXor`], [`LogicalXor`] or
-/// [`BitwiseXor`].
-pub trait XorOperator: sealed::Sealed {
-    /// The plan decided at creation.
-    fn plan(&self) -> &Plan;
-    /// The context it records on.
-    fn context(&self) -> &Context;
-    /// Checks, lowers and binds one call once: see [`BitXor::prepare`].
-    fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error>;
-    /// Compiles every pipeline a call may need: see [`BitXor::warm_up`].
-    fn warm_up(&self) -> Result<usize, Error>;
 }
 
 macro_rules! compiled_operator {

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use super::binding::require_usage;
-use super::context::Shared;
 use super::fault::message;
+use super::shared::Shared;
 use super::signal::{GRACE, Signal, Unanswered};
 use crate::error::{Error, WgpuError};
 use crate::scope::capture;

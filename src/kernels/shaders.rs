@@ -133,9 +133,10 @@ impl Overrides {
 pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0)];
 
 /// The constants the WGSL and the host share, read from the parsed modules rather than
-/// compared by hand: records per binding, workgroup sizes, the tile's side and passes, and
-/// the rule that no kernel keeps per-invocation state in a private global (the call index
-/// is passed to every accessor, so no kernel can read metadata before it knows its call).
+/// compared by hand: records per binding, the metadata record's size and field offsets,
+/// workgroup sizes, the tile's side and passes, and the rule that no kernel keeps
+/// per-invocation state in a private global (the call index is passed to every accessor, so
+/// no kernel can read metadata before it knows its call).
 ///
 /// And every shader, with every combination of its override constants, parsed and validated
 /// by naga and translated to SPIR-V (Vulkan), MSL (Metal), HLSL (DX12) and GLSL ES 3.1 (GL),
@@ -144,7 +145,7 @@ pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0
 mod tests {
     use super::*;
     use crate::kernels::dispatch::{ROWS_PER_PASS, TILE, WORKGROUP_SIZE};
-    use crate::kernels::params::{RECORD_BYTES, RECORDS_PER_BINDING};
+    use crate::kernels::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
     use naga::back::{glsl, hlsl, msl, spv};
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -207,6 +208,39 @@ mod tests {
                 ref other => panic!("{}: records is {other:?}", source.name),
             }
         }
+    }
+
+    /// The Rust struct and every shader's `Params` agree on size and field offsets.
+    #[test]
+    fn params_layout_matches_wgsl() {
+        assert_eq!(std::mem::size_of::<Params>() as u64, RECORD_BYTES);
+        for k in KERNELS {
+            let module = naga::front::wgsl::parse_str(k.source).expect(k.name);
+            let mut layouter = naga::proc::Layouter::default();
+            layouter.update(module.to_ctx()).unwrap();
+            let (handle, ty) = module
+                .types
+                .iter()
+                .find(|(_, t)| t.name.as_deref() == Some("Params"))
+                .expect("Params");
+            assert_eq!(
+                layouter[handle].size as usize,
+                std::mem::size_of::<Params>(),
+                "{}",
+                k.name
+            );
+            let naga::TypeInner::Struct { members, .. } = &ty.inner else {
+                panic!("Params is a struct");
+            };
+            let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
+            assert_eq!(offsets, vec![0, 16, 32, 64, 96, 128, 160], "{}", k.name);
+        }
+        assert_eq!(std::mem::offset_of!(Params, base), 16);
+        assert_eq!(std::mem::offset_of!(Params, sizes), 32);
+        assert_eq!(std::mem::offset_of!(Params, out_strides), 64);
+        assert_eq!(std::mem::offset_of!(Params, a_strides), 96);
+        assert_eq!(std::mem::offset_of!(Params, b_strides), 128);
+        assert_eq!(std::mem::offset_of!(Params, pad), 160);
     }
 
     #[test]
