@@ -18,8 +18,8 @@
 //! 8. `context.rs`: the public [`Context`] and its options, above its services.
 //! 9. `lower.rs`: one call lowered to pieces (pure CPU).
 //! 10. `merge.rs`: pieces merged into dispatches (pure CPU).
-//! 11. `encode.rs`: a schedule's wgpu objects, made once, its records leased from the arena, and its
-//!    recording ([`Prepared`]).
+//! 11. `encode.rs`: a schedule's wgpu objects, made once, its records leased from the arena,
+//!     and its recording ([`Prepared`]).
 //! 12. `batch.rs`: [`Batch`], and [`XorOperator`], what it asks of an operator.
 //! 13. `operator.rs`: the compiled operators.
 //! 14. `tensor.rs`: typed GPU tensors.
