@@ -48,8 +48,9 @@ pub struct ContextOptions {
 }
 
 /// The wgpu objects a context has made to record calls, counted since it was created:
-/// metadata buffers, bind groups, shader modules and compute pipelines (tensors, read-back
-/// staging buffers and device checks are not counted); and the metadata it holds now.
+/// metadata buffers, bind groups, shader modules and compute pipelines (tensors and read-back
+/// staging buffers are not counted; device checks have a count of their own); and the
+/// metadata it holds now.
 ///
 /// A [`crate::Prepared`] call makes all of its objects when it is prepared: recording it again
 /// leaves these counts as they were.
@@ -85,6 +86,10 @@ pub struct RecordingObjects {
     pub metadata_bytes_alive: u64,
     /// Records lent to prepared calls alive now (256 bytes each).
     pub metadata_records_alive: u64,
+    /// Buffers made to check whether the device is lost: one that waits map to check it
+    /// (made by the first wait), and one per check where a call that failed, or made a
+    /// tensor or an owned input, needed to know. Waits make none.
+    pub device_check_buffers: u64,
 }
 
 /// A device and queue with this crate's shared state: the bind group layout, the compiled
@@ -188,6 +193,8 @@ impl Context {
             queue,
             lost: Arc::new(OnceLock::new()),
             check_layout: OnceLock::new(),
+            map_check: OnceLock::new(),
+            map_checking: Default::default(),
             late: Late::default(),
             strict_aliasing: options.webgpu_binding_rules
                 || backend == wgpu::Backend::BrowserWebGpu,
@@ -303,6 +310,7 @@ impl Context {
             metadata_buffers_alive: arena.buffers,
             metadata_bytes_alive: arena.records * RECORD_BYTES,
             metadata_records_alive: arena.live_records,
+            device_check_buffers: self.shared.created.check_buffers.load(Ordering::Relaxed),
         }
     }
 
@@ -320,7 +328,7 @@ impl Context {
             .device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| self.shared.lost_or(Error::Poll(WgpuError::new(e))))?;
-        match self.shared.lost() {
+        match pollster::block_on(self.shared.lost_by_map()) {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -344,7 +352,7 @@ impl Context {
             Err(Unanswered::Poll(e)) => return Err(shared.lost_or(Error::Poll(WgpuError::new(e)))),
         }
         self.check_async().await?;
-        match shared.lost() {
+        match shared.lost_by_map().await {
             Some(e) => Err(e),
             None => Ok(()),
         }

@@ -5,16 +5,19 @@
 //! - A lost device (`Device::destroy`, a driver reset) produces no error at all: wgpu drops
 //!   errors of the "device lost" kind instead of passing them to error scopes or to the
 //!   uncaptured-error handler, and every object made afterwards is silently invalid. What can
-//!   be observed is that a buffer mapped at creation cannot be read through its mapping, and
-//!   the device-lost callback, which wgpu runs from a poll once the queue is empty.
+//!   be observed is that a buffer mapped at creation cannot be read through its mapping, that
+//!   a map of an existing buffer is refused at once (its callback gets an error), and the
+//!   device-lost callback, which wgpu runs from a poll once the queue is empty.
 //! - A destroyed buffer, or one of another device, is a validation error when a bind group
 //!   names it (wgpu-core checks this at `create_bind_group`), or when a submission uses it.
 //!   A binding of its first word, made on its own, tells which buffer it is.
 //! - A mapped buffer is a validation error only when a submission uses it.
 
 use std::num::NonZeroU64;
+use std::sync::atomic::Ordering;
 
 use super::shared::Shared;
+use super::signal::{Signal, Unanswered};
 use crate::error::{Error, TensorName, WgpuError};
 use crate::scope::{capture, probe};
 
@@ -34,6 +37,7 @@ impl Shared {
         if let Some(e) = self.known_lost() {
             return Some(e);
         }
+        self.created.check_buffers.fetch_add(1, Ordering::Relaxed);
         let buffer = probe(&self.device, || {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("gpu-xor device check"),
@@ -51,6 +55,52 @@ impl Shared {
         }
         let _ = self.lost.set(LOST_BY_PROBE.to_string());
         self.known_lost()
+    }
+
+    /// Whether the device is lost, checked now without making anything (what every wait
+    /// does): a map of the context's own 4-byte buffer, made by the first check, is refused
+    /// at once on a lost device. Once seen, the loss is remembered.
+    ///
+    /// One check maps the buffer at a time (a second map of a buffer being mapped would be a
+    /// validation error): a check that finds another under way reports only the loss already
+    /// known, which the other check will find. Should a map ever fail other than by a lost
+    /// device, or go unanswered, [`Shared::lost`] decides, and the buffer is not mapped again.
+    pub(crate) async fn lost_by_map(&self) -> Option<Error> {
+        if let Some(e) = self.known_lost() {
+            return Some(e);
+        }
+        let buffer = self.map_check.get_or_init(|| {
+            self.created.check_buffers.fetch_add(1, Ordering::Relaxed);
+            probe(&self.device, || {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("gpu-xor device check"),
+                    size: 4,
+                    usage: wgpu::BufferUsages::MAP_READ,
+                    mapped_at_creation: false,
+                })
+            })
+            .ok()
+        });
+        let Some(buffer) = buffer else {
+            return self.lost();
+        };
+        if self.map_checking.swap(true, Ordering::AcqRel) {
+            return self.known_lost();
+        }
+        let answer = Signal::new();
+        let set = answer.setter();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| set(r.is_ok()));
+        match answer.wait(&self.device).await {
+            Ok(true) => {
+                buffer.unmap();
+                self.map_checking.store(false, Ordering::Release);
+                None
+            }
+            // Refused: on a lost device, the only way a map of this idle buffer fails; the
+            // probe confirms it. The flag stays set, so the buffer is never mapped again.
+            Ok(false) | Err(Unanswered::Silent) => self.lost(),
+            Err(Unanswered::Poll(e)) => Some(self.lost_or(Error::Poll(WgpuError::new(e)))),
+        }
     }
 
     /// Why `buffer` cannot be used in a submission, if that can be found: it is mapped (a

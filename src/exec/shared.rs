@@ -3,7 +3,7 @@
 //! buffer creation in `fault.rs`, read-back in `readback.rs`); the public [`crate::Context`]
 //! holds it.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::arena::Arena;
@@ -30,6 +30,10 @@ pub(crate) struct Shared {
     pub lost: Arc<OnceLock<String>>,
     /// The layout that checks whether a buffer can be bound, made when first needed.
     pub check_layout: OnceLock<wgpu::BindGroupLayout>,
+    /// A 4-byte buffer that waits map to check the device, made by the first check (`None`
+    /// if the device could not make it), and whether a check is mapping it now.
+    pub map_check: OnceLock<Option<wgpu::Buffer>>,
+    pub map_checking: AtomicBool,
     /// Error scopes that had not answered when their call returned (in a browser), for
     /// [`Context::check_async`](crate::Context::check_async).
     pub late: Late,
@@ -48,4 +52,6 @@ pub(crate) struct Shared {
 pub(crate) struct Created {
     pub buffers: AtomicU64,
     pub bind_groups: AtomicU64,
+    /// Buffers made to check whether the device is lost.
+    pub check_buffers: AtomicU64,
 }

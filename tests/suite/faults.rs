@@ -495,3 +495,30 @@ fn a_buffer_of_another_device_is_invalid_buffer() {
         random_bytes(9, 16)
     );
 }
+
+#[test]
+fn waiting_makes_no_buffer_and_finds_a_loss_by_itself() {
+    // A context on a device it did not make: no device-lost callback tells it of the loss.
+    let owner = fresh();
+    let ctx = Context::new(owner.device().clone(), owner.queue().clone());
+    let t = Tensor::from_slice(&ctx, &[4], &[1u8, 2, 3, 4]).unwrap();
+    ctx.wait().unwrap();
+    // The first wait makes the buffer every wait maps to check the device; no wait after
+    // it makes another.
+    let checks = || ctx.recording_objects().device_check_buffers;
+    let before = checks();
+    for _ in 0..100 {
+        ctx.wait().unwrap();
+        pollster::block_on(ctx.wait_async()).unwrap();
+    }
+    assert!(
+        checks() <= before + 1,
+        "waits made {} buffers",
+        checks() - before
+    );
+    ctx.device().destroy();
+    // The first thing to look at the device after its loss is a wait.
+    assert_eq!(rule(ctx.wait()), "device_lost");
+    assert_eq!(rule(pollster::block_on(ctx.wait_async())), "device_lost");
+    assert_eq!(rule(t.to_vec::<u8>()), "device_lost");
+}
