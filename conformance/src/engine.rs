@@ -103,6 +103,15 @@ pub enum AnyOperator {
 }
 
 impl AnyOperator {
+    /// The operator as the trait object that [`Context::warm_up`] and batches take.
+    pub fn as_dyn(&self) -> &dyn gpu_xor::XorOperator {
+        match self {
+            AnyOperator::BitXor(op) => op,
+            AnyOperator::LogicalXor(op) => op,
+            AnyOperator::BitwiseXor(op) => op,
+        }
+    }
+
     /// Records the operator into `encoder` (see [`BitXor::record`]).
     pub fn record(
         &self,

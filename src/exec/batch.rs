@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use super::binding::{TensorBinding, XorBindings, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
-use super::lower::{Operand, RecordSummary, Target, lower};
+use super::lower::{Operand, RecordSummary, Target, lower, pipeline_keys};
 use super::merge::Schedule;
 use super::shared::Shared;
 use crate::error::{Error, TensorName};
+use crate::kernels::pipelines::PipelineKey;
 use crate::layout::{A, B, OUT, Plan};
 
 /// Many calls recorded together, as few dispatches as their independence allows.
@@ -72,6 +73,57 @@ impl std::fmt::Debug for Batch {
 }
 
 impl Context {
+    /// Compiles, now, every pipeline that calls of `ops` can need when they fit one binding
+    /// window (what each operator's own `warm_up` compiles), each distinct pipeline once:
+    /// a runtime warms a whole graph in one call. Returns how many were compiled (0 when all
+    /// were already).
+    ///
+    /// On native targets the pipelines are compiled on as many threads as the machine has
+    /// cores (at most 8): wgpu and the drivers compile pipelines of one device in parallel,
+    /// so a cold start costs about the compile time divided by the cores. In a browser they
+    /// are compiled in turn (the page's WebGPU compiles in its own process anyway).
+    ///
+    /// An operator of another context is [`Error::ContextMismatch`] (nothing is compiled);
+    /// a lost device is [`Error::DeviceLost`]; a kernel the driver refuses,
+    /// [`Error::Pipeline`].
+    ///
+    /// ```no_run
+    /// use gpu_xor::{BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, XorOperator};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// let conv = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F16, &[1, 64, 56, 56]))?;
+    /// let bias = BitwiseXor::new(&ctx, &BitwiseXorDesc::new(DataType::I32, &[1, 64, 56, 56], &[1, 64, 1, 1]))?;
+    /// let graph: [&dyn XorOperator; 2] = [&conv, &bias];
+    /// let compiled = ctx.warm_up(&graph)?;
+    /// assert_eq!(ctx.warm_up(&graph)?, 0); // everything is compiled now
+    /// # let _ = compiled;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn warm_up(&self, ops: &[&dyn XorOperator]) -> Result<usize, Error> {
+        let shared = &*self.shared;
+        if ops
+            .iter()
+            .any(|op| !std::sync::Arc::ptr_eq(&op.context().shared, &self.shared))
+        {
+            return Err(Error::ContextMismatch);
+        }
+        if let Some(lost) = shared.lost() {
+            return Err(lost);
+        }
+        let mut keys = Vec::new();
+        for op in ops {
+            for key in pipeline_keys(op.plan(), shared.max_groups) {
+                if !shared.kernels.contains(&key) && !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+        compile_all(shared, &keys)?;
+        Ok(keys.len())
+    }
+
     /// An empty batch on this context.
     pub fn batch(&self) -> Batch {
         Batch {
@@ -239,6 +291,54 @@ impl Batch {
         }
         self.prepare_named(named)?.record_checked(encoder, named)
     }
+}
+
+/// Compiles `keys`, on several threads where the platform has them.
+#[cfg(not(target_arch = "wasm32"))]
+fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
+        .min(keys.len());
+    if threads <= 1 {
+        for &key in keys {
+            shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+        }
+        return Ok(());
+    }
+    // Each thread takes every `threads`-th key; error scopes are per thread in wgpu.
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    for &key in keys.iter().skip(t).step_by(threads) {
+                        shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+                    }
+                    Ok::<(), Error>(())
+                })
+            })
+            .collect();
+        let mut result = Ok(());
+        for worker in workers {
+            let done = worker.join().unwrap_or_else(|_| {
+                Err(Error::Pipeline(crate::error::WgpuError::message_only(
+                    "a thread compiling a pipeline panicked",
+                )))
+            });
+            if result.is_ok() {
+                result = done;
+            }
+        }
+        result
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
+    for &key in keys {
+        shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+    }
+    Ok(())
 }
 
 /// Compiles the pipelines of `pieces` that are not compiled yet.

@@ -482,3 +482,41 @@ fn warm_up_fills_the_callers_pipeline_cache_and_a_new_device_reuses_it() {
     .unwrap();
     assert_eq!(read(&ctx, &out), xor(&ha, &hb));
 }
+
+#[test]
+fn one_warm_up_compiles_a_whole_graph_and_each_pipeline_once() {
+    let ctx = own_context();
+    let mut ops: Vec<AnyOperator> = Vec::new();
+    for t in [DataType::U8, DataType::I32, DataType::U16, DataType::I64] {
+        ops.push(AnyOperator::BitXor(
+            BitXor::new(&ctx, &BitXorDesc::packed(t, &[1, 16, 7, 7])).unwrap(),
+        ));
+        ops.push(AnyOperator::BitwiseXor(
+            BitwiseXor::new(
+                &ctx,
+                &BitwiseXorDesc::new(t, &[1, 16, 7, 7], &[1, 16, 1, 1]),
+            )
+            .unwrap(),
+        ));
+    }
+    let graph: Vec<&dyn gpu_xor::XorOperator> = ops.iter().map(AnyOperator::as_dyn).collect();
+    let before = ctx.recording_objects().pipelines;
+    let compiled = ctx.warm_up(&graph).unwrap();
+    assert!(compiled > 0);
+    // Each distinct pipeline compiled once, on however many threads.
+    assert_eq!(ctx.recording_objects().pipelines - before, compiled as u64);
+    assert_eq!(ctx.warm_up(&graph).unwrap(), 0);
+    for op in &graph {
+        assert_eq!(
+            op.warm_up().unwrap(),
+            0,
+            "an operator's own warm-up compiled more"
+        );
+    }
+    // An operator of another context compiles nothing.
+    let other = own_context();
+    let stranger = BitXor::new(&other, &BitXorDesc::packed(DataType::U8, &[4])).unwrap();
+    let mixed: [&dyn gpu_xor::XorOperator; 2] = [graph[0], &stranger];
+    assert_eq!(ctx.warm_up(&mixed).unwrap_err().rule(), "context_mismatch");
+    assert_eq!(other.recording_objects().pipelines, 0);
+}
