@@ -1,15 +1,17 @@
 // Rows kernel. Entry point: `main`.
 //
-// The iteration space is rows (every dimension but the last, flattened over the dispatch
-// grid's y and z) of `L` elements (the last dimension). The output and every input whose
-// innermost stride is 1 hold each row as a dense run that starts on a 16-byte boundary; an
-// input whose innermost stride is 0 holds one element per row, repeated across it
-// (broadcasting such as [4096, 4096] ^ [4096], or [n, 1] ^ [n, m]); A_MODE and B_MODE say
-// which (common.wgsl). Invocation (x, row) combines the x-th 16 bytes of its row: no division for the inner index, `vec4<u32>` loads
-// and stores like the contiguous kernel. The last block of a row is written word by word,
-// its last word through a mask, so bytes between rows keep their value.
-// `head.x` is the number of 16-byte blocks per row, `head.w` the number of rows of this
-// record, `base.w` the first of them.
+// The iteration space is rows (every dimension but the last) of `L` elements (the last
+// dimension). The output and every input whose innermost stride is 1 hold each row as a dense
+// run that starts on a 16-byte boundary; an input whose innermost stride is 0 holds one
+// element per row, repeated across it (broadcasting such as [4096, 4096] ^ [4096], or
+// [n, 1] ^ [n, m]); A_MODE and B_MODE say which (common.wgsl). The grid is flat over every
+// (row, block) pair, like the contiguous kernel's, so a short row leaves no invocation of a
+// workgroup idle: invocation v combines block v % head.w of row v / head.w (one division by
+// a uniform), with `vec4<u32>` loads and stores like the contiguous kernel. The last block of
+// a row is written word by word, its last word through a mask, so bytes between rows keep
+// their value.
+// `head.x` is the number of (row, block) pairs, `head.z` the invocations per row of the
+// dispatch grid, `head.w` the number of 16-byte blocks per row.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
 // (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
@@ -48,20 +50,19 @@ fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
 ) {
     let call = wg.z;
-    let x = gid.x;
-    if x >= head(call).x || gid.y >= head(call).w {
+    let v = unit_index(call, gid);
+    if v >= head(call).x {
         return;
     }
-    let row = base(call).w + gid.y;
+    let blocks = head(call).w;
+    let row = v / blocks;
+    let x = v - row * blocks;
     let inner = rank(call) - 1u;
     // Row start of each operand, in elements (over every dimension but the last).
     let at = offsets_of(call, row, rank(call) - 1u);
-    let o = at.o;
-    let a = at.a;
-    let b = at.b;
-    let va = load_input(A_SRC, A_MODE, a, x);
-    let vb = load_input(B_SRC, B_MODE, b, x);
+    let va = load_input(A_SRC, A_MODE, at.a, x);
+    let vb = load_input(B_SRC, B_MODE, at.b, x);
     let r = combine4(va, vb);
 
-    store_block(o * WIDTH / 16u + x, r, x * 16u, size_at(call, inner) * WIDTH);
+    store_block(at.o * WIDTH / 16u + x, r, x * 16u, size_at(call, inner) * WIDTH);
 }

@@ -37,9 +37,47 @@ pub fn scatter_kind(out: &TensorDesc) -> KernelKind {
     }
 }
 
+/// The kernel of a call whose rows (the output's innermost dimension, at least 128 bytes)
+/// are dense in the output and start on 16-byte boundaries, the output's rows lying in memory
+/// in index order, and dense or repeated in each input: the shifted-rows kernel where an
+/// input repeats one element across each row (a channel or column broadcast: four blocks per
+/// invocation beat the rows kernel's block and splat), the rows kernel where every input's
+/// rows are dense.
+pub fn rows_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2]) -> KernelKind {
+    if inputs.iter().any(|t| repeats_along_rows(out, t)) {
+        KernelKind::ShiftedRows
+    } else {
+        KernelKind::Rows
+    }
+}
+
+/// Whether `t` repeats one element along the rows of `out`: its stride is 0 along the
+/// output's innermost dimension (the one of least stride among those of more than one
+/// element).
+pub fn repeats_along_rows(out: &TensorDesc, t: &TensorDesc) -> bool {
+    let out_strides = out.effective_strides();
+    let row = (0..out.sizes.len())
+        .filter(|&d| out.sizes[d] > 1)
+        .min_by_key(|&d| out_strides[d]);
+    row.is_some_and(|d| t.effective_strides()[d] == 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_repeat_along_the_outputs_innermost_dimension() {
+        let out = TensorDesc::new(DataType::U32, &[8, 64]);
+        let column = TensorDesc::new(DataType::U32, &[8, 64]).with_strides(&[1, 0]);
+        let row = TensorDesc::new(DataType::U32, &[8, 64]).with_strides(&[0, 1]);
+        assert_eq!(rows_kernel(&out, [&out, &column]), KernelKind::ShiftedRows);
+        assert_eq!(rows_kernel(&out, [&row, &out]), KernelKind::Rows);
+        // The output transposed: its rows run along the first dimension.
+        let t_out = out.clone().with_strides(&[1, 8]);
+        assert_eq!(rows_kernel(&t_out, [&row, &row]), KernelKind::ShiftedRows);
+        assert_eq!(rows_kernel(&t_out, [&column, &column]), KernelKind::Rows);
+    }
 
     #[test]
     fn spacing_is_read_off_the_element_offsets() {

@@ -219,7 +219,7 @@ impl Batch {
     }
 
     /// The number of metadata records so far: one per piece of each pushed call (a call
-    /// larger than one binding is several pieces, a rows or tile piece of more than 65,535 rows
+    /// larger than one binding is several pieces, a tile piece of more than 65,535 tile rows
     /// several records, an empty output none).
     pub fn len(&self) -> usize {
         self.schedule.records.len()

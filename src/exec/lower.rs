@@ -94,7 +94,7 @@ impl Access {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct LoweredPiece {
     pub key: PipelineKey,
-    /// One record, or several for a rows or tile piece of more than `max_groups` rows.
+    /// One record, or several for a tile piece of more than `max_groups` tile rows.
     pub records: Vec<Dispatch>,
     /// The range bound in each slot (`None` for an unused slot).
     pub slots: [Option<Range>; 3],

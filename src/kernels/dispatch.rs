@@ -34,8 +34,8 @@ pub(crate) struct Dispatch {
     pub groups: [u32; 2],
 }
 
-/// Builds the records and grids of one piece: one record, or for the rows and tile kernels
-/// one per `max_groups` rows (or tile rows), which then run as separate calls.
+/// Builds the records and grids of one piece: one record, or for the tile kernel
+/// one per `max_groups` tile rows, which then run as separate calls.
 ///
 /// `start[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at
 /// which the binding it is read through starts, `width` the element size and `max_groups`
@@ -67,7 +67,7 @@ pub(crate) fn build(
         params.a_strides[d] = keep(piece.strides[1][d]);
         params.b_strides[d] = keep(piece.strides[2][d]);
     }
-    // Rows (or tile rows) in chunks of at most `max_groups`, one record each.
+    // Tile rows in chunks of at most `max_groups`, one record each.
     let chunks = |total: u64, x: u64, head: [u64; 3]| -> Vec<Dispatch> {
         (0..total)
             .step_by(max_groups as usize)
@@ -89,15 +89,6 @@ pub(crate) fn build(
             .collect()
     };
     match kernel {
-        KernelKind::Rows => {
-            let rows = elements / piece.sizes[rank - 1];
-            let blocks = (piece.sizes[rank - 1] * width).div_ceil(16);
-            chunks(
-                rows,
-                blocks.div_ceil(u64::from(WORKGROUP_SIZE)),
-                [blocks, rank as u64, 0],
-            )
-        }
         KernelKind::Tile => {
             let (tile_rows, tile_cols) = tile_shape(width);
             chunks(
@@ -111,6 +102,11 @@ pub(crate) fn build(
             // per row.
             let (units, last) = match kernel {
                 KernelKind::Contiguous => ((elements * width).div_ceil(16), elements),
+                KernelKind::Rows => {
+                    // Every (row, block) pair on the flat grid; `head.w` the blocks a row.
+                    let blocks = (piece.sizes[rank - 1] * width).div_ceil(16);
+                    (elements / piece.sizes[rank - 1] * blocks, blocks)
+                }
                 KernelKind::ShiftedRows => {
                     let inner = piece.sizes[rank - 1];
                     let runs = shifted_row_invocations(inner * width);
@@ -255,7 +251,8 @@ mod tests {
     }
 
     #[test]
-    fn rows_put_blocks_on_x_and_rows_in_records_of_at_most_max_groups() {
+    fn rows_run_every_row_and_block_on_one_flat_grid() {
+        // 70,000 rows of 100 u32: 25 blocks a row, 1,750,000 pairs, 6,836 workgroups.
         let d = build(
             KernelKind::Rows,
             &piece(&[70000, 100], [0; 3]),
@@ -264,11 +261,20 @@ mod tests {
             4,
             65535,
         );
-        assert_eq!(d.len(), 2);
-        assert_eq!(d[0].params.head, [25, 2, 0, 65535]);
-        assert_eq!(d[1].params.head, [25, 2, 0, 70000 - 65535]);
-        assert_eq!(d[1].params.base[3], 65535);
-        assert_eq!(d[0].groups, [1, 65535]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].params.head, [1_750_000, 2, 6836 * 256, 25]);
+        assert_eq!(d[0].groups, [6836, 1]);
+        // Under a small grid limit the flat grid goes two-dimensional.
+        let d = build(
+            KernelKind::Rows,
+            &piece(&[70000, 100], [0; 3]),
+            [0; 3],
+            [0; 3],
+            4,
+            1000,
+        );
+        assert_eq!(d[0].groups, [1000, 7]);
+        assert_eq!(d[0].params.head[2], 1000 * 256);
     }
 
     #[test]

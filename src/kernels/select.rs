@@ -5,11 +5,12 @@
 //! range to read whole 16-byte blocks at its end; the shifted-rows kernel reads and writes
 //! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
-use super::dispatch::{WORKGROUP_SIZE, tile_shape};
+use super::dispatch::tile_shape;
 use crate::layout::{KernelKind, Piece};
 
-/// Rows shorter than this many 16-byte blocks leave too many idle invocations for the rows
-/// kernel; the gather kernel takes them.
+/// Rows shorter than this many 16-byte blocks spend too much of the rows kernel on the
+/// masked block at each row's end and the row's offsets; the gather or shifted-rows kernel
+/// takes them.
 const MIN_ROW_BLOCKS: u64 = 8;
 
 /// Rows shorter than this many bytes spend too much of the shifted-rows kernel on the masked
@@ -62,9 +63,15 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                     && (0..inner)
                         .all(|d| piece.sizes[d] == 1 || (stride(o, d) * width).is_multiple_of(16))
             });
-            if rows_layout(piece, width, bound.max_groups)
+            // An input that repeats one element across each row (a channel or column
+            // broadcast) runs faster through the shifted-rows kernel, four blocks per
+            // invocation (1.4 to 1.9 times on lavapipe, benches/RESULTS.md); rows dense in
+            // every operand stay with the rows kernel (about 1.1 times the shifted-rows
+            // kernel on 16 KiB rows).
+            if rows_layout(piece, width)
                 && rows_aligned
                 && bound.room_for_blocks(piece)
+                && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
             } else if tile_layout(planned, piece, width, bound.max_groups)
@@ -103,7 +110,9 @@ pub(crate) fn candidates(
         }
         KernelKind::Gather | KernelKind::Scatter => {
             let mut kernels = vec![planned];
-            if rows_layout(piece, width, max_groups) {
+            if rows_layout(piece, width)
+                && !(repeats_element(piece) && shifted_layout(piece, width))
+            {
                 kernels.push(KernelKind::Rows);
             }
             if tile_layout(planned, piece, width, max_groups) {
@@ -122,16 +131,23 @@ pub(crate) fn candidates(
 }
 
 /// Whether the layout of `piece` suits the rows kernel, alignment aside: rank 2 or more,
-/// rows dense in the output and dense or repeated in each input, long enough to keep a
-/// workgroup busy, and few enough blocks per row for one grid dimension.
-fn rows_layout(piece: &Piece, width: u64, max_groups: u32) -> bool {
+/// rows dense in the output and dense or repeated in each input, and long enough that the
+/// masked block at a row's end is a small part of it. Its grid is flat, so row length and
+/// row count are not bounded by a grid dimension.
+fn rows_layout(piece: &Piece, width: u64) -> bool {
     let inner = piece.sizes.len() - 1;
     let row_blocks = (piece.sizes[inner] * width).div_ceil(16);
     inner >= 1
         && (0..3).all(|o| piece.strides[o][inner] <= 1)
         && piece.strides[0][inner] == 1
         && row_blocks >= MIN_ROW_BLOCKS
-        && row_blocks.div_ceil(u64::from(WORKGROUP_SIZE)) <= u64::from(max_groups)
+}
+
+/// Whether an input repeats one element across each row of `piece` (innermost stride 0 over
+/// more than one element).
+fn repeats_element(piece: &Piece) -> bool {
+    let inner = piece.sizes.len() - 1;
+    piece.sizes[inner] > 1 && (1..3).any(|o| piece.strides[o][inner] == 0)
 }
 
 /// Whether the layout of `piece` suits the shifted-rows kernel (at any alignment): rows (a

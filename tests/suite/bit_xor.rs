@@ -382,7 +382,7 @@ fn bit_xor_compiled_once_records_many_times() {
 }
 
 #[test]
-fn bit_xor_rows_kernel_for_row_and_column_broadcast() {
+fn bit_xor_row_broadcasts_run_the_rows_kernel_and_column_broadcasts_the_shifted_rows_kernel() {
     for (dt, rows, cols) in [
         (DataType::U8, 37u32, 320u32),
         (DataType::U16, 9, 200),
@@ -390,12 +390,41 @@ fn bit_xor_rows_kernel_for_row_and_column_broadcast() {
         (DataType::I64, 3, 50),
     ] {
         let t = TensorDesc::new(dt, &[rows, cols]);
-        // [rows, cols] ^ [cols] and [rows, 1] ^ [rows, cols].
-        for (a, b) in [
-            (t.clone(), t.clone().with_strides(&[0, 1])),
-            (t.clone().with_strides(&[1, 0]), t.clone()),
+        // [rows, cols] ^ [cols] (rows kernel) and [rows, 1] ^ [rows, cols] (A repeats one
+        // element across each row: shifted-rows kernel).
+        for (a, b, kernel) in [
+            (t.clone(), t.clone().with_strides(&[0, 1]), KernelKind::Rows),
+            (
+                t.clone().with_strides(&[1, 0]),
+                t.clone(),
+                KernelKind::ShiftedRows,
+            ),
         ] {
+            assert_eq!(
+                gpu_xor_conformance::expect::rows_kernel(&t, [&a, &b]),
+                kernel
+            );
             let r = DmlCase::distinct(DmlOp::BitXor, a, b, t.clone(), 21).check();
+            assert_kernel(&r, kernel);
+        }
+    }
+}
+
+/// The rows kernel's repeated-element mode still runs where the shifted-rows kernel cannot:
+/// output rows that interleave in memory. Rows (i, j) of `c` elements start at element
+/// `j * 2c + i * 3c`: 0, 2c, 4c, then 3c, 5c, 7c, so no two overlap, but the second row of
+/// the outer dimension starts before the first one's rows end.
+#[test]
+fn bit_xor_rows_kernel_repeats_an_element_where_output_rows_interleave() {
+    for dt in [DataType::U8, DataType::U16, DataType::U32, DataType::I64] {
+        let c = 128 / dt.size_in_bytes();
+        let out = TensorDesc::new(dt, &[2, 3, c]).with_strides(&[3 * c, 2 * c, 1]);
+        let a = TensorDesc::new(dt, &[2, 3, c]);
+        for b in [
+            TensorDesc::new(dt, &[2, 3, c]).with_strides(&[3, 1, 0]),
+            TensorDesc::new(dt, &[2, 3, c]).with_strides(&[0, 1, 0]),
+        ] {
+            let r = DmlCase::distinct(DmlOp::BitXor, a.clone(), b, out.clone(), 23).check();
             assert_kernel(&r, KernelKind::Rows);
         }
     }

@@ -984,7 +984,10 @@ proptest! {
 
     #[test]
     fn long_aligned_rows_run_the_rows_kernel(spec in dml_call(&DataType::DIRECTML, rows_core)) {
-        assert_kernel(&spec.run(), KernelKind::Rows);
+        // Unless an input repeats one element across each row: then the shifted-rows kernel.
+        let case = spec.case();
+        let kernel = gpu_xor_conformance::expect::rows_kernel(&case.out, [&case.a, &case.b]);
+        assert_kernel(&spec.run(), kernel);
     }
 
     #[test]
@@ -1167,14 +1170,27 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
                 _ => (vec![r, 1], vec![1, long]),
             };
             let a_is_out = r % 3 != 2;
-            if flip {
-                shapes(b, a, numpy, false, KernelKind::Rows)
+            // A column ([r, 1]) repeats one element across each row: the shifted-rows kernel
+            // (`expect::rows_kernel`); a row repeated over rows keeps the rows kernel.
+            let kernel = if r % 3 == 0 {
+                KernelKind::Rows
             } else {
-                shapes(a, b, numpy, a_is_out, KernelKind::Rows)
+                KernelKind::ShiftedRows
+            };
+            if flip {
+                shapes(b, a, numpy, false, kernel)
+            } else {
+                shapes(a, b, numpy, a_is_out, kernel)
             }
         }
         // Rank 3, B repeated along the outermost and the innermost dimension.
-        3 => shapes(vec![x, r, long], vec![r, 1], numpy, true, KernelKind::Rows),
+        3 => shapes(
+            vec![x, r, long],
+            vec![r, 1],
+            numpy,
+            true,
+            KernelKind::ShiftedRows,
+        ),
         // pdpd: B lines up with A's first two dimensions, or with its last two. The latter
         // leaves rows of `r` rows, up to 4 KiB: windows of 4 KiB would cut them.
         4 => {
@@ -1184,9 +1200,15 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
                 (vec![r, long], -1)
             };
             let pdpd = AutoBroadcast::Pdpd { axis };
+            // B on the first two dimensions repeats one element across each row.
+            let kernel = if flip {
+                KernelKind::ShiftedRows
+            } else {
+                KernelKind::Rows
+            };
             OvShapes {
                 windows: flip || r * long * w <= 2048,
-                ..shapes(vec![x, r, long], b, pdpd, true, KernelKind::Rows)
+                ..shapes(vec![x, r, long], b, pdpd, true, kernel)
             }
         }
         // One element against many, aligned or not.

@@ -32,7 +32,8 @@ async fn contiguous() {
 #[wasm_bindgen_test]
 async fn rows() {
     let ctx = ctx().await;
-    // [rows, cols] ^ [cols] and [rows, 1] ^ [rows, cols].
+    // [rows, cols] ^ [cols] (the rows kernel) and [rows, 1] ^ [rows, cols] (A repeats one
+    // element across each row: the shifted-rows kernel).
     for (dt, rows, cols) in [
         (DataType::U8, 37u32, 320u32),
         (DataType::U16, 9, 200),
@@ -44,11 +45,24 @@ async fn rows() {
             (t.clone(), t.clone().with_strides(&[0, 1])),
             (t.clone().with_strides(&[1, 0]), t.clone()),
         ] {
+            let kernel = gpu_xor_conformance::expect::rows_kernel(&t, [&a, &b]);
             let r = DmlCase::distinct(DmlOp::BitXor, a, b, t.clone(), 21)
                 .check_on(&ctx)
                 .await;
-            assert_kernel(&r, KernelKind::Rows);
+            assert_kernel(&r, kernel);
         }
+    }
+    // The rows kernel's repeated element, where output rows interleave in memory (rows
+    // (i, j) of c elements at j * 2c + i * 3c) and the shifted-rows kernel cannot run.
+    for dt in [DataType::U8, DataType::U16, DataType::U32, DataType::I64] {
+        let c = 128 / dt.size_in_bytes();
+        let out = TensorDesc::new(dt, &[2, 3, c]).with_strides(&[3 * c, 2 * c, 1]);
+        let a = TensorDesc::new(dt, &[2, 3, c]);
+        let b = TensorDesc::new(dt, &[2, 3, c]).with_strides(&[3, 1, 0]);
+        let r = DmlCase::distinct(DmlOp::BitXor, a, b, out, 24)
+            .check_on(&ctx)
+            .await;
+        assert_kernel(&r, KernelKind::Rows);
     }
     // Padded rows in and out, the padding left as it was.
     for (dt, cols, pitch) in [
