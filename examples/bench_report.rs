@@ -11,11 +11,21 @@
 //!   bare kernel on the same ranges;
 //! - the CPU time of recording those 1,000 calls in each way the API offers (prepared calls,
 //!   a batch, one-shot `record`), with wgpu alone recording as many passes and dispatches;
-//! - each target of the performance issue with the figure reached.
+//! - the graph: a model's worth of prepared calls (300 nodes, and 10,000 small ones)
+//!   recorded into one compute pass per frame, against the same frame of bare dispatches:
+//!   frame time, recording, warm and cold preparation, memory per prepared call, pipelines
+//!   and the first frame of a new context (`benches/graph.rs`); measured last, because its
+//!   tens of thousands of buffers make every later compute pass cost more;
+//! - each target of the performance issues with the figure reached.
 //!
 //! GB/s counts bytes read plus bytes written. With `--save` it also writes the tables to
-//! `benches/RESULTS.md` and the size sweep to `benches/throughput.svg`.
+//! `benches/RESULTS.md` and the size sweep to `benches/throughput.svg`. `--graph` runs the
+//! graph section alone (its tables and targets, about a minute), `--quick` fewer sizes and
+//! rounds. For cold figures that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
+//! on Mesa's drivers (lavapipe keeps compiled shaders on disk otherwise).
 
+#[path = "../benches/graph.rs"]
+mod graph;
 #[path = "../benches/harness.rs"]
 mod harness;
 
@@ -538,9 +548,175 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "met" } else { "short" }
 }
 
+/// The graph section: its table, and its target rows (name, figure, met).
+struct GraphReport {
+    text: String,
+    targets: Vec<(String, String, bool)>,
+}
+
+fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
+    let mut text = String::from(
+        "Every node prepared once and recorded with `record_in_pass` into one compute pass per \
+         frame, against the same frame of bare `vec4<u32>` XOR dispatches on the same buffers \
+         (one pipeline, one bind group and one dispatch per node); `benches/graph.rs` gives \
+         the generator. Frames: median of interleaved rounds (new encoder, the pass, `finish`, \
+         submit, wait). Recording: the CPU time of the pass alone (begin, every node, end), \
+         and of `finish`. Cold: new contexts from the environment.\n\n\
+         | figure | 300 nodes | 10,000 nodes |\n|---|---|---|\n",
+    );
+    let mut targets = Vec::new();
+    let mut columns: Vec<Vec<String>> = Vec::new();
+    let mut frames = Vec::new();
+    for mix in [graph::MODEL, graph::SMALL] {
+        let g = graph::Graph::new(ctx, mix);
+        ctx.wait().expect("the uploads");
+        let n = mix.nodes as f64;
+        let rounds = match (quick, mix.nodes) {
+            (true, _) => 5,
+            (false, 300) => 21,
+            _ => 15,
+        };
+        let (lib, bare) = graph::paired(rounds, || g.frame(ctx), || g.bare_frame(ctx));
+        let rec_rounds = if quick { 5 } else { 15 };
+        let mut rec = Vec::new();
+        let mut rec_bare = Vec::new();
+        let mut fin = Vec::new();
+        let mut fin_bare = Vec::new();
+        for _ in 0..rec_rounds {
+            let (r, f) = g.record_prepared(ctx);
+            rec.push(r.as_secs_f64());
+            fin.push(f.as_secs_f64());
+            let (r, f) = g.record_bare(ctx);
+            rec_bare.push(r.as_secs_f64());
+            fin_bare.push(f.as_secs_f64());
+        }
+        let (rec, rec_bare) = (graph::median(rec), graph::median(rec_bare));
+        let (fin, fin_bare) = (graph::median(fin), graph::median(fin_bare));
+        let warm = graph::median((0..5).map(|_| g.prepare_again(ctx).as_secs_f64()).collect());
+        let traffic = g.traffic() as f64;
+        drop(g);
+        ctx.wait().expect("the graph's frames");
+        let cold = graph::cold(mix);
+        let us = |s: f64| format!("{:.2} µs", s * 1e6);
+        columns.push(vec![
+            format!(
+                "{:.2} ms / {:.2} ms = **{:.3}**",
+                lib * 1e3,
+                bare * 1e3,
+                lib / bare
+            ),
+            format!(
+                "{:.2} / {:.2} GB/s ({:.0} MB a frame)",
+                traffic / lib / 1e9,
+                traffic / bare / 1e9,
+                traffic / 1e6
+            ),
+            format!(
+                "{} / {} = **{:.2}**",
+                us(rec / n),
+                us(rec_bare / n),
+                rec / rec_bare
+            ),
+            format!(
+                "{} / {} = {:.2}",
+                us(fin / n),
+                us(fin_bare / n),
+                fin / fin_bare
+            ),
+            us(warm),
+            us(cold.prepare_per_node.as_secs_f64()),
+            us(cold.warmed_per_node.as_secs_f64()),
+            format!("{}", cold.pipelines),
+            format!("{:.0} ms", cold.first_frame.as_secs_f64() * 1e3),
+            format!("{:.0} B", cold.gpu_bytes_per_node),
+            format!("{:.0} B", cold.arena_bytes_per_node),
+            format!(
+                "{:.2} / {:.2}",
+                cold.bind_groups_per_node, cold.buffers_per_node
+            ),
+        ]);
+        frames.push((mix, lib / bare, rec / rec_bare, warm, cold));
+    }
+    let names = [
+        "GPU frame: prepared / bare",
+        "bytes read and written a frame, over its time: prepared / bare",
+        "recording a node into the open pass: prepared / bare (`set_bind_group` + dispatch)",
+        "`finish` per node: prepared / bare",
+        "warm preparation per node (pipelines compiled)",
+        "cold preparation per node (new context; operators made and every node prepared, compiling on the way)",
+        "cold, after one `Context::warm_up` of the whole graph (compiling on every core), per node",
+        "pipelines compiled for the graph",
+        "first frame of a new context (context, tensors, operators, preparation, one frame, wait)",
+        "GPU buffer memory per prepared call (wgpu's `hal.buffer_memory`, after the first frame)",
+        "metadata arena per prepared call (`RecordingObjects::metadata_bytes_alive`)",
+        "bind groups / buffers per prepared call",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let _ = writeln!(text, "| {name} | {} | {} |", columns[0][i], columns[1][i]);
+    }
+    let (model, small) = (&frames[0], &frames[1]);
+    targets.push((
+        "300-node frame <= 1.05 x the bare frame".to_string(),
+        format!("{:.3}", model.1),
+        model.1 <= 1.05,
+    ));
+    targets.push((
+        "10,000-node frame <= 1.10 x the bare frame".to_string(),
+        format!("{:.3}", small.1),
+        small.1 <= 1.10,
+    ));
+    for (mix, _, rec, _, _) in &frames {
+        targets.push((
+            format!(
+                "{}: recording a prepared node <= 1.5 x bare recording",
+                mix.name
+            ),
+            format!("{rec:.2}"),
+            *rec <= 1.5,
+        ));
+    }
+    for (mix, _, _, warm, cold) in &frames {
+        let most = cold.gpu_bytes_per_node.max(cold.arena_bytes_per_node);
+        targets.push((
+            format!(
+                "{}: library-owned GPU memory per prepared call <= 512 B",
+                mix.name
+            ),
+            format!("{most:.0} B"),
+            most <= 512.0,
+        ));
+        targets.push((
+            format!("{}: warm preparation <= 10 µs per node", mix.name),
+            format!("{:.2} µs", warm * 1e6),
+            *warm <= 10e-6,
+        ));
+    }
+    println!("{text}");
+    GraphReport { text, targets }
+}
+
 fn main() -> Result<(), gpu_xor::Error> {
     let save = std::env::args().any(|a| a == "--save");
     let quick = std::env::args().any(|a| a == "--quick");
+    if std::env::args().any(|a| a == "--graph") {
+        let ctx = Context::from_env()?;
+        let info = ctx.adapter_info();
+        println!(
+            "adapter: {} ({:?}, {:?})\ndate: {}\nMESA_SHADER_CACHE_DISABLE={:?}\n",
+            info.name,
+            info.backend,
+            info.device_type,
+            today(),
+            std::env::var("MESA_SHADER_CACHE_DISABLE").ok()
+        );
+        let report = graph_section(&ctx, quick);
+        let mut targets = String::from("| target | figure | verdict |\n|---|---|---|\n");
+        for (name, figure, met) in &report.targets {
+            let _ = writeln!(targets, "| {name} | {figure} | {} |", verdict(*met));
+        }
+        println!("{targets}");
+        return Ok(());
+    }
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
     let adapter = format!(
@@ -692,7 +868,10 @@ fn main() -> Result<(), gpu_xor::Error> {
     // 4. Recording (measured first, above).
     println!("{}", recording.text);
 
-    // 5. The targets.
+    // 5. The graph, last: its buffers make every later compute pass cost more.
+    let graph_report = graph_section(&ctx, quick);
+
+    // 6. The targets.
     let u32_rate = rate("bit_xor", "contiguous", DataType::U32);
     let worst = contiguous
         .iter()
@@ -848,6 +1027,9 @@ fn main() -> Result<(), gpu_xor::Error> {
         ),
         "-",
     );
+    for (name, figure, met) in &graph_report.targets {
+        target(name, figure.clone(), verdict(*met));
+    }
     println!("{targets}");
 
     // Timings on a software adapter move with whatever else the CPUs run.
@@ -862,9 +1044,10 @@ fn main() -> Result<(), gpu_xor::Error> {
 
     if save {
         let doc = format!(
-            "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Targets\n\n{targets}",
+            "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
             size_name(at),
-            recording.text
+            recording.text,
+            graph_report.text
         );
         std::fs::write(
             concat!(env!("CARGO_MANIFEST_DIR"), "/benches/RESULTS.md"),

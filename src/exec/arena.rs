@@ -18,6 +18,13 @@
 //!    run asked for), so a context with a few calls holds a few KiB, and a graph of thousands
 //!    of calls about one record each.
 //!
+//! 5. Records are written into a host copy of their slab, and a slab's written span goes to
+//!    the device in one queue write when the next recording needs it ([`Arena::flush`]):
+//!    preparing a call allocates nothing on the device (a queue write per call would make a
+//!    staging buffer per call, and drivers' allocators search longer the more buffers a
+//!    program holds). Rewriting a span rewrites records already on the device, dead ones
+//!    included, with the bytes they hold, which changes nothing an encoder reads.
+//!
 //! The allocator is generic over the buffer it hands out, so that its rules are tested
 //! without a device.
 
@@ -52,6 +59,10 @@ struct Slab<B> {
     live: usize,
     /// Runs given back before they were recorded, (first, len), sorted, never touching.
     free: Vec<(usize, usize)>,
+    /// What the device should hold: every record written so far (invariant 5).
+    host: Vec<u8>,
+    /// Records `[dirty.0, dirty.1)` were written since the last flush (empty when equal).
+    dirty: (usize, usize),
 }
 
 impl<B> Slab<B> {
@@ -117,16 +128,64 @@ pub(crate) struct Arena<B> {
     next_id: u64,
     /// Records of room after each slab's last lendable record (`MERGE_MAX`).
     room: usize,
+    /// Bytes of one record.
+    record_bytes: usize,
 }
 
 impl<B: Clone> Arena<B> {
-    /// An empty arena whose slabs keep `room` records free after their last lendable one.
-    pub fn new(room: usize) -> Arena<B> {
+    /// An empty arena of `record_bytes`-byte records whose slabs keep `room` records free
+    /// after their last lendable one.
+    pub fn new(room: usize, record_bytes: usize) -> Arena<B> {
         Arena {
             slabs: Vec::new(),
             next_id: 0,
             room,
+            record_bytes,
         }
+    }
+
+    /// Writes `bytes` (whole records) at the start of `lease`'s run, on the host; the next
+    /// [`Arena::flush`] takes them to the device.
+    pub fn write(&mut self, lease: &Lease<B>, bytes: &[u8]) {
+        let Some(slab) = self.slabs.iter_mut().find(|s| s.id == lease.slab) else {
+            return;
+        };
+        let records = bytes.len() / self.record_bytes;
+        debug_assert!(records <= lease.len);
+        let at = lease.first * self.record_bytes;
+        slab.host[at..at + bytes.len()].copy_from_slice(bytes);
+        let (lo, hi) = slab.dirty;
+        slab.dirty = if lo == hi {
+            (lease.first, lease.first + records)
+        } else {
+            (lo.min(lease.first), hi.max(lease.first + records))
+        };
+    }
+
+    /// Whether records were written since the last flush.
+    #[cfg(test)]
+    pub fn is_dirty(&self) -> bool {
+        self.slabs.iter().any(|s| s.dirty.0 != s.dirty.1)
+    }
+
+    /// Hands each slab's written span to `write` (the buffer, the byte offset, the bytes) and
+    /// forgets it where `write` succeeds; returns whether every write succeeded.
+    pub fn flush(&mut self, mut write: impl FnMut(&B, u64, &[u8]) -> bool) -> bool {
+        let record_bytes = self.record_bytes;
+        let mut all = true;
+        for slab in &mut self.slabs {
+            let (lo, hi) = slab.dirty;
+            if lo == hi {
+                continue;
+            }
+            let bytes = &slab.host[lo * record_bytes..hi * record_bytes];
+            if write(&slab.buffer, (lo * record_bytes) as u64, bytes) {
+                slab.dirty = (0, 0);
+            } else {
+                all = false;
+            }
+        }
+        all
     }
 
     /// Lends a run of `len` records (at least one): from a slab that has one free, else from
@@ -163,6 +222,8 @@ impl<B: Clone> Arena<B> {
             top: 0,
             live: 0,
             free: Vec::new(),
+            host: vec![0; capacity * self.record_bytes],
+            dirty: (0, 0),
         };
         let first = slab.take(len).expect("a new slab holds the run");
         let lease = Lease {
@@ -220,7 +281,7 @@ mod tests {
 
     /// An arena of numbered buffers; `made` counts the slabs made, with their sizes.
     fn arena() -> (Arena<usize>, Vec<usize>) {
-        (Arena::new(64), Vec::new())
+        (Arena::new(64, 4), Vec::new())
     }
 
     fn lease(arena: &mut Arena<usize>, made: &mut Vec<usize>, len: usize) -> Lease<usize> {
@@ -343,6 +404,39 @@ mod tests {
         let big = lease(&mut arena, &mut made, MAX_SLAB_RECORDS * 2 + 1);
         assert_eq!(big.first, 0);
         assert_eq!(made, [MAX_SLAB_RECORDS * 2 + 1 + 64]);
+    }
+
+    #[test]
+    fn writes_reach_the_device_in_one_span_per_slab_at_the_flush() {
+        let (mut arena, mut made) = arena();
+        let leases: Vec<_> = (0..5).map(|_| lease(&mut arena, &mut made, 2)).collect();
+        assert!(!arena.is_dirty());
+        arena.write(&leases[1], &[1; 8]);
+        arena.write(&leases[3], &[3; 4]);
+        assert!(arena.is_dirty());
+        let mut device = vec![0u8; (64 + 64) * 4];
+        let mut writes = 0;
+        assert!(arena.flush(|_, offset, bytes| {
+            writes += 1;
+            let at = offset as usize;
+            device[at..at + bytes.len()].copy_from_slice(bytes);
+            true
+        }));
+        assert_eq!(writes, 1);
+        assert!(!arena.is_dirty());
+        // Records 2..4 hold 1s, record 6 holds 3s, the span between them what it held.
+        assert_eq!(&device[8..16], &[1; 8]);
+        assert_eq!(&device[16..24], &[0; 8]);
+        assert_eq!(&device[24..28], &[3; 4]);
+        assert_eq!(&device[28..32], &[0; 4]);
+        // A refused write keeps the span for the next flush.
+        arena.write(&leases[0], &[9; 8]);
+        assert!(!arena.flush(|_, _, _| false));
+        assert!(arena.is_dirty());
+        assert!(arena.flush(|_, offset, bytes| {
+            assert_eq!((offset, bytes), (0, &[9u8; 8][..]));
+            true
+        }));
     }
 
     #[test]

@@ -199,7 +199,8 @@ impl Context {
             strict_aliasing: options.webgpu_binding_rules
                 || backend == wgpu::Backend::BrowserWebGpu,
             created: Created::default(),
-            arena: Mutex::new(Arena::new(RECORDS_PER_BINDING)),
+            arena: Mutex::new(Arena::new(RECORDS_PER_BINDING, RECORD_BYTES as usize)),
+            arena_dirty: Default::default(),
         };
         Ok(Context {
             shared: Arc::new(shared),

@@ -22,10 +22,14 @@ const CHUNK_RECORDS: usize = 1024;
 /// A call (or a [`crate::Batch`] of calls) lowered, bound and encoded once, ready to record
 /// any number of times: DirectML's compiled operator with its binding table.
 ///
-/// Everything a recording needs was made when it was prepared: the metadata buffer, the bind
-/// groups, the pipelines. Recording it ([`Prepared::record`], or [`Prepared::record_in_pass`]
-/// into a compute pass the caller already has open) creates no buffer, no bind group and no
-/// pipeline, and allocates nothing on the host.
+/// Everything a recording needs was made when it was prepared: its metadata records (in the
+/// context's shared metadata arena), the bind groups, the pipelines. Recording it
+/// ([`Prepared::record`], or [`Prepared::record_in_pass`] into a compute pass the caller
+/// already has open) creates no buffer, no bind group and no pipeline, and allocates nothing
+/// on the host. Preparing writes the records on the host only; the first recording after
+/// any preparation on the context takes every record written since to the device, one queue
+/// write per arena buffer (wgpu stages it until the next submission), so that preparing a
+/// graph of thousands of calls allocates nothing on the device per call.
 ///
 /// It keeps its bound buffers alive; it reads and writes them each time it runs, at the
 /// ranges it was prepared with. A bound buffer destroyed after it was prepared, or mapped
@@ -227,8 +231,10 @@ impl Prepared {
 
     /// Records the prepared work into `encoder`, in a compute pass of its own.
     ///
-    /// Creates nothing and checks nothing on the device: [`Error::DeviceLost`] only when the
-    /// loss is already known. The commands are validated when the caller finishes the encoder.
+    /// Creates nothing and checks nothing on the device (the first recording after a
+    /// preparation writes the new records through the queue): [`Error::DeviceLost`] when the
+    /// loss is already known, or when the queue refuses that write. The commands are
+    /// validated when the caller finishes the encoder.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) -> Result<(), Error> {
         if let Some(lost) = self.ctx.shared.known_lost() {
             return Err(lost);
@@ -236,6 +242,7 @@ impl Prepared {
         if self.encoded.steps.is_empty() {
             return Ok(());
         }
+        flush_records(&self.ctx.shared)?;
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gpu-xor"),
             timestamp_writes: None,
@@ -269,6 +276,7 @@ impl Prepared {
         if let Some(lost) = self.ctx.shared.known_lost() {
             return Err(lost);
         }
+        flush_records(&self.ctx.shared)?;
         self.encode(pass);
         Ok(())
     }
@@ -330,14 +338,15 @@ impl Prepared {
     }
 }
 
-/// Lends `records` a run of the arena and writes them there through the queue, so that the
-/// next submission on the queue sees them.
+/// Lends `records` a run of the arena and writes them into its host copy; the next recording
+/// takes them to the device ([`flush_records`]). Nothing is allocated on the device unless a
+/// new arena buffer is needed.
 ///
-/// A new arena buffer is made inside error scopes. On a lost device the queue refuses the
-/// write (it has no staging memory to give): the first sign of the loss that every
-/// preparation meets, with no object made to look for it.
+/// A new arena buffer is made inside error scopes, mapped: on a lost device its mapping
+/// cannot be had, the first sign of the loss that a preparation meets.
 fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buffer>, Error> {
-    let lease = lock(&shared.arena).lease(records.len(), |n| {
+    let mut arena = lock(&shared.arena);
+    let lease = arena.lease(records.len(), |n| {
         // Made mapped, so that wgpu holds the whole buffer initialised (zeros) from the
         // start. Otherwise it zero-fills, at a submission, the never-written records that a
         // dispatch's 16 KiB binding covers, and on another thread that fill can land after
@@ -358,23 +367,41 @@ fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buff
         shared.created.buffers.fetch_add(1, Ordering::Relaxed);
         Ok::<_, Error>(buffer)
     })?;
-    let bytes: &[u8] = bytemuck::cast_slice(records);
-    let written = NonZeroU64::new(bytes.len() as u64).and_then(|size| {
-        let mut view = shared.queue.write_buffer_with(
-            &lease.buffer,
-            lease.first as u64 * RECORD_BYTES,
-            size,
-        )?;
-        view.copy_from_slice(bytes);
-        Some(())
-    });
-    if written.is_none() {
-        lock(&shared.arena).release(&lease, true);
-        return Err(shared.lost_or(Error::Map(WgpuError::message_only(
-            "the queue refused to write a call's metadata".to_string(),
-        ))));
-    }
+    arena.write(&lease, bytemuck::cast_slice(records));
+    shared.arena_dirty.store(true, Ordering::Release);
     Ok(lease)
+}
+
+/// Takes the records written since the last flush to the device, one queue write per arena
+/// buffer, so that the next submission on the queue sees them: what a recording does first
+/// when something was prepared since. On a lost device the queue refuses the write.
+pub(crate) fn flush_records(shared: &Shared) -> Result<(), Error> {
+    if !shared.arena_dirty.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    let mut arena = lock(&shared.arena);
+    // Cleared before the writes, under the lock that every record write takes: a call
+    // prepared on another thread meanwhile sets it again.
+    shared.arena_dirty.store(false, Ordering::Release);
+    let written = arena.flush(|buffer, offset, bytes| {
+        let Some(size) = NonZeroU64::new(bytes.len() as u64) else {
+            return true;
+        };
+        match shared.queue.write_buffer_with(buffer, offset, size) {
+            Some(mut view) => {
+                view.copy_from_slice(bytes);
+                true
+            }
+            None => false,
+        }
+    });
+    if written {
+        return Ok(());
+    }
+    shared.arena_dirty.store(true, Ordering::Release);
+    Err(shared.lost_or(Error::Map(WgpuError::message_only(
+        "the queue refused to write the calls' metadata".to_string(),
+    ))))
 }
 
 /// Locks the arena, recovering it if another thread panicked while holding it (every

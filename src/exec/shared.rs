@@ -44,6 +44,9 @@ pub(crate) struct Shared {
     pub created: Created,
     /// The metadata records of every prepared call, in shared uniform buffers.
     pub arena: Mutex<Arena<wgpu::Buffer>>,
+    /// Whether records were written into the arena since its last flush to the device; set
+    /// and cleared under the arena's lock, read before recording.
+    pub arena_dirty: AtomicBool,
 }
 
 /// Counts of the objects recording has made (shader modules and pipelines are counted by the

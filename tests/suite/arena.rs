@@ -225,3 +225,56 @@ fn a_call_dropped_while_its_encoder_is_unsubmitted_keeps_its_records() {
         .submit(encoders.into_iter().map(|e| e.finish()).collect::<Vec<_>>());
     assert_eq!(read(&ctx, &bufs.out), bufs.expected(&ran));
 }
+
+#[test]
+fn preparing_allocates_nothing_on_the_device_per_call() {
+    let ctx = own_context();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let bufs = Buffers::new(&ctx, 1000 * 64, 51);
+    // One call first, so that the arena's first buffers exist.
+    let first = op.prepare(&bufs.at(0, 64)).unwrap();
+    ctx.wait().unwrap();
+    let before = live_buffers(&ctx);
+    let calls: Vec<_> = (1..1000u64)
+        .map(|i| op.prepare(&bufs.at(i * 64, 64)).unwrap())
+        .collect();
+    // The arena grows by a few buffers for 1,000 records; no staging buffer per call.
+    let grown = live_buffers(&ctx) - before;
+    assert!(grown <= 4, "{grown} buffers for 999 preparations");
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        first.record_in_pass(&mut pass).unwrap();
+        for call in &calls {
+            call.record_in_pass(&mut pass).unwrap();
+        }
+    }
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(read(&ctx, &bufs.out), bufs.expected(&[(0, 1000 * 64)]));
+}
+
+#[test]
+fn calls_prepared_on_one_thread_run_when_recorded_on_another() {
+    let ctx = own_context();
+    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let bufs = std::sync::Arc::new(Buffers::new(&ctx, 300 * 64, 61));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let preparer = {
+        let bufs = bufs.clone();
+        std::thread::spawn(move || {
+            for i in 0..300u64 {
+                tx.send(op.prepare(&bufs.at(i * 64, 64)).unwrap()).unwrap();
+            }
+        })
+    };
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        for call in rx.iter() {
+            call.record_in_pass(&mut pass).unwrap();
+        }
+    }
+    preparer.join().unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(read(&ctx, &bufs.out), bufs.expected(&[(0, 300 * 64)]));
+}
