@@ -8,10 +8,13 @@
 //! the latency of one 4 KiB call alone and of one call in a batch of 1,000 against the bare
 //! kernel on the same ranges; the `recording` group (run first), the CPU time of recording
 //! 1,000 calls of 4 KiB in each way the API offers (prepared calls, a batch, one-shot
-//! `record`). Set
+//! `record`); the `graph` group (run last), a model's worth of prepared calls recorded into one
+//! pass per frame against the same frame of bare dispatches (`graph.rs`). Set
 //! `GPU_XOR_BENCH_QUICK=1` (or run under `CI`) for small sizes only. `benches/README.md` says
 //! what each group measures.
 
+#[path = "graph.rs"]
+mod graph;
 #[path = "harness.rs"]
 mod harness;
 
@@ -172,6 +175,49 @@ fn benches(c: &mut Criterion) {
     g.finish();
     drop(small);
     small_calls(c, &ctx);
+    // Last: its tens of thousands of buffers raise the cost of every later compute pass.
+    graph_frames(c, &ctx);
+}
+
+/// The graph mixes of `graph.rs`: a frame of every node prepared and recorded into one pass
+/// (`prepared`) against the same frame of bare dispatches (`bare-xor`), submitted and waited
+/// for; and the CPU time of recording the 300-node pass alone (`record-prepared`,
+/// `record-bare`). Throughput is bytes read and written a frame (nodes, for the recording).
+/// Under `GPU_XOR_BENCH_QUICK` or `CI` the 10,000-node mix is left out.
+fn graph_frames(c: &mut Criterion, ctx: &Context) {
+    let quick =
+        std::env::var_os("GPU_XOR_BENCH_QUICK").is_some() || std::env::var_os("CI").is_some();
+    let mut g = c.benchmark_group("graph");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(5));
+    let mixes: &[graph::Mix] = if quick {
+        &[graph::MODEL]
+    } else {
+        &[graph::MODEL, graph::SMALL]
+    };
+    for &mix in mixes {
+        let graph = graph::Graph::new(ctx, mix);
+        ctx.wait().expect("the uploads");
+        let name = format!("{}-nodes", mix.nodes);
+        g.throughput(Throughput::Bytes(graph.traffic()));
+        g.bench_function(format!("{name}/prepared"), |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| graph.frame(ctx)).sum())
+        });
+        g.bench_function(format!("{name}/bare-xor"), |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| graph.bare_frame(ctx)).sum())
+        });
+        if mix.nodes == graph::MODEL.nodes {
+            g.throughput(Throughput::Elements(mix.nodes as u64));
+            g.bench_function(format!("{name}/record-prepared"), |b| {
+                b.iter_custom(|iters| (0..iters).map(|_| graph.record_prepared(ctx).0).sum())
+            });
+            g.bench_function(format!("{name}/record-bare"), |b| {
+                b.iter_custom(|iters| (0..iters).map(|_| graph.record_bare(ctx).0).sum())
+            });
+        }
+    }
+    g.finish();
 }
 
 /// Per-call latency of 4 KiB BIT_XOR u32 calls against the bare XOR kernel on the same ranges

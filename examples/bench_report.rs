@@ -582,6 +582,7 @@ fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
         let mut rec_bare = Vec::new();
         let mut fin = Vec::new();
         let mut fin_bare = Vec::new();
+        let mut rec_piped = Vec::new();
         for _ in 0..rec_rounds {
             let (r, f) = g.record_prepared(ctx);
             rec.push(r.as_secs_f64());
@@ -589,8 +590,10 @@ fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
             let (r, f) = g.record_bare(ctx);
             rec_bare.push(r.as_secs_f64());
             fin_bare.push(f.as_secs_f64());
+            rec_piped.push(g.record_bare_each_with_pipeline(ctx).0.as_secs_f64());
         }
         let (rec, rec_bare) = (graph::median(rec), graph::median(rec_bare));
+        let rec_piped = graph::median(rec_piped);
         let (fin, fin_bare) = (graph::median(fin), graph::median(fin_bare));
         let warm = graph::median((0..5).map(|_| g.prepare_again(ctx).as_secs_f64()).collect());
         let traffic = g.traffic() as f64;
@@ -618,6 +621,12 @@ fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
                 rec / rec_bare
             ),
             format!(
+                "{} ({:.2} of bare; prepared / this = {:.2})",
+                us(rec_piped / n),
+                rec_piped / rec_bare,
+                rec / rec_piped
+            ),
+            format!(
                 "{} / {} = {:.2}",
                 us(fin / n),
                 us(fin_bare / n),
@@ -641,6 +650,7 @@ fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
         "GPU frame: prepared / bare",
         "bytes read and written a frame, over its time: prepared / bare",
         "recording a node into the open pass: prepared / bare (`set_bind_group` + dispatch)",
+        "bare recording with `set_pipeline` before every dispatch (what a call between a caller's own dispatches must do)",
         "`finish` per node: prepared / bare",
         "warm preparation per node (pipelines compiled)",
         "cold preparation per node (new context; operators made and every node prepared, compiling on the way)",
