@@ -29,6 +29,7 @@ use gpu_xor::{
     BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, Prepared, TensorBinding,
     XorBindings, XorOperator,
 };
+use gpu_xor_conformance::engine::SplitMix64;
 
 /// The two mixes of the issue: a model (300 nodes) and many small tensors (10,000 nodes).
 #[derive(Clone, Copy, Debug)]
@@ -94,21 +95,10 @@ impl Node {
     }
 }
 
-/// splitmix64: the generator's only source of numbers.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn range(&mut self, (lo, hi): (u64, u64)) -> u64 {
-        lo + self.next() % (hi - lo)
-    }
+/// A draw in `lo..hi` from the conformance crate's splitmix64, the generator's only source
+/// of numbers.
+fn draw(rng: &mut SplitMix64, (lo, hi): (u64, u64)) -> u64 {
+    lo + rng.next_u64() % (hi - lo)
 }
 
 /// The nodes of `mix`, the same in every run.
@@ -120,7 +110,7 @@ pub fn nodes(mix: Mix) -> Vec<Node> {
         DataType::I64,
         DataType::U32,
     ];
-    let mut rng = SplitMix(0x6772_6170_6821);
+    let mut rng = SplitMix64::new(0x6772_6170_6821);
     (0..mix.nodes)
         .map(|i| {
             let kind = [Kind::Packed, Kind::InPlace, Kind::Broadcast][i % 3];
@@ -131,8 +121,8 @@ pub fn nodes(mix: Mix) -> Vec<Node> {
             Node {
                 kind,
                 data_type,
-                c: rng.range(mix.channels),
-                side: rng.range(mix.side),
+                c: draw(&mut rng, mix.channels),
+                side: draw(&mut rng, mix.side),
             }
         })
         .collect()
