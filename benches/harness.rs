@@ -37,6 +37,42 @@ pub enum Path {
     SlicedOutput,
     /// The output transposed: `[n, n]` written with strides `[1, n]`, the inputs packed.
     TransposedOutput,
+    /// A a cube read with axes (2, 0, 1): `[n, n, n]` with strides `[1, n², n]`.
+    Permuted3,
+    /// A a cube read with its two inner axes swapped, axes (0, 2, 1): strides `[n², 1, n]`.
+    Permuted3Inner,
+    /// A a 4-D cube read with axes (0, 2, 1, 3) (heads and tokens swapped): strides
+    /// `[n³, n, n², 1]`.
+    Permuted4,
+    /// A a 4-D cube read with axes (0, 3, 1, 2) (NHWC read as NCHW): strides `[n³, 1, n², n]`.
+    Permuted4Channels,
+    /// The output a cube written with axes (2, 0, 1), the inputs packed.
+    PermutedOutput,
+    /// A read with a step of two elements: `[n]` with stride `[2]`.
+    SteppedInput,
+    /// The output written with a step of two elements (every other element): `[n]`, stride 2.
+    SteppedOutput,
+    /// The output in short padded rows: `[rows, 3]` with a row stride of 5 elements.
+    ShortRows,
+}
+
+/// The permutations of the permuted paths: `axes[k]` is the source axis that axis `k` reads.
+fn axes(path: Path) -> &'static [usize] {
+    match path {
+        Path::Permuted3 | Path::PermutedOutput => &[2, 0, 1],
+        Path::Permuted3Inner => &[0, 2, 1],
+        Path::Permuted4 => &[0, 2, 1, 3],
+        Path::Permuted4Channels => &[0, 3, 1, 2],
+        _ => &[],
+    }
+}
+
+/// The strides of a packed cube of `rank` sides of `side` read with `axes`.
+fn permuted_strides(side: u64, axes: &[usize]) -> Vec<u32> {
+    let rank = axes.len();
+    axes.iter()
+        .map(|&k| side.pow((rank - 1 - k) as u32) as u32)
+        .collect()
 }
 
 /// Where a [`Path::SlicedOutput`] output starts in its buffer: a `TensorDesc` has no element
@@ -58,8 +94,37 @@ impl Path {
             Path::PaddedOutput => "padded-output",
             Path::SlicedOutput => "sliced-output",
             Path::TransposedOutput => "transposed-output",
+            Path::Permuted3 => "permuted-3d (2,0,1)",
+            Path::Permuted3Inner => "permuted-3d (0,2,1)",
+            Path::Permuted4 => "permuted-4d (0,2,1,3)",
+            Path::Permuted4Channels => "permuted-4d (0,3,1,2)",
+            Path::PermutedOutput => "permuted-output (2,0,1)",
+            Path::SteppedInput => "stepped-input",
+            Path::SteppedOutput => "stepped-output",
+            Path::ShortRows => "short-rows-output",
         }
     }
+
+    /// Whether the path has a strided operand: measured against the plain strided kernel.
+    pub fn strided(self) -> bool {
+        !matches!(self, Path::Contiguous | Path::InPlace | Path::BroadcastRow)
+    }
+
+    /// Every path with a strided operand, in the order the reports list them.
+    pub const STRIDED: [Path; 12] = [
+        Path::Transposed,
+        Path::Permuted3,
+        Path::Permuted3Inner,
+        Path::Permuted4,
+        Path::Permuted4Channels,
+        Path::SteppedInput,
+        Path::TransposedOutput,
+        Path::PermutedOutput,
+        Path::PaddedOutput,
+        Path::SlicedOutput,
+        Path::SteppedOutput,
+        Path::ShortRows,
+    ];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +153,18 @@ struct Dims {
     cols: u64,
     rows: u64,
     side: u64,
+    /// Sides of the 3-D and 4-D cubes.
+    cube3: u64,
+    cube4: u64,
+}
+
+/// The largest `s` with `s^rank <= n`.
+fn root(n: u64, rank: u32) -> u64 {
+    let mut s = (n as f64).powf(1.0 / f64::from(rank)).round() as u64 + 1;
+    while s > 1 && s.pow(rank) > n {
+        s -= 1;
+    }
+    s.max(1)
 }
 
 impl Dims {
@@ -105,6 +182,8 @@ impl Dims {
             cols,
             rows: (n / cols).max(1),
             side: (n as f64).sqrt().max(1.0) as u64,
+            cube3: root(n, 3),
+            cube4: root(n, 4),
         }
     }
 }
@@ -121,6 +200,161 @@ pub struct Case {
     buffers: Vec<wgpu::Buffer>,
     ranges: [(usize, u64, u64); 3],
     compiled: Compiled,
+    layout: PlainLayout,
+}
+
+/// A case's layout as the plain strided kernel reads it: element size, sizes, the element
+/// strides of a, b and out, and the element offset of each in its buffer.
+pub struct PlainLayout {
+    pub width: u64,
+    pub sizes: Vec<u64>,
+    pub strides: [Vec<u64>; 3],
+    pub base: [u64; 3],
+}
+
+/// `size` bytes of `buffer` from `offset` (multiples of 4), read back.
+pub fn read(ctx: &Context, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Vec<u8> {
+    let staging = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+    ctx.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    ctx.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    let bytes = staging
+        .slice(..)
+        .get_mapped_range()
+        .expect("mapped")
+        .to_vec();
+    bytes
+}
+
+/// The plain strided XOR kernel (`plain_strided.wgsl`) bound to one case: one output element
+/// per invocation (one output word for a dense 8- or 16-bit output), offsets unravelled from a
+/// strides uniform, the whole buffers bound.
+pub struct PlainStrided {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    groups: (u32, u32),
+}
+
+impl PlainStrided {
+    pub fn new(ctx: &Context, layout: &PlainLayout, buffers: [&wgpu::Buffer; 3]) -> PlainStrided {
+        let device = ctx.device();
+        let w = layout.width;
+        let elements: u64 = layout.sizes.iter().product();
+        let rank = layout.sizes.len();
+        // A dense output of 8- or 16-bit elements starting on a word: one word per invocation.
+        let packed_strides: Vec<u64> = (0..rank)
+            .map(|d| layout.sizes[d + 1..].iter().product())
+            .collect();
+        let packed =
+            w < 4 && layout.strides[2] == packed_strides && (layout.base[2] * w).is_multiple_of(4);
+        let words = (elements * w).div_ceil(4);
+        let units = if packed { words } else { elements };
+        let (out_type, stores) = if w < 4 && !packed {
+            (
+                "array<atomic<u32>>",
+                "fn load_out(w: u32) -> u32 { return atomicLoad(&out_buf[w]); }\n\
+                 fn store_word(w: u32, v: u32) { atomicStore(&out_buf[w], v); }\n\
+                 fn store_lane(w: u32, shift: u32, v: u32) {\n\
+                     let old = (atomicLoad(&out_buf[w]) >> shift) & lane_mask();\n\
+                     atomicXor(&out_buf[w], (old ^ v) << shift);\n\
+                 }\n",
+            )
+        } else {
+            (
+                "array<u32>",
+                "fn load_out(w: u32) -> u32 { return out_buf[w]; }\n\
+                 fn store_word(w: u32, v: u32) { out_buf[w] = v; }\n\
+                 fn store_lane(w: u32, shift: u32, v: u32) {\n\
+                     let m = lane_mask() << shift;\n\
+                     out_buf[w] = (out_buf[w] & ~m) | (v << shift);\n\
+                 }\n",
+            )
+        };
+        let source = include_str!("plain_strided.wgsl").replace("OUT_TYPE", out_type) + stores;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("plain strided"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let constants = [
+            ("WIDTH", w as f64),
+            ("PACKED_OUT", f64::from(u8::from(packed))),
+        ];
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("plain strided"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                ..Default::default()
+            },
+            cache: None,
+        });
+        let max_x = u64::from(device.limits().max_compute_workgroups_per_dimension);
+        let groups = units.div_ceil(256).max(1);
+        let x = groups.min(max_x);
+        let y = groups.div_ceil(x);
+        let mut shape = [0u32; 40];
+        shape[..4].copy_from_slice(&[elements as u32, rank as u32, (x * 256) as u32, words as u32]);
+        for (i, &b) in layout.base.iter().enumerate() {
+            shape[4 + i] = b as u32;
+        }
+        for d in 0..rank {
+            shape[8 + d] = layout.sizes[d] as u32;
+            for o in 0..3 {
+                shape[16 + 8 * o + d] = layout.strides[o][d] as u32;
+            }
+        }
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("plain strided shape"),
+            size: std::mem::size_of_val(&shape) as u64,
+            usage: wgpu::BufferUsages::UNIFORM,
+            mapped_at_creation: true,
+        });
+        uniform
+            .get_mapped_range_mut(..)
+            .expect("mapped")
+            .copy_from_slice(bytemuck::cast_slice(&shape));
+        uniform.unmap();
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .map(|b| b.as_entire_binding())
+            .chain([uniform.as_entire_binding()])
+            .zip(0..)
+            .map(|(resource, binding)| wgpu::BindGroupEntry { binding, resource })
+            .collect();
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("plain strided"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        PlainStrided {
+            pipeline,
+            bind_group,
+            groups: (x as u32, y as u32),
+        }
+    }
+
+    /// `n` dispatches in one compute pass.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        for _ in 0..n {
+            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        }
+    }
 }
 
 enum Compiled {
@@ -170,6 +404,8 @@ impl Case {
             cols,
             rows,
             side,
+            cube3,
+            cube4,
         } = Dims::new(data_type, bytes);
         let t = |sizes: &[u64]| {
             TensorDesc::new(
@@ -210,6 +446,49 @@ impl Case {
                 t(&[side, side]).with_strides(&[1, side as u32]),
                 side * side,
             ),
+            Path::Permuted3 | Path::Permuted3Inner | Path::Permuted4 | Path::Permuted4Channels => {
+                let (r, n) = (
+                    axes(path).len(),
+                    if axes(path).len() == 3 { cube3 } else { cube4 },
+                );
+                let shape = vec![n; r];
+                (
+                    t(&shape).with_strides(&permuted_strides(n, axes(path))),
+                    t(&shape),
+                    t(&shape),
+                    n.pow(r as u32),
+                )
+            }
+            Path::PermutedOutput => {
+                let shape = [cube3; 3];
+                (
+                    t(&shape),
+                    t(&shape),
+                    t(&shape).with_strides(&permuted_strides(cube3, axes(path))),
+                    cube3.pow(3),
+                )
+            }
+            Path::SteppedInput => (
+                t(&[n / 2]).with_strides(&[2]),
+                t(&[n / 2]),
+                t(&[n / 2]),
+                n / 2,
+            ),
+            Path::SteppedOutput => (
+                t(&[n / 2]),
+                t(&[n / 2]),
+                t(&[n / 2]).with_strides(&[2]),
+                n / 2,
+            ),
+            Path::ShortRows => {
+                let rows = n / 5;
+                (
+                    t(&[rows, 3]),
+                    t(&[rows, 3]),
+                    t(&[rows, 3]).with_strides(&[5, 1]),
+                    rows * 3,
+                )
+            }
         };
         let size = |d: &TensorDesc| d.total_size().expect("size");
         let compiled = match op {
@@ -260,6 +539,16 @@ impl Case {
             (out_slot, out_offset, size(&out)),
         ];
         debug_assert_eq!(shape_elems * w, Case::output_bytes(path, data_type, bytes));
+        let layout = PlainLayout {
+            width: w,
+            sizes: out.sizes.iter().map(|&x| u64::from(x)).collect(),
+            strides: [
+                a.effective_strides(),
+                b.effective_strides(),
+                out.effective_strides(),
+            ],
+            base: [0, 0, out_offset / w],
+        };
         Case {
             op,
             path,
@@ -269,7 +558,41 @@ impl Case {
             buffers,
             ranges,
             compiled,
+            layout,
         }
+    }
+
+    /// The inputs' buffers, read back whole.
+    pub fn inputs(&self, ctx: &Context) -> (Vec<u8>, Vec<u8>) {
+        let whole = |b: &wgpu::Buffer| read(ctx, b, 0, b.size());
+        (whole(&self.buffers[0]), whole(&self.buffers[1]))
+    }
+
+    /// The plain strided kernel over this case's buffers and layout (the output bound whole,
+    /// so the layout's base places it): [`PlainStrided`].
+    pub fn plain(&self, ctx: &Context) -> PlainStrided {
+        let out = &self.buffers[self.ranges[2].0];
+        PlainStrided::new(ctx, &self.layout, [&self.buffers[0], &self.buffers[1], out])
+    }
+
+    /// The bytes of the output's bound range after one call of the library and after one call
+    /// of `plain` (the output refilled in between, so that a byte either leaves alone differs):
+    /// the check that the baseline does the case's work.
+    pub fn outputs(&self, ctx: &Context, plain: &PlainStrided) -> (Vec<u8>, Vec<u8>) {
+        let (slot, offset, size) = self.ranges[2];
+        let run = |record: &dyn Fn(&mut wgpu::CommandEncoder)| {
+            let fill = storage(ctx, self.buffers[slot].size(), 99);
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&fill, 0, &self.buffers[slot], 0, fill.size());
+            record(&mut encoder);
+            ctx.queue().submit([encoder.finish()]);
+            read(ctx, &self.buffers[slot], offset, size)
+        };
+        let ours = run(&|e| {
+            self.record_summary(e);
+        });
+        let theirs = run(&|e| plain.record(e, 1));
+        (ours, theirs)
     }
 
     /// The bytes of the output of the case [`Case::new`] builds from these arguments.
@@ -279,6 +602,10 @@ impl Case {
             Path::Contiguous | Path::InPlace => d.n,
             Path::BroadcastRow | Path::PaddedOutput | Path::SlicedOutput => d.rows * d.cols,
             Path::Transposed | Path::TransposedOutput => d.side * d.side,
+            Path::Permuted3 | Path::Permuted3Inner | Path::PermutedOutput => d.cube3.pow(3),
+            Path::Permuted4 | Path::Permuted4Channels => d.cube4.pow(4),
+            Path::SteppedInput | Path::SteppedOutput => d.n / 2,
+            Path::ShortRows => d.n / 5 * 3,
         };
         elems * d.w
     }

@@ -47,6 +47,8 @@ struct Row {
     kernel: f64,
     copy: f64,
     bare: f64,
+    /// Against the plain strided kernel on the same layout, for the strided paths.
+    plain: Option<f64>,
     dispatch: String,
 }
 
@@ -63,12 +65,12 @@ fn size_name(bytes: u64) -> String {
 
 fn table(rows: &[Row]) -> String {
     let mut t = String::from(
-        "| operator | path | type | size | GB/s | / copy kernel | / copy_buffer_to_buffer | / bare xor | kernel |\n|---|---|---|---|---:|---:|---:|---:|---|\n",
+        "| operator | path | type | size | GB/s | / copy kernel | / copy_buffer_to_buffer | / bare xor | / plain strided | kernel |\n|---|---|---|---|---:|---:|---:|---:|---:|---|\n",
     );
     for r in rows {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} |",
             r.op,
             r.path,
             r.data_type,
@@ -77,6 +79,7 @@ fn table(rows: &[Row]) -> String {
             r.kernel,
             r.copy,
             r.bare,
+            r.plain.map_or("-".to_string(), |p| format!("{p:.2}")),
             r.dispatch
         );
     }
@@ -112,6 +115,8 @@ const COPY_KERNEL: (&str, &str) = ("copy", "vec4<u32> kernel");
 const COPY_BUFFER: (&str, &str) = ("copy", "copy_buffer_to_buffer");
 /// The bare XOR kernel's row (operator, path).
 const BARE_XOR: (&str, &str) = ("bare xor", "vec4<u32> kernel");
+/// The operator name of the plain strided kernel's rows (their path is the case's).
+const PLAIN: &str = "plain strided";
 
 impl Suite {
     /// The three baselines over `bytes` bytes: the copies count 2 x bytes of traffic, the bare
@@ -157,6 +162,29 @@ impl Suite {
             .map(|k| format!("{k:?}"))
             .collect();
         kernels.dedup();
+        if path.strided() {
+            // The fourth baseline, on the same buffers and layout, checked to write the same
+            // bytes as the library's call.
+            let plain = case.plain(ctx);
+            let (ours, theirs) = case.outputs(ctx, &plain);
+            assert!(
+                ours == theirs,
+                "the plain strided kernel disagrees with {} {} {dt}",
+                op.name(),
+                path.name()
+            );
+            self.entries.push(Entry {
+                baseline: false,
+                op: PLAIN,
+                path: path.name(),
+                data_type: dt.to_string(),
+                bytes: case.bytes,
+                traffic: case.traffic,
+                dispatch: "plain x1".into(),
+                record: Box::new(move |e, n| plain.record(e, n)),
+                best: Duration::MAX,
+            });
+        }
         let ctx = ctx.clone();
         self.entries.push(Entry {
             baseline: false,
@@ -212,6 +240,10 @@ impl Suite {
                     kernel: g / self.baseline(COPY_KERNEL, e.bytes),
                     copy: g / self.baseline(COPY_BUFFER, e.bytes),
                     bare: g / self.baseline(BARE_XOR, e.bytes),
+                    plain: (e.op != PLAIN)
+                        .then(|| self.gbps(PLAIN, e.path, &e.data_type, e.bytes))
+                        .filter(|&p| p > 0.0)
+                        .map(|p| g / p),
                     dispatch: e.dispatch.clone(),
                 }
             })
@@ -705,6 +737,116 @@ fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
     GraphReport { text, targets }
 }
 
+/// What a strided case must reach: the least fraction of contiguous BIT_XOR of its type per
+/// output byte, and the least fraction of the plain strided kernel on its layout.
+fn strided_target(path: Path) -> (f64, f64) {
+    match path {
+        Path::Transposed => (0.8, 1.1),
+        Path::Permuted3 | Path::Permuted3Inner | Path::Permuted4 | Path::Permuted4Channels => {
+            (0.7, 1.1)
+        }
+        Path::TransposedOutput | Path::PermutedOutput | Path::SteppedOutput | Path::ShortRows => {
+            (0.5, 1.0)
+        }
+        // Padded, sliced and stepped layouts: no fraction of contiguous asked, at least the
+        // plain kernel.
+        _ => (0.0, 1.0),
+    }
+}
+
+/// The strided layouts at 64 MiB and 1 MiB (16 MiB and 1 MiB with `--quick`), each against
+/// contiguous BIT_XOR of its type and the plain strided kernel on the same layout, measured in
+/// one suite per size; the table and the targets.
+fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<(String, String, bool)>) {
+    let every = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
+    let mut cases: Vec<(Path, DataType)> = Vec::new();
+    for dt in every {
+        cases.push((Path::Transposed, dt));
+    }
+    for path in [
+        Path::Permuted3,
+        Path::Permuted3Inner,
+        Path::Permuted4,
+        Path::Permuted4Channels,
+    ] {
+        cases.push((path, DataType::U32));
+    }
+    cases.push((Path::Permuted3, DataType::U8));
+    cases.push((Path::SteppedInput, DataType::U8));
+    cases.push((Path::SteppedInput, DataType::U32));
+    for dt in every {
+        cases.push((Path::TransposedOutput, dt));
+    }
+    for dt in every {
+        cases.push((Path::PermutedOutput, dt));
+    }
+    for dt in [DataType::U8, DataType::U16] {
+        cases.push((Path::PaddedOutput, dt));
+        cases.push((Path::SlicedOutput, dt));
+    }
+    cases.push((Path::SteppedOutput, DataType::U8));
+    cases.push((Path::SteppedOutput, DataType::U16));
+    cases.push((Path::ShortRows, DataType::U8));
+    cases.push((Path::ShortRows, DataType::U16));
+
+    let sizes: [u64; 2] = [if quick { 16 << 20 } else { 64 << 20 }, 1 << 20];
+    let mut text = String::from(
+        "Every strided layout against contiguous BIT_XOR of its type (per output byte: every case reads two operands and writes one, as contiguous does) and against the plain strided kernel (`benches/plain_strided.wgsl`: one element per invocation, offsets from a strides uniform; one output word per invocation for a dense 8- or 16-bit output) on the same layout and buffers, checked to write the same bytes. One suite per size, every row timed in turn each round, best round kept.\n\n| path | type | size | GB/s | / contiguous | plain GB/s | / plain strided | kernel | target (contiguous, plain) |\n|---|---|---|---:|---:|---:|---:|---|---|\n",
+    );
+    let mut targets = Vec::new();
+    for bytes in sizes {
+        let mut suite = Suite::default();
+        suite.baselines(ctx, bytes);
+        for dt in every {
+            suite.case(ctx, Op::BitXor, Path::Contiguous, dt, bytes);
+        }
+        for &(path, dt) in &cases {
+            suite.case(ctx, Op::BitXor, path, dt, bytes);
+        }
+        suite.run(ctx, if quick { 2 } else { 4 });
+        let rows = suite.rows();
+        let find = |path: &str, dt: &str| {
+            rows.iter()
+                .find(|r| r.op == "bit_xor" && r.path == path && r.data_type == dt)
+        };
+        for &(path, dt) in &cases {
+            let Some(r) = find(path.name(), &dt.to_string()) else {
+                continue;
+            };
+            let contiguous = find("contiguous", &dt.to_string()).map_or(0.0, |c| c.gbps);
+            let of_contiguous = r.gbps / contiguous;
+            let of_plain = r.plain.unwrap_or(0.0);
+            let plain_gbps = if of_plain > 0.0 {
+                r.gbps / of_plain
+            } else {
+                0.0
+            };
+            let (least_contiguous, least_plain) = strided_target(path);
+            let met = of_contiguous >= least_contiguous && of_plain >= least_plain;
+            let _ = writeln!(
+                text,
+                "| {} | {dt} | {} | {:.2} | {of_contiguous:.2} | {plain_gbps:.2} | {of_plain:.2} | {} | >= {least_contiguous}, >= {least_plain}: {} |",
+                path.name(),
+                size_name(r.bytes),
+                r.gbps,
+                r.dispatch,
+                verdict(met)
+            );
+            targets.push((
+                format!(
+                    "{} {dt} {}: >= {least_contiguous} of contiguous, >= {least_plain} x plain strided",
+                    path.name(),
+                    size_name(bytes)
+                ),
+                format!("{of_contiguous:.2}, {of_plain:.2}"),
+                met,
+            ));
+        }
+    }
+    println!("{text}");
+    (text, targets)
+}
+
 fn main() -> Result<(), gpu_xor::Error> {
     let save = std::env::args().any(|a| a == "--save");
     let quick = std::env::args().any(|a| a == "--quick");
@@ -725,6 +867,21 @@ fn main() -> Result<(), gpu_xor::Error> {
             let _ = writeln!(targets, "| {name} | {figure} | {} |", verdict(*met));
         }
         println!("{targets}");
+        return Ok(());
+    }
+    if std::env::args().any(|a| a == "--strided") {
+        let ctx = Context::from_env()?;
+        let info = ctx.adapter_info();
+        println!(
+            "adapter: {} ({:?}, {:?})\ndate: {}\n",
+            info.name,
+            info.backend,
+            info.device_type,
+            today()
+        );
+        let (_, targets) = strided_section(&ctx, quick);
+        let met = targets.iter().filter(|t| t.2).count();
+        println!("{met} of {} strided targets met", targets.len());
         return Ok(());
     }
     let ctx = Context::from_env()?;
