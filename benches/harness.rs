@@ -229,12 +229,11 @@ pub fn read(ctx: &Context, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Vec
     ctx.device()
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("poll");
-    let bytes = staging
+    staging
         .slice(..)
         .get_mapped_range()
         .expect("mapped")
-        .to_vec();
-    bytes
+        .to_vec()
 }
 
 /// The plain strided XOR kernel (`plain_strided.wgsl`) bound to one case: one output element

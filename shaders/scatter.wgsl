@@ -1,18 +1,23 @@
 // Scatter kernel. Entry point: `main`.
 //
 // The output itself is strided (an order no permutation makes dense, a step over elements,
-// rows too short or too interleaved for the shifted-rows kernel): each invocation owns one
-// output element, found by unravelling its index over the iteration space for all three
+// rows too short or too interleaved for the shifted-rows kernel): each invocation starts from
+// one output element, found by unravelling its index over the iteration space for all three
 // operands. 32- and 64-bit elements own their words and are stored whole. 8- and 16-bit
-// elements are written lane by lane through `store_lane`, which the output binding defines:
-//   KernelKind::Scatter (shared/atomic.wgsl): neighbouring elements share words, which other
-//   invocations write at the same time, so a lane is changed with one atomicXor;
-//   KernelKind::Spaced (shared/words.wgsl): no two elements share a word (each is 4 bytes or
-//   more from the next), so the word's other bytes are padding no one writes, and a masked
-//   read-modify-write is enough.
+// elements, by SHARED_WORDS (a constant of each table entry, src/kernels/shaders.rs):
+//   KernelKind::Spaced (false): no two elements share a word (each is 4 bytes or more from
+//   the next), so the word's other bytes are padding no one writes, and the lane is stored
+//   through a mask;
+//   KernelKind::Scatter (true): neighbouring elements share words. Every output word has one
+//   owner, the invocation of its first element in index order: the host runs this kernel
+//   only on pieces whose output is nested (each dimension's stride spans the block inside
+//   it; `select::nested`), where addresses rise with the index, so the elements of one word
+//   are consecutive in index order. The owner gathers them (at most 4 / WIDTH) and writes
+//   the word once through a mask; the others return. No atomics: no two invocations ever
+//   write one word.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
-// (shared/inputs_words_*.wgsl, and shared/atomic.wgsl or shared/words.wgsl).
+// (shared/inputs_words_*.wgsl, shared/words.wgsl).
 
 @compute @workgroup_size(256)
 fn main(
@@ -43,5 +48,54 @@ fn main(
         return;
     }
     let byte = o * WIDTH;
-    store_lane(byte >> 2u, (byte & 3u) * 8u, value);
+    if !SHARED_WORDS {
+        store_lane(byte >> 2u, (byte & 3u) * 8u, value);
+        return;
+    }
+
+    let w = byte >> 2u;
+    let last = rank(call) - 1u;
+    let inner_n = size_at(call, last);
+    let step_o = out_stride_at(call, last);
+    // The element before this one in index order: in this word, it owns the word.
+    if u > 0u {
+        var prev_o = o - step_o;
+        if at.inner == 0u {
+            prev_o = offsets_of(call, u - 1u, rank(call)).o;
+        }
+        if (prev_o * WIDTH) >> 2u == w {
+            return;
+        }
+    }
+    var shift = (byte & 3u) * 8u;
+    var word = value << shift;
+    var mask = lane_mask() << shift;
+    var c = at;
+    var e = u + 1u;
+    for (var k = 1u; k < 4u / WIDTH; k++) {
+        if e >= head(call).x {
+            break;
+        }
+        if c.inner + 1u < inner_n {
+            c.o += step_o;
+            c.a += a_stride_at(call, last);
+            c.b += b_stride_at(call, last);
+            c.inner += 1u;
+        } else {
+            c = offsets_of(call, e, rank(call));
+        }
+        let next = c.o * WIDTH;
+        if next >> 2u != w {
+            break;
+        }
+        shift = (next & 3u) * 8u;
+        word |= combine_lane(load_lane(A_SRC, c.a), load_lane(B_SRC, c.b)) << shift;
+        mask |= lane_mask() << shift;
+        e += 1u;
+    }
+    if mask == 0xffffffffu {
+        store_word(w, word);
+    } else {
+        store_word(w, (out_buf[w] & ~mask) | word);
+    }
 }

@@ -24,7 +24,7 @@
 // workgroup's z index (`let call = wg.z;`) before anything else, so that no kernel can read a
 // record before it knows which one is its own. Bindings 2 and 3 (the inputs) come from one of
 // shared/inputs_*.wgsl, binding 1 (the output, read_write) and the loaders `load_word` (and
-// `load` for 16-byte blocks) from shared/blocks.wgsl, words.wgsl or atomic.wgsl; both are
+// `load` for 16-byte blocks) from shared/blocks.wgsl or words.wgsl; both are
 // placed between this file and the kernel.
 //
 // Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):

@@ -23,7 +23,9 @@ pub struct RecordSummary {
     /// Whether the output aliased B exactly (in place).
     pub b_in_place: bool,
     /// The kernel of each piece of the call, in order: one piece, or one per window for a
-    /// call larger than one binding; none for an empty output. (In a [`crate::Batch`], pieces
+    /// call larger than one binding, or one per nested part of an 8- or 16-bit output whose
+    /// rows interleave (the scatter kernel's rule, [`KernelKind::Scatter`]); none for an
+    /// empty output. (In a [`crate::Batch`], pieces
     /// of independent calls may then share a dispatch.)
     pub dispatches: Vec<KernelKind>,
     /// How many of those pieces bind a writable range that overlaps another binding of the
@@ -142,15 +144,30 @@ pub(crate) fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result
     let start = bound.map(|b| b.offset);
     let (slot, inputs_rw, pieces, window) = choose_slots(plan, start, &sharing, &bound, target)?;
     let slot_buffer = slot_buffers(slot, &bound);
-    let mut lowered = Vec::with_capacity(pieces.len());
-    for piece in &pieces {
+    let choose = |piece: &Piece| {
         let range = bound_ranges(piece, &slot_buffer, window);
         let choice = Bound {
             start,
             range: range.map(|r| r.map(|r| (r.start, r.end))),
             max_groups: target.max_groups,
         };
-        let kernel = select::choose(plan.kernel, piece, &choice, width);
+        (range, select::choose(plan.kernel, piece, &choice, width))
+    };
+    // The scatter kernel writes words that elements share, without atomics, only where the
+    // output is nested: a piece it would run otherwise is cut into nested parts first.
+    let pieces: Vec<Piece> = pieces
+        .into_iter()
+        .flat_map(|piece| {
+            if width < 4 && choose(&piece).1 == KernelKind::Scatter {
+                select::owned_pieces(piece, width)
+            } else {
+                vec![piece]
+            }
+        })
+        .collect();
+    let mut lowered = Vec::with_capacity(pieces.len());
+    for piece in &pieces {
+        let (range, kernel) = choose(piece);
         // An input read in place is read through the output's own binding (its slot is 0):
         // WebGPU forbids a writable binding that overlaps another binding of the same buffer
         // in one dispatch, so it cannot have a binding of its own.

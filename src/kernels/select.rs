@@ -182,6 +182,50 @@ fn rows_in_order(piece: &Piece) -> bool {
     true
 }
 
+/// Whether the output of `piece` is nested: from the innermost dimension outward, each stride
+/// spans the whole block inside it, so that output addresses rise with the index (the
+/// dimensions being sorted by output stride). The scatter kernel's owner of a shared word
+/// finds the word's other elements right after its own in index order only there.
+pub(crate) fn nested(piece: &Piece) -> bool {
+    // Elements from the first to the last of the block inside the dimension, plus one.
+    let mut extent = 1u64;
+    for d in (0..piece.sizes.len()).rev().filter(|&d| piece.sizes[d] > 1) {
+        let stride = piece.strides[0][d];
+        if stride < extent {
+            return false;
+        }
+        extent = (piece.sizes[d] - 1)
+            .saturating_mul(stride)
+            .saturating_add(extent);
+    }
+    true
+}
+
+/// `piece` cut into pieces the scatter kernel can run without atomics: itself where its output
+/// is nested or its elements never share a word; else the pieces of each index of its
+/// innermost dimension of more than one element (a piece of one element is nested), each cut
+/// again until nested. The pieces run as dispatches of their own, one after another, so a
+/// word two of them share is written by each in turn.
+pub(crate) fn owned_pieces(piece: Piece, width: u64) -> Vec<Piece> {
+    if nested(&piece) || spaced(&piece, width) {
+        return vec![piece];
+    }
+    let d = (0..piece.sizes.len())
+        .rev()
+        .find(|&d| piece.sizes[d] > 1)
+        .expect("a piece that is not nested has a dimension of more than one element");
+    (0..piece.sizes[d])
+        .flat_map(|i| {
+            let mut part = piece.clone();
+            part.sizes[d] = 1;
+            for o in 0..3 {
+                part.origin[o] += i * piece.strides[o][d];
+            }
+            owned_pieces(part, width)
+        })
+        .collect()
+}
+
 /// Whether no two output elements of `piece` share a word: always for 32- and 64-bit
 /// elements (a valid output never overlaps itself); for 8- and 16-bit ones, where the output
 /// visits memory in index order without interleaving (dimensions are sorted by output stride)
@@ -362,6 +406,31 @@ mod tests {
         // 32- and 64-bit elements always own their words.
         assert_eq!(kernel([4, 5], [10, 2], 4), KernelKind::Spaced);
         assert_eq!(kernel([4, 5], [7, 1], 8), KernelKind::Spaced);
+    }
+
+    #[test]
+    fn interleaved_outputs_are_cut_into_nested_parts() {
+        // Every other u8 and short padded rows are nested: one piece.
+        let stepped = piece(&[100], [&[2], &[1], &[1]]);
+        assert!(nested(&stepped));
+        assert_eq!(owned_pieces(stepped.clone(), 1), [stepped]);
+        let rows = piece(&[10, 3], [&[5, 1], &[3, 1], &[3, 1]]);
+        assert!(nested(&rows));
+        // Rows at offsets 3i + 2j: row 1 starts inside row 0. Cut along the inner dimension
+        // into three parts of stride 3, at element offsets 0, 2 and 4 (inputs 0, 1 and 2).
+        let interleaved = piece(&[7, 3], [&[3, 2], &[3, 1], &[0, 1]]);
+        assert!(!nested(&interleaved));
+        let parts = owned_pieces(interleaved, 1);
+        assert_eq!(parts.len(), 3);
+        for (i, part) in parts.iter().enumerate() {
+            assert!(nested(part));
+            assert_eq!(part.sizes, [7, 1]);
+            assert_eq!(part.origin, [2 * i as u64, i as u64, i as u64]);
+        }
+        // 16-bit elements 6 bytes apart never share a word: no cut needed for those parts,
+        // and a spaced whole is not cut at all.
+        let spaced_whole = piece(&[7, 3], [&[6, 2], &[3, 1], &[3, 1]]);
+        assert_eq!(owned_pieces(spaced_whole.clone(), 2), [spaced_whole]);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //!
 //! Each kernel is `shaders/shared/common.wgsl`, then its input bindings
 //! (`shaders/shared/inputs_{blocks,words}_{read,read_write}.wgsl`), then its output binding
-//! and loaders (`shaders/shared/blocks.wgsl`, `words.wgsl` or `atomic.wgsl`), then its own
-//! file; WGSL has no includes, so the static parts are joined at compile time. Pipelines
+//! and loaders (`shaders/shared/blocks.wgsl` or `words.wgsl`), then the constants of its
+//! table entry, then its own file; WGSL has no includes, so the static parts are joined at compile time. Pipelines
 //! specialise them through `override` constants only.
 
 use crate::layout::KernelKind;
@@ -31,6 +31,9 @@ pub struct ShaderSource {
 
 macro_rules! kernel {
     ($kernel:ident, $file:literal, $output:literal, $inputs:literal, $rw:literal) => {
+        kernel!($kernel, $file, $output, $inputs, $rw, "")
+    };
+    ($kernel:ident, $file:literal, $output:literal, $inputs:literal, $rw:literal, $consts:literal) => {
         ShaderSource {
             kernel: KernelKind::$kernel,
             inputs_read_write: $rw,
@@ -42,6 +45,8 @@ macro_rules! kernel {
                 include_str!(concat!("../../shaders/shared/inputs_", $inputs, ".wgsl")),
                 "\n",
                 include_str!(concat!("../../shaders/shared/", $output, ".wgsl")),
+                "\n",
+                $consts,
                 "\n",
                 include_str!(concat!("../../shaders/", $file))
             ),
@@ -79,10 +84,38 @@ pub const KERNELS: [ShaderSource; 14] = [
     kernel!(Gather, "gather.wgsl", "words", "words_read_write", true),
     kernel!(Tile, "tile.wgsl", "words", "words_read", false),
     kernel!(Tile, "tile.wgsl", "words", "words_read_write", true),
-    kernel!(Scatter, "scatter.wgsl", "atomic", "words_read", false),
-    kernel!(Scatter, "scatter.wgsl", "atomic", "words_read_write", true),
-    kernel!(Spaced, "scatter.wgsl", "words", "words_read", false),
-    kernel!(Spaced, "scatter.wgsl", "words", "words_read_write", true),
+    kernel!(
+        Scatter,
+        "scatter.wgsl",
+        "words",
+        "words_read",
+        false,
+        "const SHARED_WORDS: bool = true;"
+    ),
+    kernel!(
+        Scatter,
+        "scatter.wgsl",
+        "words",
+        "words_read_write",
+        true,
+        "const SHARED_WORDS: bool = true;"
+    ),
+    kernel!(
+        Spaced,
+        "scatter.wgsl",
+        "words",
+        "words_read",
+        false,
+        "const SHARED_WORDS: bool = false;"
+    ),
+    kernel!(
+        Spaced,
+        "scatter.wgsl",
+        "words",
+        "words_read_write",
+        true,
+        "const SHARED_WORDS: bool = false;"
+    ),
 ];
 
 /// The source of one kernel family (`None` for [`KernelKind::Empty`]).
@@ -172,6 +205,30 @@ mod tests {
         let mut layouter = naga::proc::Layouter::default();
         layouter.update(module.to_ctx()).expect("layout");
         layouter[ty].size
+    }
+
+    /// No kernel uses atomics: every output word has one writer in a dispatch. Checked on the
+    /// parsed modules (no atomic type, no atomic statement) and on the text outside comments.
+    #[test]
+    fn no_kernel_uses_atomics() {
+        for source in KERNELS {
+            let module = parse(&source);
+            assert!(
+                !module
+                    .types
+                    .iter()
+                    .any(|(_, t)| matches!(t.inner, naga::TypeInner::Atomic(_))),
+                "{} declares an atomic type",
+                source.name
+            );
+            let code = source
+                .source
+                .lines()
+                .map(|line| line.split("//").next().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(!code.contains("atomic"), "{} uses atomics", source.name);
+        }
     }
 
     #[test]

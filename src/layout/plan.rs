@@ -33,8 +33,10 @@ pub enum KernelKind {
     /// elements transposed in registers, whole words read and written, where the output's
     /// rows hold whole words. Chosen per piece.
     Tile,
-    /// Strided output: each invocation owns one output element; 8- and 16-bit lanes are
-    /// written with atomics so that no two invocations race on a word.
+    /// Strided output: each invocation starts from one output element. 8- and 16-bit elements
+    /// that share words are written by the word's owner, the invocation of its first element,
+    /// which gathers the word's other lanes; no atomics. Runs on pieces whose output is nested
+    /// (addresses rising with the index); others are cut into such pieces first.
     Scatter,
     /// Strided output whose elements never share a word (32- and 64-bit elements, or 8- and
     /// 16-bit ones at least 4 bytes apart, such as one channel of interleaved data): the

@@ -470,3 +470,51 @@ fn bit_xor_tile_kernel_on_odd_transposes() {
         DmlCase::distinct(DmlOp::BitXor, t.clone(), transposed, t, 25).check_on(small_windows());
     assert!(r.dispatches.len() > 1, "{r:?}");
 }
+
+/// Strided 8- and 16-bit outputs whose elements share words, through both element functions:
+/// every word has one writer (the scatter kernel's owner gathers the word's lanes), the bytes
+/// between elements keep their values, and an output whose rows interleave is cut into
+/// nested parts, each a dispatch of its own. Also through windows of a few hundred bytes.
+#[test]
+fn bit_xor_shared_output_words_have_one_writer() {
+    let layouts: [(&[u32], &[u32], bool); 6] = [
+        // Every other element, every third, short padded rows, rows that touch.
+        (&[1001], &[2], true),
+        (&[999], &[3], true),
+        (&[300, 3], &[5, 1], true),
+        (&[64, 2, 3], &[13, 6, 2], true),
+        // Interleaved rows: row 1 starts inside row 0 (offsets 3i + 2j).
+        (&[7, 3], &[3, 2], false),
+        (&[5, 3, 2], &[8, 2, 3], false),
+    ];
+    let mut seed = 700;
+    for dt in [DataType::U8, DataType::U16] {
+        for (sizes, strides, nested) in layouts {
+            let t = TensorDesc::new(dt, sizes);
+            let out = t.clone().with_strides(strides);
+            // LOGICAL_XOR takes 8-bit tensors only.
+            let ops: &[DmlOp] = if dt == DataType::U8 {
+                &[DmlOp::BitXor, DmlOp::LogicalXor]
+            } else {
+                &[DmlOp::BitXor]
+            };
+            for &op in ops {
+                seed += 1;
+                let case = DmlCase::distinct(op, t.clone(), t.clone(), out.clone(), seed);
+                let r = case.check();
+                assert!(
+                    r.dispatches
+                        .iter()
+                        .all(|k| matches!(k, KernelKind::Scatter | KernelKind::Spaced)),
+                    "{sizes:?} {strides:?} {dt}: {r:?}"
+                );
+                if nested {
+                    assert_kernel(&r, scatter_kind(&out));
+                } else {
+                    assert!(r.dispatches.len() > 1, "{sizes:?} {strides:?}: {r:?}");
+                }
+                case.check_on(small_windows());
+            }
+        }
+    }
+}

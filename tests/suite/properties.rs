@@ -1006,8 +1006,8 @@ proptest! {
     fn strided_outputs_run_the_scatter_kernel(
         spec in dml_call(&DataType::DIRECTML, scatter_core),
     ) {
-        // Atomic lanes where output elements share words, plain stores where none does; a
-        // window's piece may be spaced where the whole is not.
+        // Words that output elements share written by their owner, lanes stored alone where
+        // no element shares a word; a window's piece may be spaced where the whole is not.
         let summary = spec.run();
         if spec.windows {
             prop_assert!(
