@@ -88,6 +88,15 @@ pub(crate) fn probe<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T
     scoped(device, f).map(|(value, _)| value)
 }
 
+/// Unmaps `buffer`, which the crate mapped, inside error scopes. Unmapping is refused once the
+/// device is destroyed or lost, which another thread may do at any moment between the mapping
+/// and the unmap; the refusal would otherwise reach the device's uncaptured-error handler,
+/// whose default panics. It is dropped: the bytes read before it are good, and the loss is
+/// what the next wait or call reports.
+pub(crate) fn unmap(device: &wgpu::Device, buffer: &wgpu::Buffer) {
+    let _ = probe(device, || buffer.unmap());
+}
+
 /// Runs `f` in the three scopes, pops them (innermost first, as scopes require) and polls each
 /// pop once. The first error already answered, or the value and the pops still pending.
 fn scoped<T>(

@@ -363,7 +363,7 @@ fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buff
         buffer
             .get_mapped_range_mut(..)
             .map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?;
-        buffer.unmap();
+        crate::scope::unmap(&shared.device, &buffer);
         shared.created.buffers.fetch_add(1, Ordering::Relaxed);
         Ok::<_, Error>(buffer)
     })?;

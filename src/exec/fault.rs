@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use super::shared::Shared;
 use super::signal::{Signal, Unanswered};
 use crate::error::{Error, TensorName, WgpuError};
-use crate::scope::{capture, probe};
+use crate::scope::{capture, probe, unmap};
 
 /// What the probe reports when the device's objects are invalid without a lost callback.
 const LOST_BY_PROBE: &str = "the device was destroyed or lost: a buffer made on it is invalid";
@@ -92,7 +92,7 @@ impl Shared {
         buffer.map_async(wgpu::MapMode::Read, .., move |r| set(r.is_ok()));
         match answer.wait(&self.device).await {
             Ok(true) => {
-                buffer.unmap();
+                unmap(&self.device, buffer);
                 self.map_checking.store(false, Ordering::Release);
                 None
             }

@@ -170,7 +170,7 @@ impl PendingRead {
                 .map_err(|e| self.shared.lost_or(Error::Map(WgpuError::new(e))))?;
             view[self.from..self.from + self.len].to_vec()
         };
-        self.staging.unmap();
+        crate::scope::unmap(&self.shared.device, &self.staging);
         Ok(bytes)
     }
 }

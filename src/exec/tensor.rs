@@ -110,7 +110,7 @@ impl Tensor {
             view.slice(..bytes.len()).copy_from_slice(bytes);
             view.slice(bytes.len()..).fill(0);
         }
-        buffer.unmap();
+        crate::scope::unmap(&ctx.shared.device, &buffer);
         Ok(Tensor::packed(ctx, buffer, data_type, shape, size))
     }
 
