@@ -33,7 +33,8 @@
 //   head.z  invocations per row of the dispatch grid (the flat kernels' 2-D grid)
 //   head.w  elements of the call (rows and tile kernels: rows / tile rows of this record)
 //   base    element offsets of the first out / a / b element inside their bound windows;
-//           base.w is the first row (rows kernel) or tile row (tile kernel) of this record
+//           base.w is the first row (rows kernel) or tile row (tile kernel) of this record;
+//           for the scatter kernel 1 where it runs one invocation per output word
 //   sizes   sizes, outermost first, four per vec4
 //   *_strides  element strides of out / a / b, four per vec4
 //   pad     fills the record to 256 bytes, the largest dynamic-offset alignment WebGPU

@@ -285,7 +285,7 @@ pub(crate) fn rank_constant(kernel: KernelKind, rank: usize) -> u32 {
     match (kernel, rank) {
         (
             KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced | KernelKind::ShiftedRows,
-            1 | 2,
+            1..=4,
         )
         | (KernelKind::Rows, 2) => rank as u32,
         _ => 0,

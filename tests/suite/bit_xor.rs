@@ -477,12 +477,17 @@ fn bit_xor_tile_kernel_on_odd_transposes() {
 /// nested parts, each a dispatch of its own. Also through windows of a few hundred bytes.
 #[test]
 fn bit_xor_shared_output_words_have_one_writer() {
-    let layouts: [(&[u32], &[u32], bool); 6] = [
-        // Every other element, every third, short padded rows, rows that touch.
+    let layouts: [(&[u32], &[u32], bool); 8] = [
+        // Every other element, every third, short padded rows, rows that touch: one
+        // invocation per word of the output.
         (&[1001], &[2], true),
         (&[999], &[3], true),
         (&[300, 3], &[5, 1], true),
         (&[64, 2, 3], &[13, 6, 2], true),
+        // Short rows far apart, and pairs far apart: more words than elements, one
+        // invocation per element.
+        (&[50, 3], &[40, 1], true),
+        (&[20, 7, 2], &[200, 20, 1], true),
         // Interleaved rows: row 1 starts inside row 0 (offsets 3i + 2j).
         (&[7, 3], &[3, 2], false),
         (&[5, 3, 2], &[8, 2, 3], false),
