@@ -102,14 +102,10 @@ fn first_in_word(call: u32, w: u32) -> Start {
     for (var d = 0u; d < rank(call); d++) {
         let n = size_at(call, d);
         let s = out_stride_at(call, d);
-        // (A branch, not `select`, which would divide anyway.)
-        var i = rest;
-        if n == 1u {
-            i = 0u;
-        } else if s != 1u {
-            i = rest / s;
+        var i = 0u;
+        if n > 1u {
+            i = min(div_out_stride(call, d, rest), n - 1u);
         }
-        i = min(i, n - 1u);
         rest -= i * s;
         linear = linear * n + i;
         at.o += i * s;

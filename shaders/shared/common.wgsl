@@ -37,8 +37,10 @@
 //           for the scatter kernel 1 where it runs one invocation per output word
 //   sizes   sizes, outermost first, four per vec4
 //   *_strides  element strides of out / a / b, four per vec4
-//   pad     fills the record to 256 bytes, the largest dynamic-offset alignment WebGPU
-//           allows, so that any record can start a dispatch's binding
+//   size_magic, stride_magic, shifts  per dimension, the divisors of its size and of its
+//           output stride as a multiplier and two shifts (`div_by`; `Divisor` in params.rs),
+//           four per vec4; the record is 256 bytes, the largest dynamic-offset alignment
+//           WebGPU allows, so that any record can start a dispatch's binding
 
 override WIDTH: u32 = 4u;
 override LOGICAL: bool = false;
@@ -57,7 +59,9 @@ struct Params {
     out_strides: array<vec4<u32>, 2>,
     a_strides: array<vec4<u32>, 2>,
     b_strides: array<vec4<u32>, 2>,
-    pad: array<vec4<u32>, 6>,
+    size_magic: array<vec4<u32>, 2>,
+    stride_magic: array<vec4<u32>, 2>,
+    shifts: array<vec4<u32>, 2>,
 }
 
 @group(0) @binding(0) var<uniform> records: array<Params, RECORDS>;
@@ -91,6 +95,43 @@ fn a_stride_at(call: u32, d: u32) -> u32 {
 
 fn b_stride_at(call: u32, d: u32) -> u32 {
     return records[call].b_strides[d >> 2u][d & 3u];
+}
+
+// The high 32 bits of the 64-bit product of a and b, from 16-bit halves (WGSL has no wider
+// integer).
+fn mul_hi(a: u32, b: u32) -> u32 {
+    let a_lo = a & 0xffffu;
+    let a_hi = a >> 16u;
+    let b_lo = b & 0xffffu;
+    let b_hi = b >> 16u;
+    let lo_lo = a_lo * b_lo;
+    let hi_lo = a_hi * b_lo;
+    let lo_hi = a_lo * b_hi;
+    // At most (2^16 - 1) + (2^16 - 1) + (2^16 - 1)^2 < 2^32: no carry is lost.
+    let cross = (lo_lo >> 16u) + (hi_lo & 0xffffu) + lo_hi;
+    return a_hi * b_hi + (hi_lo >> 16u) + (cross >> 16u);
+}
+
+// n / d for the divisor whose multiplier is `magic` and whose shifts are the low two bytes
+// of `shifts` (exact for every n; see `Divisor` in src/kernels/params.rs): a multiply-high,
+// an add and two shifts instead of a division, which GPUs and CPU adapters run slowly.
+fn div_by(n: u32, magic: u32, shifts: u32) -> u32 {
+    let t = mul_hi(magic, n);
+    return (t + ((n - t) >> (shifts & 0xffu))) >> ((shifts >> 8u) & 0xffu);
+}
+
+// n / the size of dimension d.
+fn div_size(call: u32, d: u32, n: u32) -> u32 {
+    let q = d >> 2u;
+    let l = d & 3u;
+    return div_by(n, records[call].size_magic[q][l], records[call].shifts[q][l]);
+}
+
+// n / the output stride of dimension d.
+fn div_out_stride(call: u32, d: u32, n: u32) -> u32 {
+    let q = d >> 2u;
+    let l = d & 3u;
+    return div_by(n, records[call].stride_magic[q][l], records[call].shifts[q][l] >> 16u);
 }
 
 // Mask of one lane's bits, right-aligned.
@@ -195,7 +236,7 @@ fn offsets_of(call: u32, i: u32, dims: u32) -> Offsets {
     }
     if dims == 2u {
         let n = size_at(call, 1u);
-        let q = i / n;
+        let q = div_size(call, 1u, i);
         let r = i - q * n;
         return Offsets(
             b.x + q * out_stride_at(call, 0u) + r * out_stride_at(call, 1u),
@@ -208,7 +249,7 @@ fn offsets_of(call: u32, i: u32, dims: u32) -> Offsets {
     var at = Offsets(b.x, b.y, b.z, 0u);
     for (var k = dims - 1u; k > 0u; k--) {
         let n = size_at(call, k);
-        let q = rest / n;
+        let q = div_size(call, k, rest);
         let r = rest - q * n;
         if k == dims - 1u {
             at.inner = r;

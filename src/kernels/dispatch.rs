@@ -1,6 +1,6 @@
 //! Dispatch sizing: from one piece of the work to its metadata record and grid.
 
-use super::params::Params;
+use super::params::{Divisor, Params};
 use crate::layout::{KernelKind, Piece};
 
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
@@ -66,6 +66,16 @@ pub(crate) fn build(
         params.out_strides[d] = keep(piece.strides[0][d]);
         params.a_strides[d] = keep(piece.strides[1][d]);
         params.b_strides[d] = keep(piece.strides[2][d]);
+        let (by_size, by_stride) = (
+            Divisor::new(params.sizes[d]),
+            Divisor::new(params.out_strides[d]),
+        );
+        params.size_magic[d] = by_size.magic;
+        params.stride_magic[d] = by_stride.magic;
+        params.shifts[d] = by_size.shift1
+            | by_size.shift2 << 8
+            | by_stride.shift1 << 16
+            | by_stride.shift2 << 24;
     }
     // Tile rows in chunks of at most `max_groups`, one record each.
     let chunks = |total: u64, x: u64, head: [u64; 3]| -> Vec<Dispatch> {

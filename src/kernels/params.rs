@@ -27,11 +27,81 @@ pub(crate) struct Params {
     pub out_strides: [u32; MAX_KERNEL_RANK],
     pub a_strides: [u32; MAX_KERNEL_RANK],
     pub b_strides: [u32; MAX_KERNEL_RANK],
-    pub pad: [u32; 24],
+    /// Per dimension, the multiplier that divides by its size, and by its output stride
+    /// ([`Divisor`]): the kernels unravel indices and offsets without a division.
+    pub size_magic: [u32; MAX_KERNEL_RANK],
+    pub stride_magic: [u32; MAX_KERNEL_RANK],
+    /// Per dimension, the two shifts of each divisor, a byte each: size's, then stride's.
+    pub shifts: [u32; MAX_KERNEL_RANK],
+}
+
+/// Division of any `u32` by a divisor `d` fixed per record, as one multiply-high, an add and
+/// two shifts (the round-up method of Granlund and Montgomery, "Division by invariant integers
+/// using multiplication", 1994): `t = mul_hi(magic, n)`, `n / d = (t + ((n - t) >> shift1)) >>
+/// shift2`, exact for every `n`. GPUs and the CPU adapters divide integers slowly (llvmpipe
+/// divides lane by lane), and the kernels' index arithmetic is divisions: measured on
+/// lavapipe, the scatter kernel's per-word search ran 1.5 to 1.7 times faster with its
+/// division replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Divisor {
+    pub magic: u32,
+    pub shift1: u32,
+    pub shift2: u32,
+}
+
+impl Divisor {
+    /// The divisor `d`; 0 (an unused dimension) divides like 1.
+    pub(crate) fn new(d: u32) -> Divisor {
+        let d = u64::from(d.max(1));
+        // l = ceil(log2 d): 2^(l-1) < d <= 2^l.
+        let l = u64::from(64 - (d - 1).leading_zeros());
+        let magic = ((1u64 << 32) * ((1u64 << l) - d)) / d + 1;
+        Divisor {
+            magic: magic as u32,
+            shift1: l.min(1) as u32,
+            shift2: l.saturating_sub(1) as u32,
+        }
+    }
+
+    /// `n / d` as the kernels compute it (`div_by` in common.wgsl).
+    #[cfg(test)]
+    pub(crate) fn divide(&self, n: u32) -> u32 {
+        let t = ((u64::from(self.magic) * u64::from(n)) >> 32) as u32;
+        (t + ((n - t) >> self.shift1)) >> self.shift2
+    }
 }
 
 impl Default for Params {
     fn default() -> Params {
         Params::zeroed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Divisor;
+
+    #[test]
+    fn magic_division_is_exact() {
+        let mut divisors: Vec<u32> = (1..=4096).collect();
+        for k in 0..32 {
+            let p = 1u32 << k;
+            divisors.extend([p.saturating_sub(1), p, p.saturating_add(1)]);
+        }
+        divisors.extend([641, 6700417, 0x7fff_ffff, 0x8000_0001, u32::MAX - 1, u32::MAX]);
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for &d in divisors.iter().filter(|&&d| d > 0) {
+            let div = Divisor::new(d);
+            let check = |n: u32| assert_eq!(div.divide(n), n / d, "{n} / {d}");
+            for n in [0, 1, d - 1, d, d.saturating_add(1), u32::MAX, u32::MAX - 1, u32::MAX / d * d] {
+                check(n);
+            }
+            for _ in 0..64 {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                check((state >> 32) as u32);
+            }
+        }
+        // An unused dimension's 0 divides like 1.
+        assert_eq!(Divisor::new(0).divide(12345), 12345);
     }
 }

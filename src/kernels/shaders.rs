@@ -140,7 +140,7 @@ pub struct Overrides {
     pub a_mode: u32,
     /// How B is read.
     pub b_mode: u32,
-    /// The rank compiled in (1 or 2), or 0 to read it from the metadata.
+    /// The rank compiled in (1 to 4), or 0 to read it from the metadata.
     pub rank: u32,
 }
 
@@ -290,14 +290,21 @@ mod tests {
                 panic!("Params is a struct");
             };
             let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
-            assert_eq!(offsets, vec![0, 16, 32, 64, 96, 128, 160], "{}", k.name);
+            assert_eq!(
+                offsets,
+                vec![0, 16, 32, 64, 96, 128, 160, 192, 224],
+                "{}",
+                k.name
+            );
         }
         assert_eq!(std::mem::offset_of!(Params, base), 16);
         assert_eq!(std::mem::offset_of!(Params, sizes), 32);
         assert_eq!(std::mem::offset_of!(Params, out_strides), 64);
         assert_eq!(std::mem::offset_of!(Params, a_strides), 96);
         assert_eq!(std::mem::offset_of!(Params, b_strides), 128);
-        assert_eq!(std::mem::offset_of!(Params, pad), 160);
+        assert_eq!(std::mem::offset_of!(Params, size_magic), 160);
+        assert_eq!(std::mem::offset_of!(Params, stride_magic), 192);
+        assert_eq!(std::mem::offset_of!(Params, shifts), 224);
     }
 
     #[test]
@@ -372,7 +379,7 @@ mod tests {
                     for (((a_src, b_src), (a_mode, b_mode)), rank) in SOURCE_PAIRS
                         .into_iter()
                         .flat_map(|p| [(0, 0), (0, 1), (1, 0), (1, 1)].map(|m| (p, m)))
-                        .flat_map(|pm| [0, 1, 2].map(|r| (pm, r)))
+                        .flat_map(|pm| [0, 1, 2, 3, 4].map(|r| (pm, r)))
                     {
                         let overrides = Overrides {
                             width,
@@ -476,7 +483,7 @@ mod tests {
         }
         assert_eq!(
             translated,
-            KERNELS.len() * 4 * 2 * SOURCE_PAIRS.len() * 4 * 3
+            KERNELS.len() * 4 * 2 * SOURCE_PAIRS.len() * 4 * 5
         );
     }
 
