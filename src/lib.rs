@@ -120,6 +120,7 @@ pub use exec::{
     OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings,
     XorOperator,
 };
+pub use kernels::KernelTuning;
 pub use layout::{BindingPattern, KernelKind, Plan};
 
 /// DESIGN §3: data flows one way. Descriptions know nothing below them, and layout analysis

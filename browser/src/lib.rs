@@ -37,7 +37,7 @@ use gpu_xor::{Context, ContextOptions, KernelKind, RecordSummary};
 pub use calls::{CheckCalls, Merged};
 pub use dml::{Check, DmlCase, DmlOp, Place, place};
 pub use gpu_xor_conformance::dml::{Call, Calls};
-pub use gpu_xor_conformance::expect::{scatter_kind, transposed_kernel};
+pub use gpu_xor_conformance::expect::{scatter_kind, tile_kernel, transposed_kernel};
 pub use ov::{CheckOv, OvCase};
 pub use web::{browser_adapter_report, say};
 

@@ -1,7 +1,7 @@
 //! The kernel a test expects for a layout, decided from the tensors themselves rather than
 //! from the library's choice, which the native and the browser test suites both assert.
 
-use gpu_xor::{DataType, KernelKind, TensorDesc};
+use gpu_xor::{DataType, KernelKind, KernelTuning, TensorDesc};
 
 /// The kernel of a two-dimensional call with a transposed input (a transposed output is
 /// reordered into one) whose dense output has rows of `cols` elements: the tile kernel for
@@ -13,6 +13,41 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
         KernelKind::Tile
     } else {
         KernelKind::Gather
+    }
+}
+
+/// The kernel of a two-dimensional call with a dense output once reordered (a transposed output
+/// is reordered into one) and an input read across its rows, on a context of `tuning`
+/// (resolved: `Gpu` or `Cpu`): where both inputs are read across their rows and elements are
+/// 32 or 64 bits, a context tuned for CPU adapters writes in the inputs' order with the
+/// scatter kernel ([`KernelKind::Spaced`]); otherwise [`transposed_kernel`] of the output's
+/// row length. An input reads across its rows where, once the dimensions are in the output's
+/// order (largest output stride first, sizes of 1 dropped) and merged wherever every tensor
+/// allows, there are two and its inner stride is above 1 and above its outer one.
+pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTuning) -> KernelKind {
+    let all = [out, inputs[0], inputs[1]].map(TensorDesc::effective_strides);
+    let mut dims: Vec<usize> = (0..out.sizes.len()).filter(|&d| out.sizes[d] > 1).collect();
+    dims.sort_by_key(|&d| std::cmp::Reverse(all[0][d]));
+    // (size, strides of out, a, b) per dimension, merged where each tensor steps over the
+    // inner dimension's whole extent with its outer stride.
+    let mut merged: Vec<(u64, [u64; 3])> = Vec::new();
+    for d in dims {
+        let next = (u64::from(out.sizes[d]), [0, 1, 2].map(|t| all[t][d]));
+        match merged.last_mut() {
+            Some((size, strides)) if (0..3).all(|t| strides[t] == next.1[t] * next.0) => {
+                *size *= next.0;
+                *strides = next.1;
+            }
+            _ => merged.push(next),
+        }
+    }
+    let across =
+        |t: usize| merged.len() == 2 && merged[1].1[t] > 1 && merged[0].1[t] < merged[1].1[t];
+    let cols = merged.last().map_or(1, |m| m.0) as u32;
+    if tuning == KernelTuning::Cpu && out.data_type.size_in_bytes() >= 4 && across(1) && across(2) {
+        KernelKind::Spaced
+    } else {
+        transposed_kernel(out.data_type, cols)
     }
 }
 
@@ -100,5 +135,29 @@ mod tests {
         assert_eq!(transposed_kernel(DataType::U8, 4), KernelKind::Tile);
         assert_eq!(transposed_kernel(DataType::U16, 5), KernelKind::Gather);
         assert_eq!(transposed_kernel(DataType::F32, 5), KernelKind::Tile);
+    }
+
+    #[test]
+    fn cpu_tuning_writes_transposed_outputs_of_wide_elements_in_the_inputs_order() {
+        for (dt, cpu) in [
+            (DataType::U32, KernelKind::Spaced),
+            (DataType::I64, KernelKind::Spaced),
+            (DataType::U8, KernelKind::Tile),
+        ] {
+            let t = TensorDesc::new(dt, &[4, 8]);
+            let t_out = t.clone().with_strides(&[1, 4]);
+            assert_eq!(tile_kernel(&t_out, [&t, &t], KernelTuning::Cpu), cpu);
+            assert_eq!(
+                tile_kernel(&t_out, [&t, &t], KernelTuning::Gpu),
+                KernelKind::Tile
+            );
+            // One input transposed, the output dense: the tile kernel on both.
+            let t_in = t.clone().with_strides(&[1, 4]);
+            assert_eq!(
+                tile_kernel(&t, [&t_in, &t], KernelTuning::Cpu),
+                KernelKind::Tile
+            );
+            assert_eq!(tile_kernel(&t, [&t_in, &t_in], KernelTuning::Cpu), cpu);
+        }
     }
 }

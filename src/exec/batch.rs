@@ -11,6 +11,7 @@ use super::lower::{Operand, RecordSummary, Target, lower, pipeline_keys};
 use super::merge::Schedule;
 use super::shared::Shared;
 use crate::error::{Error, TensorName};
+use crate::kernels::KernelTuning;
 use crate::kernels::pipelines::PipelineKey;
 use crate::layout::{A, B, OUT, Plan};
 
@@ -142,6 +143,7 @@ impl Context {
             windows: shared.windows,
             max_groups: shared.max_groups,
             strict_aliasing: shared.strict_aliasing,
+            cpu: shared.tuning == KernelTuning::Cpu,
         }
     }
 }

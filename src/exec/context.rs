@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::desc::FeatureLevel;
 use crate::error::{Error, WgpuError};
+use crate::kernels::KernelTuning;
 use crate::kernels::params::{MAX_KERNEL_RANK, RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
@@ -45,6 +46,10 @@ pub struct ContextOptions {
     /// again, and the driver can skip compiling the kernels. A device without the feature
     /// cannot have made one: the option is then [`Error::InvalidOption`].
     pub pipeline_cache: Option<wgpu::PipelineCache>,
+    /// Which class of adapter the kernel choices are tuned for where the kernel measured best
+    /// differs between classes: by default from the adapter's device type. Every tuning is
+    /// exact on every adapter; another one only trades speed.
+    pub kernel_tuning: KernelTuning,
 }
 
 /// The wgpu objects a context has made to record calls, counted since it was created:
@@ -173,7 +178,9 @@ impl Context {
             });
         }
         let kernels = KernelCache::new(&device, options.pipeline_cache.clone());
-        let backend = device.adapter_info().backend;
+        let info = device.adapter_info();
+        let backend = info.backend;
+        let tuning = options.kernel_tuning.resolve(info.device_type);
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-xor unused slot"),
             size: 16,
@@ -198,6 +205,7 @@ impl Context {
             late: Late::default(),
             strict_aliasing: options.webgpu_binding_rules
                 || backend == wgpu::Backend::BrowserWebGpu,
+            tuning,
             created: Created::default(),
             arena: Mutex::new(Arena::new(RECORDS_PER_BINDING, RECORD_BYTES as usize)),
             arena_dirty: Default::default(),
@@ -218,7 +226,9 @@ impl Context {
     /// - `GPU_XOR_LIMITS` = `adapter` (default), `webgpu` or `downlevel` picks the limits
     ///   requested ([`LimitsChoice`]);
     /// - `GPU_XOR_MAX_WINDOW` = a decimal byte count sets
-    ///   [`ContextOptions::max_window_bytes`].
+    ///   [`ContextOptions::max_window_bytes`];
+    /// - `GPU_XOR_KERNELS` = `auto` (default), `gpu` or `cpu` sets
+    ///   [`ContextOptions::kernel_tuning`].
     ///
     /// An unset, empty or blank variable means the default; any other value that does not
     /// parse entirely (an unknown backend name among good ones included, which wgpu itself
@@ -246,6 +256,7 @@ impl Context {
             queue,
             &ContextOptions {
                 max_window_bytes: env.max_window_bytes,
+                kernel_tuning: env.kernel_tuning,
                 ..ContextOptions::default()
             },
         )?;
@@ -264,6 +275,12 @@ impl Context {
                 });
             });
         Ok(ctx)
+    }
+
+    /// The class of adapter this context's kernel choices are tuned for:
+    /// [`ContextOptions::kernel_tuning`], `Auto` resolved from the adapter.
+    pub fn kernel_tuning(&self) -> KernelTuning {
+        self.shared.tuning
     }
 
     /// The same device and caches at another feature level.

@@ -9,6 +9,7 @@
 
 use super::shared::MIN_WINDOW;
 use crate::error::Error;
+use crate::kernels::KernelTuning;
 
 /// Which limits [`Context::from_env`](crate::Context::from_env) asks the adapter for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -35,6 +36,8 @@ pub(crate) struct EnvOptions {
     pub power_preference: Option<wgpu::PowerPreference>,
     /// `GPU_XOR_LIMITS`: `adapter`, `webgpu` (or `default`) or `downlevel`.
     pub limits: LimitsChoice,
+    /// `GPU_XOR_KERNELS`: `auto`, `gpu` or `cpu`.
+    pub kernel_tuning: KernelTuning,
     /// `GPU_XOR_MAX_WINDOW`: a decimal byte count, at least [`MIN_WINDOW`] (the device may
     /// ask for more).
     pub max_window_bytes: Option<u64>,
@@ -99,12 +102,27 @@ pub(crate) fn options_from(var: impl Fn(&str) -> Option<String>) -> Result<EnvOp
             Some(bytes)
         }
     };
+    let kernel_tuning = match get("GPU_XOR_KERNELS") {
+        None => KernelTuning::Auto,
+        Some(text) => match text.to_lowercase().as_str() {
+            "auto" => KernelTuning::Auto,
+            "gpu" => KernelTuning::Gpu,
+            "cpu" => KernelTuning::Cpu,
+            _ => {
+                return Err(invalid(
+                    "GPU_XOR_KERNELS",
+                    format!("{text:?} is not auto, gpu or cpu"),
+                ));
+            }
+        },
+    };
     Ok(EnvOptions {
         backends,
         adapter_name: get("WGPU_ADAPTER_NAME"),
         power_preference,
         limits,
         max_window_bytes,
+        kernel_tuning,
     })
 }
 
@@ -170,6 +188,7 @@ mod tests {
                 ("WGPU_POWER_PREF", v),
                 ("GPU_XOR_LIMITS", v),
                 ("GPU_XOR_MAX_WINDOW", v),
+                ("GPU_XOR_KERNELS", v),
             ];
             assert_eq!(parse(&all).unwrap(), EnvOptions::default(), "{v:?}");
         }
@@ -183,8 +202,25 @@ mod tests {
             ("WGPU_POWER_PREF", "HIGH"),
             ("GPU_XOR_LIMITS", "WebGPU"),
             ("GPU_XOR_MAX_WINDOW", " 4096 "),
+            ("GPU_XOR_KERNELS", "GPU"),
         ])
         .unwrap();
+        assert_eq!(o.kernel_tuning, KernelTuning::Gpu);
+        for (text, tuning) in [
+            ("auto", KernelTuning::Auto),
+            ("cpu", KernelTuning::Cpu),
+            ("Cpu ", KernelTuning::Cpu),
+        ] {
+            let parsed = parse(&[("GPU_XOR_KERNELS", text)]).unwrap();
+            assert_eq!(parsed.kernel_tuning, tuning, "{text:?}");
+        }
+        assert!(matches!(
+            parse(&[("GPU_XOR_KERNELS", "fast")]),
+            Err(Error::InvalidOption {
+                name: "GPU_XOR_KERNELS",
+                ..
+            })
+        ));
         assert_eq!(
             o.backends,
             Some(wgpu::Backends::VULKAN | wgpu::Backends::GL)

@@ -63,6 +63,8 @@ pub(crate) struct Target {
     pub max_groups: u32,
     /// Whether no writable binding may overlap another binding of its buffer (WebGPU's rule).
     pub strict_aliasing: bool,
+    /// Whether kernel choices are tuned for a CPU adapter ([`crate::KernelTuning`]).
+    pub cpu: bool,
 }
 
 /// A bound byte range of one of the call's buffers.
@@ -150,6 +152,7 @@ pub(crate) fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result
             start,
             range: range.map(|r| r.map(|r| (r.start, r.end))),
             max_groups: target.max_groups,
+            cpu: target.cpu,
         };
         (range, select::choose(plan.kernel, piece, &choice, width))
     };
@@ -168,6 +171,7 @@ pub(crate) fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result
     let mut lowered = Vec::with_capacity(pieces.len());
     for piece in &pieces {
         let (range, kernel) = choose(piece);
+        let piece = &select::ordered_for(plan.kernel, kernel, piece);
         // An input read in place is read through the output's own binding (its slot is 0):
         // WebGPU forbids a writable binding that overlaps another binding of the same buffer
         // in one dispatch, so it cannot have a binding of its own.
@@ -475,6 +479,7 @@ mod tests {
             },
             max_groups: 65535,
             strict_aliasing,
+            cpu: false,
         }
     }
 
@@ -538,6 +543,21 @@ mod tests {
             assert_eq!(l.summary.dispatches, [KernelKind::Contiguous]);
             assert_eq!(l.summary.overlapping_bindings, 0);
             // Every pipeline a call can need is among the warm-up's.
+            assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
+        }
+        // A transposed output of 32-bit elements (both inputs read across their rows): the
+        // tile kernel tuned for GPUs, the scatter kernel in the inputs' order tuned for CPU
+        // adapters, over the same elements; both among the warm-up's pipelines.
+        let mut desc = BitXorDesc::packed(DataType::U32, &[40, 24]);
+        desc.output = desc.output.clone().with_strides(&[1, 40]);
+        let p = plan(&desc);
+        for (cpu, kernel) in [(false, KernelKind::Tile), (true, KernelKind::Spaced)] {
+            let tuned = Target {
+                cpu,
+                ..target(1 << 20, false)
+            };
+            let l = lower(&p, bound([0, 1, 2], [0, 0, 0], 4096), &tuned).unwrap();
+            assert_eq!(l.summary.dispatches, [kernel], "cpu {cpu}");
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
         // Off a 16-byte boundary, the contiguous plan runs the shifted-rows kernel, or the

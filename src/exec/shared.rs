@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::arena::Arena;
+use crate::kernels::KernelTuning;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 use crate::scope::Late;
@@ -40,6 +41,8 @@ pub(crate) struct Shared {
     /// Whether the device refuses a writable binding that overlaps another binding of the
     /// same buffer in one dispatch, as WebGPU's validation does (a browser's WebGPU).
     pub strict_aliasing: bool,
+    /// The resolved kernel tuning (`Gpu` or `Cpu`, never `Auto`).
+    pub tuning: KernelTuning,
     /// Objects made to record calls, for [`Context::recording_objects`](crate::Context::recording_objects).
     pub created: Created,
     /// The metadata records of every prepared call, in shared uniform buffers.

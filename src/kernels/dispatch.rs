@@ -72,10 +72,8 @@ pub(crate) fn build(
         );
         params.size_magic[d] = by_size.magic;
         params.stride_magic[d] = by_stride.magic;
-        params.shifts[d] = by_size.shift1
-            | by_size.shift2 << 8
-            | by_stride.shift1 << 16
-            | by_stride.shift2 << 24;
+        params.shifts[d] =
+            by_size.shift1 | by_size.shift2 << 8 | by_stride.shift1 << 16 | by_stride.shift2 << 24;
     }
     // Tile rows in chunks of at most `max_groups`, one record each.
     let chunks = |total: u64, x: u64, head: [u64; 3]| -> Vec<Dispatch> {

@@ -6,4 +6,6 @@ pub(crate) mod dispatch;
 pub(crate) mod params;
 pub(crate) mod pipelines;
 pub(crate) mod select;
+
+pub use select::KernelTuning;
 pub mod shaders;

@@ -88,16 +88,34 @@ mod tests {
             let p = 1u32 << k;
             divisors.extend([p.saturating_sub(1), p, p.saturating_add(1)]);
         }
-        divisors.extend([641, 6700417, 0x7fff_ffff, 0x8000_0001, u32::MAX - 1, u32::MAX]);
+        divisors.extend([
+            641,
+            6700417,
+            0x7fff_ffff,
+            0x8000_0001,
+            u32::MAX - 1,
+            u32::MAX,
+        ]);
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for &d in divisors.iter().filter(|&&d| d > 0) {
             let div = Divisor::new(d);
             let check = |n: u32| assert_eq!(div.divide(n), n / d, "{n} / {d}");
-            for n in [0, 1, d - 1, d, d.saturating_add(1), u32::MAX, u32::MAX - 1, u32::MAX / d * d] {
+            for n in [
+                0,
+                1,
+                d - 1,
+                d,
+                d.saturating_add(1),
+                u32::MAX,
+                u32::MAX - 1,
+                u32::MAX / d * d,
+            ] {
                 check(n);
             }
             for _ in 0..64 {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 check((state >> 32) as u32);
             }
         }

@@ -17,6 +17,44 @@ const MIN_ROW_BLOCKS: u64 = 8;
 /// words at their ends; the gather or scatter kernel takes them.
 const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 
+/// Which class of adapter a context's kernel choices are tuned for, where the kernel measured
+/// best differs between classes ([`crate::ContextOptions::kernel_tuning`]).
+///
+/// One choice differs today, for a two-dimensional call whose inputs are both read across
+/// their rows (a transposed output is reordered into one) with 32- or 64-bit elements:
+/// - GPUs: the tile kernel, both inputs staged through workgroup memory so that reads and
+///   writes both run along memory (the textbook transpose; not measured here, as no GPU was at
+///   hand);
+/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): the scatter kernel in the inputs' order,
+///   reads along memory and writes across it, as a plain strided kernel does. Measured on
+///   lavapipe (`bench_report -- --strided`): 1.3 times the tile kernel for 32-bit elements and
+///   1.5 times for 64-bit ones, whose workgroup barriers llvmpipe runs slowly.
+///
+/// Every choice is exact on every adapter: the suites run both tunings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum KernelTuning {
+    /// From the adapter: [`KernelTuning::Cpu`] where `wgpu::AdapterInfo::device_type` is
+    /// `Cpu`, else [`KernelTuning::Gpu`].
+    #[default]
+    Auto,
+    /// The choices for GPUs, on any adapter.
+    Gpu,
+    /// The choices for CPU adapters, on any adapter.
+    Cpu,
+}
+
+impl KernelTuning {
+    /// The tuning a device of `device_type` gets: `Auto` resolved, the others as they are.
+    pub fn resolve(self, device_type: wgpu::DeviceType) -> KernelTuning {
+        match self {
+            KernelTuning::Auto if device_type == wgpu::DeviceType::Cpu => KernelTuning::Cpu,
+            KernelTuning::Auto => KernelTuning::Gpu,
+            other => other,
+        }
+    }
+}
+
 /// What the choice needs to know of the bindings.
 pub(crate) struct Bound {
     /// Byte offset of each operand's first element in its buffer (`OUT`, `A`, `B`).
@@ -25,6 +63,8 @@ pub(crate) struct Bound {
     pub range: [Option<(u64, u64)>; 3],
     /// The device's `max_compute_workgroups_per_dimension`.
     pub max_groups: u32,
+    /// Whether the choices are tuned for a CPU adapter ([`KernelTuning`]).
+    pub cpu: bool,
 }
 
 impl Bound {
@@ -74,6 +114,8 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
+            } else if bound.cpu && input_order(planned, piece, width, bound.max_groups) {
+                KernelKind::Spaced
             } else if tile_layout(planned, piece, width, bound.max_groups)
                 && (width >= 4
                     || (first(0).is_multiple_of(4) && (stride(0, 0) * width).is_multiple_of(4)))
@@ -117,6 +159,9 @@ pub(crate) fn candidates(
             }
             if tile_layout(planned, piece, width, max_groups) {
                 kernels.push(KernelKind::Tile);
+            }
+            if input_order(planned, piece, width, max_groups) {
+                kernels.push(KernelKind::Spaced);
             }
             if shifted_layout(piece, width) {
                 kernels.push(KernelKind::ShiftedRows);
@@ -258,6 +303,30 @@ fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) 
         && piece.sizes[1].div_ceil(tile_shape(width).1) <= u64::from(max_groups)
 }
 
+/// Whether `piece` is one whose tile a CPU adapter writes in its inputs' order instead
+/// ([`KernelTuning`]): the tile kernel's layout, 32- or 64-bit elements, both inputs read
+/// across their rows.
+fn input_order(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
+    width >= 4
+        && tile_layout(planned, piece, width, max_groups)
+        && transposed(piece, 1)
+        && transposed(piece, 2)
+}
+
+/// The piece a kernel runs: `piece` itself, or for the scatter kernel chosen under a gather
+/// plan (a tile written in its inputs' order, [`KernelTuning`]) its two dimensions swapped, so
+/// that the index runs along the inputs' memory and the output is written across its rows.
+pub(crate) fn ordered_for(planned: KernelKind, kernel: KernelKind, piece: &Piece) -> Piece {
+    let mut ordered = piece.clone();
+    if planned == KernelKind::Gather && kernel == KernelKind::Spaced {
+        ordered.sizes.reverse();
+        for strides in &mut ordered.strides {
+            strides.reverse();
+        }
+    }
+    ordered
+}
+
 /// Whether operand `o` of a two-dimensional piece runs across memory along its inner
 /// dimension (its inner stride is the larger): what the tile kernel stages. A piece of one
 /// row (a window's cut) has no such direction.
@@ -310,6 +379,7 @@ mod tests {
             start,
             range: [Some((0, 1 << 21)); 3],
             max_groups: 65535,
+            cpu: false,
         }
     }
 
@@ -376,6 +446,7 @@ mod tests {
             start: [0; 3],
             range: [Some((0, 100)); 3],
             max_groups: 65535,
+            cpu: false,
         };
         assert_eq!(
             choose(KernelKind::Contiguous, &run, &tight, 1),

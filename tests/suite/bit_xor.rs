@@ -1,12 +1,12 @@
 //! DirectML BIT_XOR on the GPU against the reference: every type, special values, awkward
 //! sizes, ranks, strides and offsets.
 
-use gpu_xor::{BitXor, BitXorDesc, DataType, KernelKind, Tensor, TensorDesc};
+use gpu_xor::{BitXor, BitXorDesc, DataType, KernelKind, KernelTuning, Tensor, TensorDesc};
 use half::f16;
 
 use crate::common::{
     Check, DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, scatter_kind, small_windows,
-    transposed_kernel,
+    tile_kernel, transposed_kernel, tuned,
 };
 use crate::per_type;
 
@@ -233,19 +233,20 @@ per_type!(
 fn strided_outputs(dt: DataType) {
     let t = TensorDesc::new(dt, &[4, 5]);
     // Padded output rows too short for the shifted-rows kernel, and every other element: the
-    // scatter kernel, with atomic lanes where elements share words.
+    // scatter kernel, words that elements share written by one owner.
     for strides in [[7, 1], [10, 2]] {
         let out = t.clone().with_strides(&strides);
         strided(dt, t.clone(), t.clone(), out.clone(), scatter_kind(&out));
     }
-    // A transposed output is reordered to be dense ([5, 4]), which transposes the inputs.
-    strided(
-        dt,
-        t.clone(),
-        t.clone(),
-        t.clone().with_strides(&[1, 4]),
-        transposed_kernel(dt, 4),
-    );
+    // A transposed output is reordered to be dense ([5, 4]), which transposes the inputs: the
+    // tile kernel, or the scatter kernel in the inputs' order where the context is tuned for
+    // a CPU adapter. Both tunings, on every adapter.
+    let out = t.clone().with_strides(&[1, 4]);
+    for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+        let r = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), out.clone(), 43)
+            .check_on(tuned(tuning));
+        assert_kernel(&r, tile_kernel(&out, [&t, &t], tuning));
+    }
 }
 
 /// One channel of interleaved 4-channel data: each u8 element alone in its word, written

@@ -9,7 +9,7 @@
 
 use std::sync::OnceLock;
 
-use gpu_xor::{Context, ContextOptions, Error, RecordSummary};
+use gpu_xor::{Context, ContextOptions, Error, KernelTuning, RecordSummary};
 use gpu_xor_conformance::engine;
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
@@ -50,6 +50,29 @@ pub fn small_windows() -> &'static Context {
             },
         )
         .expect("4 KiB windows")
+    })
+}
+
+/// The suite's device with the kernel choices tuned for `tuning` (`Gpu` or `Cpu`), whatever
+/// the adapter: every candidate runs on every adapter the suite runs on.
+pub fn tuned(tuning: KernelTuning) -> &'static Context {
+    static GPU: OnceLock<Context> = OnceLock::new();
+    static CPU: OnceLock<Context> = OnceLock::new();
+    let cell = match tuning {
+        KernelTuning::Cpu => &CPU,
+        _ => &GPU,
+    };
+    cell.get_or_init(|| {
+        let base = ctx();
+        Context::with_options(
+            base.device().clone(),
+            base.queue().clone(),
+            &ContextOptions {
+                kernel_tuning: tuning,
+                ..ContextOptions::default()
+            },
+        )
+        .expect("a tuned context")
     })
 }
 
@@ -120,7 +143,7 @@ pub fn webgpu_rules(ctx: &Context) -> Context {
 }
 
 pub use gpu_xor_conformance::dml::{DmlCase, DmlOp, Place, place};
-pub use gpu_xor_conformance::expect::{scatter_kind, transposed_kernel};
+pub use gpu_xor_conformance::expect::{scatter_kind, tile_kernel, transposed_kernel};
 
 /// How the native suite runs a [`DmlCase`]: blocking, on the suite's contexts.
 pub trait Check {

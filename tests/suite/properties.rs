@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use gpu_xor::{AutoBroadcast, DataType, KernelKind, RecordSummary, TensorDesc};
+use gpu_xor::{AutoBroadcast, DataType, KernelKind, KernelTuning, RecordSummary, TensorDesc};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -19,7 +19,7 @@ use proptest::test_runner::TestRunner;
 
 use crate::common::{
     Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, place, random_bytes, scatter_kind,
-    small_windows,
+    small_windows, tile_kernel, tuned,
 };
 
 /// How one tensor is laid out over the shared sizes.
@@ -992,7 +992,13 @@ proptest! {
 
     #[test]
     fn transposed_inputs_run_the_tile_kernel(spec in dml_call(&DataType::DIRECTML, tile_core)) {
-        assert_kernel(&spec.run(), KernelKind::Tile);
+        // Both tunings on every adapter: where both inputs are read across their rows, a
+        // context tuned for a CPU writes 32- and 64-bit elements in the inputs' order.
+        let case = spec.case();
+        for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+            let kernel = tile_kernel(&case.out, [&case.a, &case.b], tuning);
+            assert_kernel(&case.check_on(tuned(tuning)), kernel);
+        }
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! (sliding-window) inputs; padded, spaced and transposed outputs.
 
 use gpu_xor::{DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx, scatter_kind, transposed_kernel};
+use gpu_xor_browser::{
+    Check, DmlCase, DmlOp, assert_kernel, ctx, scatter_kind, tile_kernel, transposed_kernel,
+};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 async fn check(a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: KernelKind, seed: u64) {
@@ -75,14 +77,21 @@ async fn padded_spaced_and_transposed_outputs_on_every_type() {
         let seed = 60 + k as u64;
         let t = TensorDesc::new(dt, &[4, 5]);
         for (strides, kernel) in [
-            // Short padded output rows: the scatter kernel (atomic lanes where elements share
-            // words, plain stores where none does).
+            // Short padded output rows: the scatter kernel (words that elements share written
+            // by one owner, lanes stored alone where no element shares a word).
             ([7, 1], scatter_kind(&t.clone().with_strides(&[7, 1]))),
             // Every other element.
             ([10, 2], scatter_kind(&t.clone().with_strides(&[10, 2]))),
             // A transposed output is reordered to be dense ([5, 4]), which transposes the
-            // inputs.
-            ([1, 4], transposed_kernel(dt, 4)),
+            // inputs (written in the inputs' order where the context is tuned for a CPU).
+            (
+                [1, 4],
+                tile_kernel(
+                    &t.clone().with_strides(&[1, 4]),
+                    [&t, &t],
+                    ctx().await.kernel_tuning(),
+                ),
+            ),
         ] {
             let out = t.clone().with_strides(&strides);
             check(t.clone(), t.clone(), out, kernel, seed).await;
