@@ -47,6 +47,22 @@ thread_local! {
     static CONTEXT: OnceCell<&'static Context> = const { OnceCell::new() };
 }
 
+/// The page's context with its kernel choices tuned for `tuning` (`Gpu` or `Cpu`), whatever
+/// the adapter (Chromium's WebGPU here reports a CPU device): every candidate runs in the
+/// browser too.
+pub async fn tuned(tuning: gpu_xor::KernelTuning) -> Context {
+    let base = ctx().await;
+    Context::with_options(
+        base.device().clone(),
+        base.queue().clone(),
+        &gpu_xor::ContextOptions {
+            kernel_tuning: tuning,
+            ..gpu_xor::ContextOptions::default()
+        },
+    )
+    .expect("a tuned context")
+}
+
 /// The context every test uses: the page's WebGPU adapter with its own limits
 /// ([`Context::from_env_async`]), made on first use and printed once. Without an adapter the
 /// test fails here, loudly.

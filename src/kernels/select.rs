@@ -20,15 +20,19 @@ const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 /// Which class of adapter a context's kernel choices are tuned for, where the kernel measured
 /// best differs between classes ([`crate::ContextOptions::kernel_tuning`]).
 ///
-/// One choice differs today, for a two-dimensional call whose inputs are both read across
-/// their rows (a transposed output is reordered into one) with 32- or 64-bit elements:
-/// - GPUs: the tile kernel, both inputs staged through workgroup memory so that reads and
-///   writes both run along memory (the textbook transpose; not measured here, as no GPU was at
-///   hand);
-/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): the scatter kernel in the inputs' order,
-///   reads along memory and writes across it, as a plain strided kernel does. Measured on
-///   lavapipe (`bench_report -- --strided`): 1.3 times the tile kernel for 32-bit elements and
-///   1.5 times for 64-bit ones, whose workgroup barriers llvmpipe runs slowly.
+/// One choice differs today: a two-dimensional call with 32- or 64-bit elements and an input
+/// read across its rows (a transposed or permuted input; a transposed output is reordered
+/// into one with both inputs read across their rows):
+/// - GPUs: the tile kernel, the transposed inputs staged through workgroup memory so that
+///   reads and writes both run along memory (the textbook transpose; not measured here, as
+///   no GPU was at hand);
+/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): no workgroup memory. Both inputs read
+///   across their rows: the scatter kernel in the inputs' order (reads along memory, writes
+///   across it). One input: the gather kernel. Measured on lavapipe in one run
+///   (`bench_report -- --strided`, 16 MiB and 1 MiB): a transposed input 1.4 to 1.7 times
+///   the tile kernel (u32 and u64), a transposed output 1.1 to 2.1 times, the permuted
+///   cubes 1.4 to 1.9 times; llvmpipe runs workgroup barriers slowly, and its caches hold a
+///   transposed row's lines between neighbouring invocations without staging.
 ///
 /// Every choice is exact on every adapter: the suites run both tunings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -116,6 +120,11 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 KernelKind::Rows
             } else if bound.cpu && input_order(planned, piece, width, bound.max_groups) {
                 KernelKind::Spaced
+            } else if bound.cpu
+                && width >= 4
+                && tile_layout(planned, piece, width, bound.max_groups)
+            {
+                KernelKind::Gather
             } else if tile_layout(planned, piece, width, bound.max_groups)
                 && (width >= 4
                     || (first(0).is_multiple_of(4) && (stride(0, 0) * width).is_multiple_of(4)))
@@ -303,7 +312,7 @@ fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) 
         && piece.sizes[1].div_ceil(tile_shape(width).1) <= u64::from(max_groups)
 }
 
-/// Whether `piece` is one whose tile a CPU adapter writes in its inputs' order instead
+/// Whether `piece` is one whose tile a CPU-tuned context writes in its inputs' order instead
 /// ([`KernelTuning`]): the tile kernel's layout, 32- or 64-bit elements, both inputs read
 /// across their rows.
 fn input_order(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {

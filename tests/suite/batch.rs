@@ -8,11 +8,11 @@
 //! catch that on every kernel, for every element width, for LOGICAL_XOR, in place, and across
 //! window seams.
 
-use gpu_xor::{Context, DataType, KernelKind, RecordSummary, TensorDesc};
+use gpu_xor::{Context, DataType, KernelKind, KernelTuning, RecordSummary, TensorDesc};
 use gpu_xor_conformance::dml::{Call, Calls};
 use gpu_xor_conformance::engine;
 
-use crate::common::{Check, DmlOp, Place, ctx, place, small_windows};
+use crate::common::{Check, DmlOp, Place, ctx, place, small_windows, tuned};
 
 /// The same description for A, B and the output, except A's strides.
 fn call(op: DmlOp, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3]) -> Call {
@@ -142,7 +142,11 @@ fn transposed(op: DmlOp, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> 
 fn tile_calls_of_two_shapes_merge_exactly() {
     for dt in [DataType::U32, DataType::U64, DataType::F32, DataType::I64] {
         let calls = transposed(DmlOp::BitXor, dt, &[[40, 40], [40, 33]], &[0, 65536]);
-        Calls::new(3, 65536 + 16384, 11, calls).check(ctx(), KernelKind::Tile, true);
+        Calls::new(3, 65536 + 16384, 11, calls).check(
+            tuned(KernelTuning::Gpu),
+            KernelKind::Tile,
+            true,
+        );
     }
 }
 
@@ -156,7 +160,7 @@ fn tile_calls_of_three_shapes_merge_exactly() {
             &[[33, 40], [40, 40], [7, 9]],
             &[0, 16384, 32768],
         );
-        Calls::new(3, 49152, 12, calls).check(ctx(), KernelKind::Tile, false);
+        Calls::new(3, 49152, 12, calls).check(tuned(KernelTuning::Gpu), KernelKind::Tile, false);
     }
 }
 
@@ -168,7 +172,7 @@ fn tile_logical_xor_calls_merge_exactly() {
         &[[64, 40], [50, 64], [33, 33]],
         &[0, 16384, 32768],
     );
-    Calls::new(3, 49152, 13, calls).check(ctx(), KernelKind::Tile, true);
+    Calls::new(3, 49152, 13, calls).check(tuned(KernelTuning::Gpu), KernelKind::Tile, true);
 }
 
 /// Packed calls of different lengths (within one workgroup of blocks, so that their grids
@@ -382,7 +386,10 @@ fn dependent_calls_keep_their_order() {
         Some(&[1, 40]),
         [place(2, 0), place(1, 0), place(0, 8192)],
     );
-    let dispatches =
-        Calls::new(3, 16384, 80, vec![first, second]).check(ctx(), KernelKind::Tile, false);
+    let dispatches = Calls::new(3, 16384, 80, vec![first, second]).check(
+        tuned(KernelTuning::Gpu),
+        KernelKind::Tile,
+        false,
+    );
     assert_eq!(dispatches, 2);
 }

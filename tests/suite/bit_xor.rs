@@ -6,7 +6,7 @@ use half::f16;
 
 use crate::common::{
     Check, DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, scatter_kind, small_windows,
-    tile_kernel, transposed_kernel, tuned,
+    tile_kernel, tuned,
 };
 use crate::per_type;
 
@@ -207,12 +207,13 @@ fn padded_and_transposed_inputs(dt: DataType) {
         t.clone(),
         KernelKind::Gather,
     );
+    let transposed = t.clone().with_strides(&[1, 6]);
     strided(
         dt,
         t.clone(),
-        t.clone().with_strides(&[1, 6]),
+        transposed.clone(),
         t.clone(),
-        transposed_kernel(dt, 5),
+        tile_kernel(&t, [&t, &transposed], ctx().kernel_tuning()),
     );
     // Overlapping input (sliding window): row r starts at element r.
     strided(

@@ -1,8 +1,8 @@
 //! Merged batches: calls of different shapes pushed into one batch share dispatches, and leave
 //! every byte of every buffer as the reference does with the calls applied in order.
 
-use gpu_xor::{DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Call, Calls, CheckCalls, DmlOp, ctx, place, say, windowed};
+use gpu_xor::{DataType, KernelKind, KernelTuning, TensorDesc};
+use gpu_xor_browser::{Call, Calls, CheckCalls, DmlOp, ctx, place, say, tuned, windowed};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 fn at(offset: u64) -> [gpu_xor_browser::Place; 3] {
@@ -57,7 +57,7 @@ async fn tile_gather_scatter_and_rows_calls_merge() {
         })
         .collect();
     let m = Calls::new(3, 32768, 11, calls)
-        .check(&ctx, KernelKind::Tile)
+        .check(&tuned(KernelTuning::Gpu).await, KernelKind::Tile)
         .await;
     assert!(m.dispatches < m.pieces, "{m:?}");
     // Gather: A read with gaps.
@@ -173,7 +173,7 @@ async fn dependent_calls_keep_their_order() {
     );
     second.a = t.with_strides(&[1, 40]);
     let m = Calls::new(3, 16384, 17, vec![first, second])
-        .check(&ctx, KernelKind::Tile)
+        .check(&tuned(KernelTuning::Gpu).await, KernelKind::Tile)
         .await;
     assert_eq!(m.dispatches, 2, "{m:?}");
 }

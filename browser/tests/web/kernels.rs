@@ -1,9 +1,11 @@
 //! Each kernel family, chosen by the layout and asserted from the record summary: contiguous,
-//! rows, shifted rows, gather, tile, scatter (atomic or spaced), and the empty call that
+//! rows, shifted rows, gather, tile, scatter (shared words or spaced), and the empty call that
 //! dispatches nothing.
 
-use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
-use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, scatter_kind};
+use gpu_xor::{AutoBroadcast, DataType, KernelKind, KernelTuning, TensorDesc};
+use gpu_xor_browser::{
+    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, scatter_kind, tuned,
+};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
@@ -117,20 +119,21 @@ async fn gather() {
 
 #[wasm_bindgen_test]
 async fn tile() {
-    let ctx = ctx().await;
+    // The tile kernel as chosen for GPUs; tuned for CPUs, 32- and 64-bit elements gather.
+    let ctx = tuned(KernelTuning::Gpu).await;
+    let cpu = tuned(KernelTuning::Cpu).await;
     for dt in [DataType::U32, DataType::F32, DataType::I64, DataType::F64] {
         for [rows, cols] in [[40u32, 40], [40, 33], [7, 9], [64, 17]] {
             let t = TensorDesc::new(dt, &[rows, cols]);
-            let r = DmlCase::distinct(
+            let case = DmlCase::distinct(
                 DmlOp::BitXor,
                 t.clone().with_strides(&[1, rows]),
                 t.clone(),
                 t,
                 41,
-            )
-            .check_on(&ctx)
-            .await;
-            assert_kernel(&r, KernelKind::Tile);
+            );
+            assert_kernel(&case.check_on(&ctx).await, KernelKind::Tile);
+            assert_kernel(&case.check_on(&cpu).await, KernelKind::Gather);
         }
     }
     // 8- and 16-bit: blocks transposed in registers, rows not a multiple of the block.
