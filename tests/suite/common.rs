@@ -143,7 +143,7 @@ pub fn webgpu_rules(ctx: &Context) -> Context {
 }
 
 pub use gpu_xor_conformance::dml::{DmlCase, DmlOp, Place, place};
-pub use gpu_xor_conformance::expect::{scatter_kind, tile_kernel, transposed_kernel};
+pub use gpu_xor_conformance::expect::{scatter_kind, tile_kernel};
 
 /// How the native suite runs a [`DmlCase`]: blocking, on the suite's contexts.
 pub trait Check {
