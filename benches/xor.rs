@@ -3,7 +3,9 @@
 //! One group per (operator, path); in each, one benchmark per (type, size) and, at every
 //! size, the three baselines on the same adapter: a `vec4<u32>` copy kernel and
 //! `copy_buffer_to_buffer` of the same bytes, and a bare `vec4<u32>` XOR kernel (no metadata,
-//! no masks) over the same bytes. Throughput is bytes read plus bytes written. The `batching`
+//! no masks) over the same bytes; the groups of strided layouts add, per type, the plain
+//! strided kernel (`plain-strided-<type>`: one element per invocation, offsets from a strides
+//! uniform) on the same layout and buffers. Throughput is bytes read plus bytes written. The `batching`
 //! group compares 1,000 calls of 4 KiB in one batch with 1,000 single submits; `small-calls`,
 //! the latency of one 4 KiB call alone and of one call in a batch of 1,000 against the bare
 //! kernel on the same ranges; the `recording` group (run first), the CPU time of recording
@@ -91,6 +93,16 @@ fn group(c: &mut Criterion, ctx: &Context, op: Op, path: Path, types: &[DataType
                     time(ctx, iters, &|e, n| case.record_many(ctx, e, n)) * iters as u32
                 })
             });
+            if path.strided() {
+                // The fourth baseline: the plain strided kernel on the same layout and buffers.
+                let id = BenchmarkId::new(format!("plain-strided-{dt}"), size_name(bytes));
+                g.bench_function(id, |b| {
+                    let plain = case().plain(ctx);
+                    b.iter_custom(|iters| {
+                        time(ctx, iters, &|e, n| plain.record(e, n)) * iters as u32
+                    })
+                });
+            }
         }
     }
     g.finish();
@@ -149,6 +161,25 @@ fn benches(c: &mut Criterion) {
         Path::TransposedOutput,
         &[DataType::U8, DataType::U16, DataType::U32],
     );
+    for path in [
+        Path::Permuted3,
+        Path::Permuted3Inner,
+        Path::Permuted4,
+        Path::Permuted4Channels,
+        Path::SteppedInput,
+    ] {
+        group(c, &ctx, Op::BitXor, path, &[DataType::U32]);
+    }
+    group(
+        c,
+        &ctx,
+        Op::BitXor,
+        Path::PermutedOutput,
+        &[DataType::U8, DataType::U32, DataType::U64],
+    );
+    for path in [Path::SteppedOutput, Path::ShortRows] {
+        group(c, &ctx, Op::BitXor, path, &[DataType::U8, DataType::U16]);
+    }
     group(
         c,
         &ctx,

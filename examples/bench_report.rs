@@ -5,7 +5,11 @@
 //! - a sweep of sizes (4 KiB to above one binding) for contiguous BIT_XOR, row broadcasting
 //!   and the three baselines, a `vec4<u32>` copy kernel and `copy_buffer_to_buffer` of the
 //!   same bytes, and a bare `vec4<u32>` XOR kernel (no metadata, no masks) over them;
-//! - every path and type at 64 MiB per operand, each against the three baselines;
+//! - every path and type at 64 MiB per operand, each against the three baselines, and the
+//!   strided paths against a fourth, the plain strided kernel on the same layout;
+//! - every strided layout (transposed, permuted 3-D and 4-D, stepped, padded, sliced, short
+//!   rows; inputs and outputs) at 64 MiB and 1 MiB against contiguous BIT_XOR of its type
+//!   and the plain strided kernel, with the targets of each (`--strided` runs this alone);
 //! - 1,000 small calls batched against 1,000 single submits;
 //! - the latency of one 4 KiB call alone and of one call in a batch of 1,000, against the
 //!   bare kernel on the same ranges;
@@ -983,6 +987,10 @@ fn main() -> Result<(), gpu_xor::Error> {
     let in_place = rate("bit_xor", "in-place", DataType::U32);
     let bcast = rate("bit_xor", "broadcast-row", DataType::U32);
     let transposed = rate("bit_xor", "transposed", DataType::U32);
+    drop(suite);
+
+    // 2b. The strided layouts against contiguous and the plain strided kernel, two sizes.
+    let (strided_text, strided_targets) = strided_section(&ctx, quick);
 
     // 3. Batched against single submits.
     let small = SmallCalls::new(&ctx, 1000, 4096);
@@ -1194,7 +1202,7 @@ fn main() -> Result<(), gpu_xor::Error> {
         ),
         "-",
     );
-    for (name, figure, met) in &graph_report.targets {
+    for (name, figure, met) in strided_targets.iter().chain(&graph_report.targets) {
         target(name, figure.clone(), verdict(*met));
     }
     println!("{targets}");
@@ -1211,7 +1219,7 @@ fn main() -> Result<(), gpu_xor::Error> {
 
     if save {
         let doc = format!(
-            "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
+            "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Strided layouts\n\n{strided_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
             size_name(at),
             recording.text,
             graph_report.text
