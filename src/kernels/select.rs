@@ -215,31 +215,15 @@ fn shifted_layout(piece: &Piece, width: u64) -> bool {
     (0..3).all(|o| piece.strides[o][inner] <= 1)
         && piece.strides[0][inner] == 1
         && piece.sizes[inner].saturating_mul(width) >= MIN_SHIFTED_ROW_BYTES
-        && rows_in_order(piece)
-}
-
-/// Whether the output's rows of `piece` lie in memory in index order, each after the whole of
-/// the one before: every outer stride spans everything inside it.
-fn rows_in_order(piece: &Piece) -> bool {
-    let inner = piece.sizes.len() - 1;
-    // Elements from the first to the last of the block inside the dimension, plus one.
-    let mut extent = piece.sizes[inner];
-    for d in (0..inner).rev().filter(|&d| piece.sizes[d] > 1) {
-        let stride = piece.strides[0][d];
-        if stride < extent {
-            return false;
-        }
-        extent = (piece.sizes[d] - 1)
-            .saturating_mul(stride)
-            .saturating_add(extent);
-    }
-    true
+        && nested(piece)
 }
 
 /// Whether the output of `piece` is nested: from the innermost dimension outward, each stride
 /// spans the whole block inside it, so that output addresses rise with the index (the
-/// dimensions being sorted by output stride). The scatter kernel's owner of a shared word
-/// finds the word's other elements right after its own in index order only there.
+/// dimensions being sorted by output stride) and rows lie in memory in index order, each
+/// after the whole of the one before. The scatter kernel's owner of a shared word finds the
+/// word's other elements right after its own in index order only there, and the
+/// shifted-rows kernel needs its rows so.
 pub(crate) fn nested(piece: &Piece) -> bool {
     // Elements from the first to the last of the block inside the dimension, plus one.
     let mut extent = 1u64;
@@ -438,15 +422,15 @@ mod tests {
         );
         // Interleaved output rows: row 1 starts inside row 0.
         let interleaved = piece(&[2, 100], [&[50, 1], &[100, 1], &[100, 1]]);
-        assert!(!rows_in_order(&interleaved));
+        assert!(!nested(&interleaved));
         assert_eq!(
             choose(KernelKind::Scatter, &interleaved, &b, 1),
             KernelKind::Scatter
         );
         // Outer dimensions in order only when each stride spans the block inside it.
         let outer = |s0: u64| piece(&[3, 2, 100], [&[s0, 101, 1], &[0; 3], &[0; 3]]);
-        assert!(rows_in_order(&outer(201)));
-        assert!(!rows_in_order(&outer(200)));
+        assert!(nested(&outer(201)));
+        assert!(!nested(&outer(200)));
         // The shifted-rows kernel touches only words that hold the operands' bytes, so it
         // needs no room after them; the contiguous kernel does.
         let mut run = piece(&[100], [&[1], &[1], &[1]]);

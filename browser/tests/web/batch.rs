@@ -162,7 +162,6 @@ async fn in_place_and_windowed_calls() {
 /// the result.
 #[wasm_bindgen_test]
 async fn dependent_calls_keep_their_order() {
-    let ctx = ctx().await;
     let t = TensorDesc::new(DataType::U32, &[40, 40]);
     let mut first = Call::same(DmlOp::BitXor, t.clone(), at(0));
     first.a = t.clone().with_strides(&[1, 40]);
