@@ -26,13 +26,15 @@ const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 /// - GPUs: the tile kernel, the transposed inputs staged through workgroup memory so that
 ///   reads and writes both run along memory (the textbook transpose; not measured here, as
 ///   no GPU was at hand);
-/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): no workgroup memory. Both inputs read
-///   across their rows: the scatter kernel in the inputs' order (reads along memory, writes
-///   across it). One input: the gather kernel. Measured on lavapipe in one run
-///   (`bench_report -- --strided`, 16 MiB and 1 MiB): a transposed input 1.4 to 1.7 times
-///   the tile kernel (u32 and u64), a transposed output 1.1 to 2.1 times, the permuted
-///   cubes 1.4 to 1.9 times; llvmpipe runs workgroup barriers slowly, and its caches hold a
-///   transposed row's lines between neighbouring invocations without staging.
+/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): for 64-bit elements, and for 32-bit ones
+///   up to 16 MiB of output, no workgroup memory. Both inputs read across their rows: the
+///   scatter kernel in the inputs' order (reads along memory, writes across it). One input:
+///   the gather kernel. Measured on lavapipe (`bench_report -- --strided`, each tuning's run
+///   against the plain strided kernel of the same run): 64-bit transposes 1.4 to 2.1 times
+///   the tiles at 1, 16 and 64 MiB; 32-bit ones 1.3 to 1.4 times at 1 and 16 MiB, but at
+///   64 MiB the tiles win (1.3 to 2 times), so 32-bit transposes above 16 MiB keep them.
+///   llvmpipe runs workgroup barriers slowly, and for transposes that fit its caches the
+///   lines of a transposed row stay there between neighbouring invocations without staging.
 ///
 /// Every choice is exact on every adapter: the suites run both tunings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -118,10 +120,13 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
-            } else if bound.cpu && input_order(planned, piece, width, bound.max_groups) {
+            } else if bound.cpu
+                && untiled_on_cpu(piece, width)
+                && input_order(planned, piece, width, bound.max_groups)
+            {
                 KernelKind::Spaced
             } else if bound.cpu
-                && width >= 4
+                && untiled_on_cpu(piece, width)
                 && tile_layout(planned, piece, width, bound.max_groups)
             {
                 KernelKind::Gather
@@ -294,6 +299,22 @@ fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) 
         && piece.sizes.len() == 2
         && (transposed(piece, 1) || transposed(piece, 2))
         && piece.sizes[1].div_ceil(tile_shape(width).1) <= u64::from(max_groups)
+}
+
+/// Up to how many bytes of output a CPU-tuned context gathers a 32-bit transpose rather than
+/// staging it through tiles ([`KernelTuning`]).
+const CPU_UNTILED_32_BIT_BYTES: u64 = 16 << 20;
+
+/// Whether a CPU-tuned context runs a transpose of `piece` without workgroup tiles: 64-bit
+/// elements always, 32-bit ones up to [`CPU_UNTILED_32_BIT_BYTES`] of output; narrower ones
+/// never (their tile path has no workgroup memory). Measured on lavapipe: gathering (or
+/// writing in the inputs' order) beats the tiles for 64-bit elements at 1, 16 and 64 MiB
+/// (1.4 to 2.1 times), for 32-bit ones at 1 and 16 MiB (1.3 to 1.4 times), while at 64 MiB
+/// (a 4096-row transpose, whose columns no longer stay in the caches between neighbouring
+/// rows) the tiles win for 32-bit elements (1.3 to 2 times).
+fn untiled_on_cpu(piece: &Piece, width: u64) -> bool {
+    let bytes = piece.sizes.iter().product::<u64>().saturating_mul(width);
+    width >= 8 || (width == 4 && bytes <= CPU_UNTILED_32_BIT_BYTES)
 }
 
 /// Whether `piece` is one whose tile a CPU-tuned context writes in its inputs' order instead
@@ -470,6 +491,36 @@ mod tests {
         // 32- and 64-bit elements always own their words.
         assert_eq!(kernel([4, 5], [10, 2], 4), KernelKind::Spaced);
         assert_eq!(kernel([4, 5], [7, 1], 8), KernelKind::Spaced);
+    }
+
+    #[test]
+    fn cpu_tuning_keeps_tiles_for_large_32_bit_transposes_only() {
+        let cpu = Bound {
+            cpu: true,
+            ..bound([0; 3])
+        };
+        let transposed = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]]);
+        let both = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[1, n]]);
+        for (n, width, untiled) in [(2048, 4, true), (4096, 4, false), (4096, 8, true)] {
+            let (one, two) = if untiled {
+                (KernelKind::Gather, KernelKind::Spaced)
+            } else {
+                (KernelKind::Tile, KernelKind::Tile)
+            };
+            assert_eq!(choose(KernelKind::Gather, &transposed(n), &cpu, width), one);
+            assert_eq!(choose(KernelKind::Gather, &both(n), &cpu, width), two);
+            // Tuned for GPUs: the tiles at every size.
+            let gpu = bound([0; 3]);
+            assert_eq!(
+                choose(KernelKind::Gather, &transposed(n), &gpu, width),
+                KernelKind::Tile
+            );
+        }
+        // 8- and 16-bit transposes keep the tile kernel's register blocks on CPUs too.
+        assert_eq!(
+            choose(KernelKind::Gather, &transposed(64), &cpu, 1),
+            KernelKind::Tile
+        );
     }
 
     #[test]
