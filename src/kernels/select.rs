@@ -29,10 +29,10 @@ const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 /// - CPU adapters (lavapipe, llvmpipe, SwiftShader): for 64-bit elements, and for 32-bit ones
 ///   up to 16 MiB of output, no workgroup memory. Both inputs read across their rows: the
 ///   scatter kernel in the inputs' order (reads along memory, writes across it). One input:
-///   the gather kernel. Measured on lavapipe (`bench_report -- --strided`, each tuning's run
-///   against the plain strided kernel of the same run): 64-bit transposes 1.4 to 2.1 times
-///   the tiles at 1, 16 and 64 MiB; 32-bit ones 1.3 to 1.4 times at 1 and 16 MiB, but at
-///   64 MiB the tiles win (1.3 to 2 times), so 32-bit transposes above 16 MiB keep them.
+///   the gather kernel. Measured on lavapipe (`bench_report -- --strided`, one run per
+///   tuning on one machine): 64-bit transposes 1.5 to 2.1 times the tiles at 1, 16 and
+///   64 MiB; 32-bit ones 1.3 to 1.75 times at 1 and 16 MiB, but at 64 MiB the tiles win
+///   (1.06 to 2.2 times), so 32-bit transposes above 16 MiB keep them.
 ///   llvmpipe runs workgroup barriers slowly, and for transposes that fit its caches the
 ///   lines of a transposed row stay there between neighbouring invocations without staging.
 ///
@@ -309,9 +309,9 @@ const CPU_UNTILED_32_BIT_BYTES: u64 = 16 << 20;
 /// elements always, 32-bit ones up to [`CPU_UNTILED_32_BIT_BYTES`] of output; narrower ones
 /// never (their tile path has no workgroup memory). Measured on lavapipe: gathering (or
 /// writing in the inputs' order) beats the tiles for 64-bit elements at 1, 16 and 64 MiB
-/// (1.4 to 2.1 times), for 32-bit ones at 1 and 16 MiB (1.3 to 1.4 times), while at 64 MiB
+/// (1.5 to 2.1 times), for 32-bit ones at 1 and 16 MiB (1.3 to 1.75 times), while at 64 MiB
 /// (a 4096-row transpose, whose columns no longer stay in the caches between neighbouring
-/// rows) the tiles win for 32-bit elements (1.3 to 2 times).
+/// rows) the tiles win for 32-bit elements (1.06 to 2.2 times).
 fn untiled_on_cpu(piece: &Piece, width: u64) -> bool {
     let bytes = piece.sizes.iter().product::<u64>().saturating_mul(width);
     width >= 8 || (width == 4 && bytes <= CPU_UNTILED_32_BIT_BYTES)
