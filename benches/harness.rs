@@ -109,22 +109,6 @@ impl Path {
     pub fn strided(self) -> bool {
         !matches!(self, Path::Contiguous | Path::InPlace | Path::BroadcastRow)
     }
-
-    /// Every path with a strided operand, in the order the reports list them.
-    pub const STRIDED: [Path; 12] = [
-        Path::Transposed,
-        Path::Permuted3,
-        Path::Permuted3Inner,
-        Path::Permuted4,
-        Path::Permuted4Channels,
-        Path::SteppedInput,
-        Path::TransposedOutput,
-        Path::PermutedOutput,
-        Path::PaddedOutput,
-        Path::SlicedOutput,
-        Path::SteppedOutput,
-        Path::ShortRows,
-    ];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -559,12 +543,6 @@ impl Case {
             compiled,
             layout,
         }
-    }
-
-    /// The inputs' buffers, read back whole.
-    pub fn inputs(&self, ctx: &Context) -> (Vec<u8>, Vec<u8>) {
-        let whole = |b: &wgpu::Buffer| read(ctx, b, 0, b.size());
-        (whole(&self.buffers[0]), whole(&self.buffers[1]))
     }
 
     /// The plain strided kernel over this case's buffers and layout (the output bound whole,

@@ -854,7 +854,8 @@ fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<(String, String, 
 fn main() -> Result<(), gpu_xor::Error> {
     let save = std::env::args().any(|a| a == "--save");
     let quick = std::env::args().any(|a| a == "--quick");
-    if std::env::args().any(|a| a == "--graph") {
+    // The header of a section run alone.
+    let alone = || -> Result<Context, gpu_xor::Error> {
         let ctx = Context::from_env()?;
         let info = ctx.adapter_info();
         println!(
@@ -865,6 +866,10 @@ fn main() -> Result<(), gpu_xor::Error> {
             today(),
             std::env::var("MESA_SHADER_CACHE_DISABLE").ok()
         );
+        Ok(ctx)
+    };
+    if std::env::args().any(|a| a == "--graph") {
+        let ctx = alone()?;
         let report = graph_section(&ctx, quick);
         let mut targets = String::from("| target | figure | verdict |\n|---|---|---|\n");
         for (name, figure, met) in &report.targets {
@@ -874,15 +879,7 @@ fn main() -> Result<(), gpu_xor::Error> {
         return Ok(());
     }
     if std::env::args().any(|a| a == "--strided") {
-        let ctx = Context::from_env()?;
-        let info = ctx.adapter_info();
-        println!(
-            "adapter: {} ({:?}, {:?})\ndate: {}\n",
-            info.name,
-            info.backend,
-            info.device_type,
-            today()
-        );
+        let ctx = alone()?;
         let (_, targets) = strided_section(&ctx, quick);
         let met = targets.iter().filter(|t| t.2).count();
         println!("{met} of {} strided targets met", targets.len());

@@ -157,21 +157,24 @@ pub(crate) fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result
         (range, select::choose(plan.kernel, piece, &choice, width))
     };
     // The scatter kernel writes words that elements share, without atomics, only where the
-    // output is nested: a piece it would run otherwise is cut into nested parts first.
-    let pieces: Vec<Piece> = pieces
-        .into_iter()
-        .flat_map(|piece| {
-            if width < 4 && choose(&piece).1 == KernelKind::Scatter {
-                select::owned_pieces(piece, width)
-            } else {
-                vec![piece]
+    // output is nested: a piece it would run otherwise is cut into nested parts first, each
+    // chosen for on its own.
+    let mut chosen = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let (range, kernel) = choose(&piece);
+        if kernel == KernelKind::Scatter && width < 4 && !select::nested(&piece) {
+            for part in select::owned_pieces(piece, width) {
+                let (range, kernel) = choose(&part);
+                chosen.push((part, range, kernel));
             }
-        })
-        .collect();
-    let mut lowered = Vec::with_capacity(pieces.len());
-    for piece in &pieces {
-        let (range, kernel) = choose(piece);
-        let piece = &select::ordered_for(plan.kernel, kernel, piece);
+        } else {
+            chosen.push((piece, range, kernel));
+        }
+    }
+    let mut lowered = Vec::with_capacity(chosen.len());
+    for (mut piece, range, kernel) in chosen {
+        select::order_for(plan.kernel, kernel, &mut piece);
+        let piece = &piece;
         // An input read in place is read through the output's own binding (its slot is 0):
         // WebGPU forbids a writable binding that overlaps another binding of the same buffer
         // in one dispatch, so it cannot have a binding of its own.
@@ -267,12 +270,7 @@ pub(crate) fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
 /// widened to 16-byte blocks (kernels read whole blocks and write whole words).
 fn accesses(piece: &Piece, start: [u64; 3], width: u64, keys: [usize; 3]) -> [Access; 3] {
     std::array::from_fn(|o| {
-        let reach: u64 = piece
-            .sizes
-            .iter()
-            .zip(&piece.strides[o])
-            .map(|(&n, &s)| (n - 1) * s)
-            .sum();
+        let reach = piece.reach(o);
         let first = start[o] + piece.origin[o] * width;
         let end = first + (reach + 1) * width;
         Access {

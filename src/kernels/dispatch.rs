@@ -129,14 +129,8 @@ pub(crate) fn build(
                     // Elements share words: one invocation per word of the output's span
                     // where there are no more words than elements (`base.w` 1), else one
                     // per element (scatter.wgsl).
-                    let reach: u64 = piece
-                        .sizes
-                        .iter()
-                        .zip(&piece.strides[0])
-                        .map(|(&n, &s)| (n - 1) * s)
-                        .sum();
                     let first = rel[0] * width / 4;
-                    let end = ((rel[0] + reach + 1) * width).div_ceil(4);
+                    let end = ((rel[0] + piece.reach(0) + 1) * width).div_ceil(4);
                     if end - first <= elements {
                         params.base[3] = 1;
                         (end - first, elements)

@@ -122,14 +122,14 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 KernelKind::Rows
             } else if bound.cpu
                 && untiled_on_cpu(piece, width)
-                && input_order(planned, piece, width, bound.max_groups)
-            {
-                KernelKind::Spaced
-            } else if bound.cpu
-                && untiled_on_cpu(piece, width)
                 && tile_layout(planned, piece, width, bound.max_groups)
             {
-                KernelKind::Gather
+                // Both inputs across their rows: written in their order; else gathered.
+                if both_transposed(piece) {
+                    KernelKind::Spaced
+                } else {
+                    KernelKind::Gather
+                }
             } else if tile_layout(planned, piece, width, bound.max_groups)
                 && (width >= 4
                     || (first(0).is_multiple_of(4) && (stride(0, 0) * width).is_multiple_of(4)))
@@ -174,7 +174,10 @@ pub(crate) fn candidates(
             if tile_layout(planned, piece, width, max_groups) {
                 kernels.push(KernelKind::Tile);
             }
-            if input_order(planned, piece, width, max_groups) {
+            if width >= 4
+                && tile_layout(planned, piece, width, max_groups)
+                && both_transposed(piece)
+            {
                 kernels.push(KernelKind::Spaced);
             }
             if shifted_layout(piece, width) {
@@ -317,28 +320,23 @@ fn untiled_on_cpu(piece: &Piece, width: u64) -> bool {
     width >= 8 || (width == 4 && bytes <= CPU_UNTILED_32_BIT_BYTES)
 }
 
-/// Whether `piece` is one whose tile a CPU-tuned context writes in its inputs' order instead
-/// ([`KernelTuning`]): the tile kernel's layout, 32- or 64-bit elements, both inputs read
-/// across their rows.
-fn input_order(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
-    width >= 4
-        && tile_layout(planned, piece, width, max_groups)
-        && transposed(piece, 1)
-        && transposed(piece, 2)
+/// Whether both inputs of a two-dimensional piece are read across their rows: a tile a
+/// CPU-tuned context writes in its inputs' order ([`KernelTuning`]).
+fn both_transposed(piece: &Piece) -> bool {
+    transposed(piece, 1) && transposed(piece, 2)
 }
 
-/// The piece a kernel runs: `piece` itself, or for the scatter kernel chosen under a gather
-/// plan (a tile written in its inputs' order, [`KernelTuning`]) its two dimensions swapped, so
-/// that the index runs along the inputs' memory and the output is written across its rows.
-pub(crate) fn ordered_for(planned: KernelKind, kernel: KernelKind, piece: &Piece) -> Piece {
-    let mut ordered = piece.clone();
+/// Puts `piece` in the order its kernel runs it: as it is, or for the scatter kernel chosen
+/// under a gather plan (a tile written in its inputs' order, [`KernelTuning`]) with its two
+/// dimensions swapped, so that the index runs along the inputs' memory and the output is
+/// written across its rows.
+pub(crate) fn order_for(planned: KernelKind, kernel: KernelKind, piece: &mut Piece) {
     if planned == KernelKind::Gather && kernel == KernelKind::Spaced {
-        ordered.sizes.reverse();
-        for strides in &mut ordered.strides {
+        piece.sizes.reverse();
+        for strides in &mut piece.strides {
             strides.reverse();
         }
     }
-    ordered
 }
 
 /// Whether operand `o` of a two-dimensional piece runs across memory along its inner

@@ -37,6 +37,18 @@ pub(crate) struct Piece {
     pub windows: [Option<(u64, u64)>; 3],
 }
 
+impl Piece {
+    /// Elements from operand `o`'s first element in the piece to its last (the sum over the
+    /// dimensions of `(size - 1) * stride`).
+    pub(crate) fn reach(&self, o: usize) -> u64 {
+        self.sizes
+            .iter()
+            .zip(&self.strides[o])
+            .map(|(&n, &s)| (n - 1) * s)
+            .sum()
+    }
+}
+
 /// Splits `layout` into pieces.
 ///
 /// `base[o]` is operand `o`'s byte offset in its buffer, `slot[o]` the binding slot it is

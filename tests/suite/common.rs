@@ -36,20 +36,21 @@ pub fn ctx() -> &'static Context {
     })
 }
 
+/// A context on the suite's device and queue with other options.
+fn on_suite_device(options: &ContextOptions) -> Context {
+    let base = ctx();
+    Context::with_options(base.device().clone(), base.queue().clone(), options)
+        .unwrap_or_else(|e| panic!("{options:?}: {e}"))
+}
+
 /// The same device with 4 KiB windows, so that every path crosses window seams.
 pub fn small_windows() -> &'static Context {
     static CTX: OnceLock<Context> = OnceLock::new();
     CTX.get_or_init(|| {
-        let base = ctx();
-        Context::with_options(
-            base.device().clone(),
-            base.queue().clone(),
-            &ContextOptions {
-                max_window_bytes: Some(4096),
-                ..ContextOptions::default()
-            },
-        )
-        .expect("4 KiB windows")
+        on_suite_device(&ContextOptions {
+            max_window_bytes: Some(4096),
+            ..ContextOptions::default()
+        })
     })
 }
 
@@ -63,16 +64,10 @@ pub fn tuned(tuning: KernelTuning) -> &'static Context {
         _ => &GPU,
     };
     cell.get_or_init(|| {
-        let base = ctx();
-        Context::with_options(
-            base.device().clone(),
-            base.queue().clone(),
-            &ContextOptions {
-                kernel_tuning: tuning,
-                ..ContextOptions::default()
-            },
-        )
-        .expect("a tuned context")
+        on_suite_device(&ContextOptions {
+            kernel_tuning: tuning,
+            ..ContextOptions::default()
+        })
     })
 }
 
