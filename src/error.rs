@@ -289,6 +289,15 @@ pub enum Error {
         tensor: TensorName,
     },
 
+    /// A call binds B for an operator of one input (NOT): its input is A alone.
+    #[error("{operator} takes one input, bound as A; {tensor} is bound too")]
+    ExtraBinding {
+        /// The operator.
+        operator: Operator,
+        /// The binding it does not take.
+        tensor: TensorName,
+    },
+
     /// A call leaves unbound an input that the operator does not own.
     #[error(
         "{tensor} is not bound, and the operator does not own it (no DML_TENSOR_FLAG_OWNED_BY_DML)"
@@ -349,6 +358,19 @@ pub enum Error {
         data_type.openvino_name()
     )]
     NotIntegerOrBoolean {
+        /// The refused type.
+        data_type: DataType,
+    },
+
+    /// OpenVINO's `Logical*-1` operations take `boolean` only ("Operands for logical
+    /// operators must have boolean element type").
+    #[error(
+        "{operator}: Operands for logical operators must have boolean element type but have element type {}.",
+        data_type.openvino_name()
+    )]
+    NotBoolean {
+        /// The operation.
+        operator: Operator,
         /// The refused type.
         data_type: DataType,
     },
@@ -632,7 +654,9 @@ impl Error {
             Error::DataTypeMismatch { .. } | Error::ElementTypeMismatch { .. } => {
                 ErrorKind::DtypeMismatch
             }
-            Error::UnsupportedDataType { .. } | Error::NotIntegerOrBoolean { .. } => {
+            Error::UnsupportedDataType { .. }
+            | Error::NotIntegerOrBoolean { .. }
+            | Error::NotBoolean { .. } => {
                 ErrorKind::UnsupportedDtype
             }
             Error::RankOutOfRange { .. } => ErrorKind::RankOutOfRange,
@@ -647,6 +671,7 @@ impl Error {
             Error::OwnedInputMissing { .. } => ErrorKind::OwnedInputMissing,
             Error::OwnedInputBound { .. } => ErrorKind::OwnedInputBound,
             Error::MissingBinding { .. } => ErrorKind::MissingBinding,
+            Error::ExtraBinding { .. } => ErrorKind::ExtraBinding,
             Error::OutputOverlap { .. } => ErrorKind::OutputOverlap,
             Error::OutputOverlapUndecided { .. } => ErrorKind::OutputOverlapUndecided,
             Error::ShapeInconsistent { .. } => ErrorKind::ShapeInconsistent,
@@ -756,6 +781,8 @@ error_kinds! {
     OwnedInputBound => "owned_input_bound",
     /// [`Error::MissingBinding`].
     MissingBinding => "missing_binding",
+    /// [`Error::ExtraBinding`].
+    ExtraBinding => "extra_binding",
     /// [`Error::OutputOverlap`].
     OutputOverlap => "output_overlap",
     /// [`Error::OutputOverlapUndecided`].

@@ -110,13 +110,17 @@ mod layout;
 pub mod reference;
 mod scope;
 
+#[allow(deprecated)]
+pub use desc::ElementOp;
 pub use desc::{
-    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, ElementOp, FeatureLevel, LogicalXorDesc,
-    Operand, Operands, Operator, TensorDesc, TensorFlags, TensorName, infer_output_shape,
+    AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
+    DmlUnaryDesc, DmlUnaryOp, ElementFunction, FeatureLevel, LogicalXorDesc, Operand, Operands,
+    Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags,
+    TensorName, infer_output_shape,
 };
 pub use error::{Error, ErrorKind, WgpuError};
 pub use exec::{
-    Batch, BitXor, BitwiseXor, Context, ContextOptions, Element, LimitsChoice, LogicalXor,
+    Batch, BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, OvBinary, OvUnary, ContextOptions, Element, LimitsChoice, LogicalXor,
     OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings,
     XorOperator,
 };

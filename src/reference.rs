@@ -1,4 +1,4 @@
-//! Layer 5, reference: a plain CPU implementation of the three operators over strided views.
+//! Layer 5, reference: a plain CPU implementation of every operator over strided views.
 //!
 //! It shares nothing with the GPU path but the description rules: no coalescing, no windows,
 //! no lanes; one element at a time, in logical row-major order. It is the oracle of this
@@ -20,7 +20,10 @@
 //! assert_eq!(out, [255, 127, 213, 0]);
 //! ```
 
-use crate::desc::{AutoBroadcast, BitwiseXorDesc, DataType, Operator, TensorName};
+use crate::desc::{
+    AutoBroadcast, DataType, DmlBinaryOp, DmlUnaryOp, ElementFunction, Operator, OvBinaryDesc,
+    OvBinaryOp, OvUnaryOp, TensorName,
+};
 use crate::error::{Error, WgpuError};
 
 /// A read-only strided view of tensor bytes.
@@ -95,6 +98,12 @@ pub fn logical_xor_element(data_type: DataType, a: u64, b: u64) -> u64 {
     u64::from(((a & m) != 0) != ((b & m) != 0))
 }
 
+/// One element of `function` in `data_type`: the bits above the type's width are ignored,
+/// and a logical function writes 0 or 1.
+pub fn element(function: ElementFunction, data_type: DataType, a: u64, b: u64) -> u64 {
+    function.apply(a, b, data_type.size_in_bytes())
+}
+
 /// DirectML BIT_XOR over strided views. A, B and the output must have one type and one
 /// shape; every element must lie inside its bytes. Inputs are read in full before the output
 /// is written.
@@ -103,7 +112,7 @@ pub fn bit_xor(
     b: &StridedView<'_>,
     out: &mut StridedViewMut<'_>,
 ) -> Result<(), Error> {
-    elementwise(Operator::BitXor, a, b, out, bit_xor_element)
+    dml_binary(DmlBinaryOp::BitXor, a, b, out)
 }
 
 /// DirectML LOGICAL_XOR over strided views (any type; the operator's type table is not
@@ -113,7 +122,38 @@ pub fn logical_xor(
     b: &StridedView<'_>,
     out: &mut StridedViewMut<'_>,
 ) -> Result<(), Error> {
-    elementwise(Operator::LogicalXor, a, b, out, logical_xor_element)
+    dml_binary(DmlBinaryOp::LogicalXor, a, b, out)
+}
+
+/// A DirectML operator of two inputs over strided views: the rules of [`bit_xor`] (one type
+/// and shape, every element inside its bytes; the operator's type table is not applied).
+///
+/// ```
+/// use gpu_xor::{DataType, DmlBinaryOp};
+/// use gpu_xor::reference::{StridedView, StridedViewMut, dml_binary};
+///
+/// let (a, b, mut out) = ([0u8, 2, 0, 7], [0u8, 0, 9, 1], [0u8; 4]);
+/// let view = |bytes| StridedView::packed(DataType::U8, &[4], bytes);
+/// let mut o = StridedViewMut::packed(DataType::U8, &[4], &mut out);
+/// dml_binary(DmlBinaryOp::LogicalOr, &view(&a), &view(&b), &mut o).unwrap();
+/// assert_eq!(out, [0, 1, 1, 1]);
+/// ```
+pub fn dml_binary(
+    op: DmlBinaryOp,
+    a: &StridedView<'_>,
+    b: &StridedView<'_>,
+    out: &mut StridedViewMut<'_>,
+) -> Result<(), Error> {
+    elementwise(op.operator(), op.function(), a, b, out)
+}
+
+/// A DirectML operator of one input (BIT_NOT, LOGICAL_NOT) over strided views.
+pub fn dml_unary(
+    op: DmlUnaryOp,
+    input: &StridedView<'_>,
+    out: &mut StridedViewMut<'_>,
+) -> Result<(), Error> {
+    elementwise(op.operator(), op.function(), input, input, out)
 }
 
 /// OpenVINO BitwiseXor-13 of two packed tensors: returns the output shape and its packed
@@ -126,9 +166,32 @@ pub fn bitwise_xor(
     b: &[u8],
     broadcast: AutoBroadcast,
 ) -> Result<(Vec<usize>, Vec<u8>), Error> {
-    let shape = BitwiseXorDesc::new(data_type, a_shape, b_shape)
+    ov_binary(
+        OvBinaryOp::BitwiseXor,
+        data_type,
+        a_shape,
+        a,
+        b_shape,
+        b,
+        broadcast,
+    )
+}
+
+/// An OpenVINO operation of two packed tensors under `broadcast`, its rules checked: returns
+/// the output shape and its packed bytes.
+pub fn ov_binary(
+    op: OvBinaryOp,
+    data_type: DataType,
+    a_shape: &[usize],
+    a: &[u8],
+    b_shape: &[usize],
+    b: &[u8],
+    broadcast: AutoBroadcast,
+) -> Result<(Vec<usize>, Vec<u8>), Error> {
+    let shape = OvBinaryDesc::new(op, data_type, a_shape, b_shape)
         .with_broadcast(broadcast)
         .output_shape()?;
+    let function = op.function(data_type);
     let width = data_type.size_in_bytes() as usize;
     for (s, bytes) in [(a_shape, a), (b_shape, b)] {
         let n = checked_count(s, width)?;
@@ -157,14 +220,39 @@ pub fn bitwise_xor(
         let ib = source(&index, b_shape, b_axis);
         let x = read(a, ia * width, width);
         let y = read(b, ib * width, width);
-        let r = if data_type == DataType::Bool {
-            logical_xor_element(data_type, x, y)
-        } else {
-            bit_xor_element(data_type, x, y)
-        };
-        write(&mut out, i * width, width, r);
+        write(&mut out, i * width, width, element(function, data_type, x, y));
     }
     Ok((shape, out))
+}
+
+/// An OpenVINO operation of one packed tensor (BitwiseNot-13, LogicalNot-1), its type rule
+/// checked: the output's packed bytes (its shape is the input's).
+pub fn ov_unary(
+    op: OvUnaryOp,
+    data_type: DataType,
+    shape: &[usize],
+    input: &[u8],
+) -> Result<Vec<u8>, Error> {
+    crate::desc::OvUnaryDesc::new(op, data_type, shape).validate()?;
+    let width = data_type.size_in_bytes() as usize;
+    let n = checked_count(shape, width)?;
+    if input.len() != n * width {
+        return Err(Error::DataLength {
+            shape: shape.to_vec(),
+            expected: n,
+            found: input.len() / width,
+        });
+    }
+    let function = op.function(data_type);
+    let mut out = Vec::new();
+    out.try_reserve_exact(n * width)
+        .map_err(|e| Error::Allocation(WgpuError::new(e)))?;
+    out.resize(n * width, 0);
+    for i in 0..n {
+        let x = read(input, i * width, width);
+        write(&mut out, i * width, width, element(function, data_type, x, 0));
+    }
+    Ok(out)
 }
 
 /// The packed index of the input element that output index `index` reads, for an input of
@@ -178,10 +266,10 @@ fn source(index: &[usize], shape: &[usize], axis: usize) -> usize {
 
 fn elementwise(
     operator: Operator,
+    function: ElementFunction,
     a: &StridedView<'_>,
     b: &StridedView<'_>,
     out: &mut StridedViewMut<'_>,
-    f: fn(DataType, u64, u64) -> u64,
 ) -> Result<(), Error> {
     let data_type = a.data_type;
     for (tensor, t) in [
@@ -256,7 +344,7 @@ fn elementwise(
             out.bytes,
             at(i, &o_strides, out.offset),
             width,
-            f(data_type, x, y),
+            element(function, data_type, x, y),
         );
     }
     Ok(())

@@ -3,9 +3,11 @@
 // Overrides (set per pipeline, never formatted into the text):
 //   WIDTH    bytes per element: 1, 2, 4 or 8. Kernels see only u32 words: a 64-bit element
 //            is two words (low word first), an 8- or 16-bit element a lane inside a word.
-//   LOGICAL  false: out = a ^ b on the raw bits (DML BIT_XOR, OpenVINO integers);
-//            true: out = (a != 0) != (b != 0) as 0 or 1 of WIDTH bytes (DML LOGICAL_XOR,
-//            OpenVINO boolean).
+//   FUNC     the word-wide function: 0 XOR, 1 AND, 2 OR, 3 NOT (of A alone: the host binds A
+//            in B's place too, and B's value is never used).
+//   LOGICAL  false: the function on the raw bits (DML BIT_*, OpenVINO Bitwise* on integers);
+//            true: on truth values, `x != 0` at the element's full width, written as 0 or 1
+//            of WIDTH bytes (DML LOGICAL_*, OpenVINO Logical* and Bitwise* on boolean).
 //   A_SRC, B_SRC  which binding the input is read from: 0 = the output's (the buffer is
 //            shared with the output; wgpu allows one writable binding per buffer), 1 = in0,
 //            2 = in1.
@@ -43,6 +45,7 @@
 //           WebGPU allows, so that any record can start a dispatch's binding
 
 override WIDTH: u32 = 4u;
+override FUNC: u32 = 0u;
 override LOGICAL: bool = false;
 override A_SRC: u32 = 1u;
 override B_SRC: u32 = 2u;
@@ -145,12 +148,55 @@ fn lane_mask() -> u32 {
     return 0xffffffffu;
 }
 
-// One element of at most 32 bits, right-aligned in `a` and `b`.
+// The function on whole words: every bit of the result is the function of the same bit of
+// `a` and `b`, so it serves packed lanes, 64-bit halves and 16-byte blocks alike. NOT takes
+// A alone.
+fn apply(a: u32, b: u32) -> u32 {
+    switch FUNC {
+        case 1u: {
+            return a & b;
+        }
+        case 2u: {
+            return a | b;
+        }
+        case 3u: {
+            return ~a;
+        }
+        default: {
+            return a ^ b;
+        }
+    }
+}
+
+fn apply4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    switch FUNC {
+        case 1u: {
+            return a & b;
+        }
+        case 2u: {
+            return a | b;
+        }
+        case 3u: {
+            return ~a;
+        }
+        default: {
+            return a ^ b;
+        }
+    }
+}
+
+// The logical function of two truth values as 0 or 1: `apply` on bit 0 alone.
+fn truth(a: bool, b: bool) -> u32 {
+    return apply(select(0u, 1u, a), select(0u, 1u, b)) & 1u;
+}
+
+// One element of at most 32 bits, right-aligned in `a` and `b`; the result is right-aligned
+// too, with nothing set above the lane (NOT's complement is masked to it).
 fn combine_lane(a: u32, b: u32) -> u32 {
     if LOGICAL {
-        return select(0u, 1u, (a != 0u) != (b != 0u));
+        return truth(a != 0u, b != 0u);
     }
-    return a ^ b;
+    return apply(a, b) & lane_mask();
 }
 
 // Bit 7 of each byte set where that byte is nonzero: the low seven bits carry into bit 7
@@ -165,27 +211,27 @@ fn nonzero_halves(x: u32) -> u32 {
 }
 
 // A whole word of packed elements (WIDTH <= 4): four bytes, two halves or one word at once.
+// The logical forms reduce each lane to its top bit, apply the function to those bits, and
+// move them down to bit 0 of the lane.
 fn combine_word(a: u32, b: u32) -> u32 {
     if !LOGICAL {
-        return a ^ b;
+        return apply(a, b);
     }
     if WIDTH == 1u {
-        return (nonzero_bytes(a) ^ nonzero_bytes(b)) >> 7u;
+        return (apply(nonzero_bytes(a), nonzero_bytes(b)) & 0x80808080u) >> 7u;
     }
     if WIDTH == 2u {
-        return (nonzero_halves(a) ^ nonzero_halves(b)) >> 15u;
+        return (apply(nonzero_halves(a), nonzero_halves(b)) & 0x80008000u) >> 15u;
     }
-    return select(0u, 1u, (a != 0u) != (b != 0u));
+    return truth(a != 0u, b != 0u);
 }
 
 // One 64-bit element as (low word, high word). Zero means both words zero.
 fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if !LOGICAL {
-        return a ^ b;
+        return vec2<u32>(apply(a.x, b.x), apply(a.y, b.y));
     }
-    let a_set = (a.x | a.y) != 0u;
-    let b_set = (b.x | b.y) != 0u;
-    return vec2<u32>(select(0u, 1u, a_set != b_set), 0u);
+    return vec2<u32>(truth((a.x | a.y) != 0u, (b.x | b.y) != 0u), 0u);
 }
 
 // Element `e` of binding `src` (WIDTH <= 4), right-aligned.
@@ -203,7 +249,7 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
         return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
     }
     if !LOGICAL {
-        return a ^ b;
+        return apply4(a, b);
     }
     return vec4<u32>(
         combine_word(a.x, b.x),

@@ -1,7 +1,8 @@
-//! OpenVINO BitwiseXor-13 and its broadcast rules (DESIGN §1, SEMANTICS §3).
+//! The OpenVINO operations (BitwiseXor-13 and its family) and their broadcast rules (DESIGN §1,
+//! SEMANTICS §3).
 
 use crate::desc::tensor::packed_strides;
-use crate::desc::{AutoBroadcast, DataType, ElementOp, Operand, Operands, Operator};
+use crate::desc::{AutoBroadcast, DataType, Operand, Operands, Operator, OvBinaryOp, OvUnaryOp};
 use crate::error::Error;
 
 /// OpenVINO `BitwiseXor-13`: bitwise XOR of two integer tensors, or logical XOR of two boolean
@@ -55,11 +56,102 @@ impl BitwiseXorDesc {
 
     /// The output shape, after every rule has been checked.
     pub fn output_shape(&self) -> Result<Vec<usize>, Error> {
-        self.checked().map(|(shape, _)| shape)
+        self.family().output_shape()
     }
 
     /// Checks every rule, in OpenVINO's order: the element types merge, the shapes broadcast,
     /// the type is integer or boolean.
+    pub fn validate(&self) -> Result<(), Error> {
+        self.family().validate()
+    }
+
+    /// Checks every rule, as [`BitwiseXorDesc::validate`] does, and describes the three
+    /// operands for layout analysis ([`crate::Plan::new`]): packed tensors, each input placed
+    /// among the output's dimensions by the broadcast rule. Fails with
+    /// [`Error::SizeOverflow`] where a valid description's tensors have more bytes than 64
+    /// bits count.
+    pub fn operands(&self) -> Result<Operands, Error> {
+        self.family().operands()
+    }
+
+    fn family(&self) -> OvBinaryDesc {
+        OvBinaryDesc::from(self.clone())
+    }
+}
+
+impl From<BitwiseXorDesc> for OvBinaryDesc {
+    fn from(d: BitwiseXorDesc) -> OvBinaryDesc {
+        OvBinaryDesc {
+            op: OvBinaryOp::BitwiseXor,
+            a_type: d.a_type,
+            b_type: d.b_type,
+            a_shape: d.a_shape,
+            b_shape: d.b_shape,
+            auto_broadcast: d.auto_broadcast,
+        }
+    }
+}
+
+/// An OpenVINO operation of two inputs with `auto_broadcast`: `BitwiseAnd-13`,
+/// `BitwiseOr-13`, `BitwiseXor-13` (integer or boolean types; on boolean the logical
+/// function) or `LogicalAnd-1`, `LogicalOr-1`, `LogicalXor-1` (boolean only), the operation a
+/// field. Boolean inputs are read as `byte != 0` and the output is a 0/1 byte.
+///
+/// ```
+/// use gpu_xor::{AutoBroadcast, DataType, OvBinaryDesc, OvBinaryOp};
+///
+/// let and = OvBinaryDesc::new(OvBinaryOp::BitwiseAnd, DataType::I16, &[8, 1, 6, 1], &[7, 1, 5]);
+/// assert_eq!(and.output_shape().unwrap(), vec![8, 7, 6, 5]);
+/// let or = OvBinaryDesc::new(OvBinaryOp::LogicalOr, DataType::U8, &[2], &[2]);
+/// assert_eq!(or.validate().unwrap_err().rule(), "unsupported_dtype");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OvBinaryDesc {
+    /// The operation.
+    pub op: OvBinaryOp,
+    /// Element type of input 0.
+    pub a_type: DataType,
+    /// Element type of input 1; must equal `a_type`.
+    pub b_type: DataType,
+    /// Shape of input 0.
+    pub a_shape: Vec<usize>,
+    /// Shape of input 1.
+    pub b_shape: Vec<usize>,
+    /// The broadcast rule.
+    pub auto_broadcast: AutoBroadcast,
+}
+
+impl OvBinaryDesc {
+    /// Two inputs of one type, with numpy broadcasting (every operation's default).
+    pub fn new(
+        op: OvBinaryOp,
+        data_type: DataType,
+        a_shape: &[usize],
+        b_shape: &[usize],
+    ) -> OvBinaryDesc {
+        OvBinaryDesc {
+            op,
+            a_type: data_type,
+            b_type: data_type,
+            a_shape: a_shape.to_vec(),
+            b_shape: b_shape.to_vec(),
+            auto_broadcast: AutoBroadcast::Numpy,
+        }
+    }
+
+    /// The same description with another broadcast rule.
+    pub fn with_broadcast(mut self, auto_broadcast: AutoBroadcast) -> OvBinaryDesc {
+        self.auto_broadcast = auto_broadcast;
+        self
+    }
+
+    /// The output shape, after every rule has been checked.
+    pub fn output_shape(&self) -> Result<Vec<usize>, Error> {
+        self.checked().map(|(shape, _)| shape)
+    }
+
+    /// Checks every rule, in OpenVINO's order: the element types merge, the shapes broadcast,
+    /// the type is one the operation takes (integer or boolean; boolean for `Logical*`).
     pub fn validate(&self) -> Result<(), Error> {
         self.checked().map(|_| ())
     }
@@ -72,15 +164,11 @@ impl BitwiseXorDesc {
             });
         }
         let shape = infer_output_shape(&self.a_shape, &self.b_shape, self.auto_broadcast)?;
-        if self.a_type.is_float() {
-            return Err(Error::NotIntegerOrBoolean {
-                data_type: self.a_type,
-            });
-        }
+        check_type(self.op.operator(), self.a_type)?;
         Ok((shape, self.a_type))
     }
 
-    /// Checks every rule, as [`BitwiseXorDesc::validate`] does, and describes the three
+    /// Checks every rule, as [`OvBinaryDesc::validate`] does, and describes the three
     /// operands for layout analysis ([`crate::Plan::new`]): packed tensors, each input placed
     /// among the output's dimensions by the broadcast rule. Fails with
     /// [`Error::SizeOverflow`] where a valid description's tensors have more bytes than 64
@@ -88,11 +176,6 @@ impl BitwiseXorDesc {
     pub fn operands(&self) -> Result<Operands, Error> {
         let (shape, data_type) = self.checked()?;
         let width = u64::from(data_type.size_in_bytes());
-        let op = if data_type == DataType::Bool {
-            ElementOp::Logical
-        } else {
-            ElementOp::Xor
-        };
         // Numpy right-aligns both inputs; pdpd places B at its axis (A has the output's
         // rank). The shapes were checked to fit.
         let b_axis = match self.auto_broadcast {
@@ -100,31 +183,108 @@ impl BitwiseXorDesc {
             _ => shape.len() - self.b_shape.len(),
         };
         let a_axis = shape.len() - self.a_shape.len();
-        let operand = |dims: &[usize], axis: usize| -> Result<Operand, Error> {
-            let sizes: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-            let bytes = packed_bytes(&sizes, width)?;
-            Ok(Operand {
-                strides: packed_strides(&sizes),
-                sizes,
-                axis,
-                required_bytes: bytes,
-                touched_bytes: bytes,
-                offset_alignment: width.max(4),
-            })
-        };
         // The output's bytes are counted first, then A's, then B's.
-        let output = operand(&shape, 0)?;
+        let output = packed_operand(&shape, 0, width)?;
         Ok(Operands {
-            operator: Operator::BitwiseXor,
-            op,
+            operator: self.op.operator(),
+            function: self.op.function(data_type),
             data_type,
             operands: [
-                operand(&self.a_shape, a_axis)?,
-                operand(&self.b_shape, b_axis)?,
+                packed_operand(&self.a_shape, a_axis, width)?,
+                packed_operand(&self.b_shape, b_axis, width)?,
                 output,
             ],
         })
     }
+}
+
+/// An OpenVINO operation of one input: `BitwiseNot-13` (integer or boolean; on boolean,
+/// logical not) or `LogicalNot-1` (boolean), the operation a field. The output has the
+/// input's type and shape.
+///
+/// ```
+/// use gpu_xor::{DataType, OvUnaryDesc, OvUnaryOp};
+///
+/// assert!(OvUnaryDesc::new(OvUnaryOp::BitwiseNot, DataType::I8, &[2, 3]).validate().is_ok());
+/// let err = OvUnaryDesc::new(OvUnaryOp::LogicalNot, DataType::I8, &[2, 3]).validate();
+/// assert_eq!(err.unwrap_err().rule(), "unsupported_dtype");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OvUnaryDesc {
+    /// The operation.
+    pub op: OvUnaryOp,
+    /// Element type of the input (and the output).
+    pub data_type: DataType,
+    /// Shape of the input (and the output).
+    pub shape: Vec<usize>,
+}
+
+impl OvUnaryDesc {
+    /// One input of this type and shape.
+    pub fn new(op: OvUnaryOp, data_type: DataType, shape: &[usize]) -> OvUnaryDesc {
+        OvUnaryDesc {
+            op,
+            data_type,
+            shape: shape.to_vec(),
+        }
+    }
+
+    /// The output shape: the input's, once the type has been checked.
+    pub fn output_shape(&self) -> Result<Vec<usize>, Error> {
+        self.validate().map(|()| self.shape.clone())
+    }
+
+    /// Checks the one rule: the type is one the operation takes.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_type(self.op.operator(), self.data_type)
+    }
+
+    /// Checks the type, as [`OvUnaryDesc::validate`] does, and describes the operands for
+    /// layout analysis ([`crate::Plan::new`]): B is the input again.
+    pub fn operands(&self) -> Result<Operands, Error> {
+        self.validate()?;
+        let width = u64::from(self.data_type.size_in_bytes());
+        let output = packed_operand(&self.shape, 0, width)?;
+        let input = packed_operand(&self.shape, 0, width)?;
+        Ok(Operands {
+            operator: self.op.operator(),
+            function: self.op.function(self.data_type),
+            data_type: self.data_type,
+            operands: [input.clone(), input, output],
+        })
+    }
+}
+
+/// The type rule of an OpenVINO operation: `Logical*-1` take `boolean`, `Bitwise*-13`
+/// integers and `boolean`.
+fn check_type(operator: Operator, data_type: DataType) -> Result<(), Error> {
+    if crate::desc::min_feature_level(operator, data_type).is_some() {
+        return Ok(());
+    }
+    Err(match operator {
+        Operator::OvLogicalAnd
+        | Operator::OvLogicalOr
+        | Operator::OvLogicalXor
+        | Operator::OvLogicalNot => Error::NotBoolean {
+            operator,
+            data_type,
+        },
+        _ => Error::NotIntegerOrBoolean { data_type },
+    })
+}
+
+/// A packed OpenVINO tensor of these dimensions, its first at the output's dimension `axis`.
+fn packed_operand(dims: &[usize], axis: usize, width: u64) -> Result<Operand, Error> {
+    let sizes: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+    let bytes = packed_bytes(&sizes, width)?;
+    Ok(Operand {
+        strides: packed_strides(&sizes),
+        sizes,
+        axis,
+        required_bytes: bytes,
+        touched_bytes: bytes,
+        offset_alignment: width.max(4),
+    })
 }
 
 /// Bytes of a packed tensor of these sizes, rounded up to whole 4-byte words: 0 for an empty
@@ -374,7 +534,7 @@ mod tests {
         let operands = BitwiseXorDesc::new(DataType::Bool, &[2, 3], &[3])
             .operands()
             .unwrap();
-        assert_eq!(operands.element_op(), ElementOp::Logical);
+        assert!(operands.function().logical);
         assert_eq!(operands.operator(), Operator::BitwiseXor);
         let b = operands.operand(TensorName::B);
         assert_eq!((b.sizes(), b.strides()), (&[3][..], &[1][..]));

@@ -1,4 +1,4 @@
-//! Layer 1, descriptions: types, tensors, feature levels, the three operator descriptions
+//! Layer 1, descriptions: types, tensors, feature levels, the operator descriptions
 //! and every rule of DESIGN §1. Pure CPU: nothing here touches wgpu, and nothing here knows
 //! the layers below. A validated description hands out its [`Operands`], which layout
 //! analysis takes.
@@ -7,6 +7,7 @@ mod auto_broadcast;
 mod broadcast;
 mod data_type;
 mod feature_level;
+mod function;
 mod names;
 mod operands;
 mod ops;
@@ -14,12 +15,17 @@ mod self_overlap;
 mod tensor;
 
 pub use auto_broadcast::AutoBroadcast;
-pub use broadcast::{BitwiseXorDesc, infer_output_shape};
+pub use broadcast::{BitwiseXorDesc, OvBinaryDesc, OvUnaryDesc, infer_output_shape};
 pub use data_type::DataType;
 pub use feature_level::FeatureLevel;
+pub use function::{BitFunction, DmlBinaryOp, DmlUnaryOp, ElementFunction, OvBinaryOp, OvUnaryOp};
 pub use names::{Operator, TensorName};
-pub use operands::{ElementOp, Operand, Operands};
-pub use ops::{BitXorDesc, LogicalXorDesc, min_feature_level, rank_range};
+#[allow(deprecated)]
+pub use operands::ElementOp;
+pub use operands::{Operand, Operands};
+pub use ops::{
+    BitXorDesc, DmlBinaryDesc, DmlUnaryDesc, LogicalXorDesc, min_feature_level, rank_range,
+};
 #[cfg(test)]
 pub(crate) use tensor::packed_strides;
 pub use tensor::{MAX_DIMENSIONS, MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorDesc, TensorFlags};

@@ -1,9 +1,11 @@
 //! The operand description: what a validated operator description hands to layout analysis.
 
-use crate::desc::{DataType, Operator, TensorName};
+use crate::desc::{DataType, ElementFunction, Operator, TensorName};
 
-/// The element function the kernels apply.
+/// Whether the kernels work on raw bits or on truth values: all that the XOR operators
+/// needed to say. Superseded by [`ElementFunction`], which names the function too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[deprecated(since = "0.1.0", note = "use `ElementFunction`: it names the function too")]
 pub enum ElementOp {
     /// `a ^ b` on the raw bits.
     Xor,
@@ -77,8 +79,8 @@ impl Operand {
 /// the type, and per tensor its [`Operand`]. What layout analysis ([`crate::Plan::new`])
 /// takes.
 ///
-/// Only validation makes one (`BitXorDesc::operands`, `LogicalXorDesc::operands`,
-/// `BitwiseXorDesc::operands`), so every value guarantees:
+/// Only validation makes one (the `operands` method of every description), so every value
+/// guarantees:
 /// 1. The output's sizes are the index space of the call ([`Operands::sizes`]), its axis is 0.
 /// 2. Each input's dimensions fit in the output's from its axis on
 ///    (`axis + rank(input) <= rank(output)`), and each of its sizes equals the output's size
@@ -108,9 +110,10 @@ impl Operand {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Operands {
     pub(crate) operator: Operator,
-    pub(crate) op: ElementOp,
+    pub(crate) function: ElementFunction,
     pub(crate) data_type: DataType,
-    /// Indexed in the order of [`TensorName::ALL`]: A, B, Output.
+    /// Indexed in the order of [`TensorName::ALL`]: A, B, Output. A one-input operator's B
+    /// is its A again: the kernels read the input in B's place too and never use the value.
     pub(crate) operands: [Operand; 3],
 }
 
@@ -121,8 +124,20 @@ impl Operands {
     }
 
     /// The element function.
+    pub fn function(&self) -> ElementFunction {
+        self.function
+    }
+
+    /// [`ElementOp::Logical`] where the function works on truth values, else
+    /// [`ElementOp::Xor`] (for the XOR operators, the function itself).
+    #[deprecated(since = "0.1.0", note = "use `Operands::function`")]
+    #[allow(deprecated)]
     pub fn element_op(&self) -> ElementOp {
-        self.op
+        if self.function.logical {
+            ElementOp::Logical
+        } else {
+            ElementOp::Xor
+        }
     }
 
     /// The element type.

@@ -2,8 +2,8 @@
 
 use super::self_overlap::{SELF_OVERLAP_STEP_LIMIT, self_overlaps};
 use crate::desc::{
-    DataType, ElementOp, FeatureLevel, MAX_DIMENSIONS, Operand, Operands, Operator, TensorDesc,
-    TensorFlags, TensorName,
+    DataType, DmlBinaryOp, DmlUnaryOp, ElementFunction, FeatureLevel, MAX_DIMENSIONS, Operand,
+    Operands, Operator, TensorDesc, TensorFlags, TensorName,
 };
 use crate::error::Error;
 
@@ -48,7 +48,7 @@ pub struct LogicalXorDesc {
 }
 
 macro_rules! dml_desc_impl {
-    ($desc:ident, $operator:expr, $op:expr) => {
+    ($desc:ident, $op:expr) => {
         impl $desc {
             /// A description from three tensor descriptions.
             pub fn new(a: TensorDesc, b: TensorDesc, output: TensorDesc) -> $desc {
@@ -74,53 +74,203 @@ macro_rules! dml_desc_impl {
             /// describes the three operands for layout analysis ([`crate::Plan::new`]).
             pub fn operands(&self, feature_level: FeatureLevel) -> Result<Operands, Error> {
                 validate_dml(
-                    $operator,
-                    $op,
-                    [&self.a, &self.b, &self.output],
+                    $op.operator(),
+                    $op.function(),
+                    &[
+                        (TensorName::A, &self.a),
+                        (TensorName::B, &self.b),
+                        (TensorName::Output, &self.output),
+                    ],
                     feature_level,
                 )
+            }
+        }
+
+        impl From<$desc> for DmlBinaryDesc {
+            fn from(d: $desc) -> DmlBinaryDesc {
+                DmlBinaryDesc {
+                    op: $op,
+                    a: d.a,
+                    b: d.b,
+                    output: d.output,
+                }
             }
         }
     };
 }
 
-dml_desc_impl!(BitXorDesc, Operator::BitXor, ElementOp::Xor);
-dml_desc_impl!(LogicalXorDesc, Operator::LogicalXor, ElementOp::Logical);
+dml_desc_impl!(BitXorDesc, DmlBinaryOp::BitXor);
+dml_desc_impl!(LogicalXorDesc, DmlBinaryOp::LogicalXor);
+
+/// A DirectML operator of two inputs: BIT_AND, BIT_OR, BIT_XOR, LOGICAL_AND, LOGICAL_OR or
+/// LOGICAL_XOR, the operator a field. Every one has the same three tensors and the same rules
+/// (A, B and Output of one DataType, DimensionCount and Sizes); they differ in their element
+/// function and their type tables ([`min_feature_level`]).
+///
+/// ```
+/// use gpu_xor::{DataType, DmlBinaryDesc, DmlBinaryOp, FeatureLevel};
+///
+/// let and = DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, DataType::F32, &[2, 3]);
+/// assert!(and.validate(FeatureLevel::Fl4_1).is_ok());
+/// // LOGICAL_OR takes UINT8 and UINT32 only.
+/// let or = DmlBinaryDesc::packed(DmlBinaryOp::LogicalOr, DataType::I32, &[2, 3]);
+/// assert_eq!(or.validate(FeatureLevel::Fl4_1).unwrap_err().rule(), "unsupported_dtype");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DmlBinaryDesc {
+    /// The operator.
+    pub op: DmlBinaryOp,
+    /// `ATensor`.
+    pub a: TensorDesc,
+    /// `BTensor`.
+    pub b: TensorDesc,
+    /// `OutputTensor`.
+    pub output: TensorDesc,
+}
+
+impl DmlBinaryDesc {
+    /// A description from three tensor descriptions.
+    pub fn new(op: DmlBinaryOp, a: TensorDesc, b: TensorDesc, output: TensorDesc) -> Self {
+        DmlBinaryDesc { op, a, b, output }
+    }
+
+    /// Three packed tensors of one type and one shape.
+    pub fn packed(op: DmlBinaryOp, data_type: DataType, sizes: &[u32]) -> DmlBinaryDesc {
+        let t = TensorDesc::new(data_type, sizes);
+        DmlBinaryDesc::new(op, t.clone(), t.clone(), t)
+    }
+
+    /// Checks every rule at this feature level; the first that fails is returned.
+    pub fn validate(&self, feature_level: FeatureLevel) -> Result<(), Error> {
+        self.operands(feature_level).map(|_| ())
+    }
+
+    /// Checks every rule at this feature level, as [`Self::validate`] does, and describes the
+    /// three operands for layout analysis ([`crate::Plan::new`]).
+    pub fn operands(&self, feature_level: FeatureLevel) -> Result<Operands, Error> {
+        validate_dml(
+            self.op.operator(),
+            self.op.function(),
+            &[
+                (TensorName::A, &self.a),
+                (TensorName::B, &self.b),
+                (TensorName::Output, &self.output),
+            ],
+            feature_level,
+        )
+    }
+}
+
+/// A DirectML operator of one input: BIT_NOT or LOGICAL_NOT (`InputTensor`, `OutputTensor`),
+/// the operator a field. Input and Output have one DataType, DimensionCount and Sizes.
+///
+/// Errors name the input [`TensorName::A`] (it is read in A's place).
+///
+/// ```
+/// use gpu_xor::{DataType, DmlUnaryDesc, DmlUnaryOp, FeatureLevel, TensorDesc};
+///
+/// let not = DmlUnaryDesc::packed(DmlUnaryOp::BitNot, DataType::U16, &[4, 4]);
+/// assert!(not.validate(FeatureLevel::Fl3_0).is_ok());
+/// // A padded output row: only its elements are written.
+/// let mut padded = not.clone();
+/// padded.output = padded.output.with_strides(&[8, 1]);
+/// assert!(padded.validate(FeatureLevel::Fl3_0).is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DmlUnaryDesc {
+    /// The operator.
+    pub op: DmlUnaryOp,
+    /// `InputTensor`.
+    pub input: TensorDesc,
+    /// `OutputTensor`.
+    pub output: TensorDesc,
+}
+
+impl DmlUnaryDesc {
+    /// A description from two tensor descriptions.
+    pub fn new(op: DmlUnaryOp, input: TensorDesc, output: TensorDesc) -> DmlUnaryDesc {
+        DmlUnaryDesc { op, input, output }
+    }
+
+    /// Two packed tensors of one type and one shape.
+    pub fn packed(op: DmlUnaryOp, data_type: DataType, sizes: &[u32]) -> DmlUnaryDesc {
+        let t = TensorDesc::new(data_type, sizes);
+        DmlUnaryDesc::new(op, t.clone(), t)
+    }
+
+    /// Checks every rule at this feature level; the first that fails is returned.
+    pub fn validate(&self, feature_level: FeatureLevel) -> Result<(), Error> {
+        self.operands(feature_level).map(|_| ())
+    }
+
+    /// Checks every rule at this feature level, as [`Self::validate`] does, and describes the
+    /// operands for layout analysis ([`crate::Plan::new`]): B is the input again.
+    pub fn operands(&self, feature_level: FeatureLevel) -> Result<Operands, Error> {
+        validate_dml(
+            self.op.operator(),
+            self.op.function(),
+            &[(TensorName::A, &self.input), (TensorName::Output, &self.output)],
+            feature_level,
+        )
+    }
+}
 
 /// The lowest feature level at which `operator` accepts `data_type`, or `None` if none does.
 ///
-/// `BitXor`: `u8`, `u16`, `u32` from 3.0, the other DirectML types from 4.1.
-/// `LogicalXor`: `u32` from 1.0, `u8` from 2.0, nothing else ever.
-/// `BitwiseXor` has no feature levels: its integer and boolean types give [`FeatureLevel::Fl1_0`].
+/// DirectML's `BIT_*` operators: `u8`, `u16`, `u32` from 3.0, the other DirectML types from
+/// 4.1. Its `LOGICAL_*` operators: `u32` from 1.0, `u8` from 2.0, nothing else ever.
+/// OpenVINO has no feature levels: the types an operation takes give [`FeatureLevel::Fl1_0`]
+/// (`Bitwise*-13`: integers and boolean; `Logical*-1`: boolean).
 pub fn min_feature_level(operator: Operator, data_type: DataType) -> Option<FeatureLevel> {
     use DataType::*;
     match operator {
-        Operator::BitXor => match data_type {
-            U8 | U16 | U32 => Some(FeatureLevel::Fl3_0),
-            Bool => None,
-            _ => Some(FeatureLevel::Fl4_1),
-        },
-        Operator::LogicalXor => match data_type {
+        Operator::BitXor | Operator::BitAnd | Operator::BitOr | Operator::BitNot => {
+            match data_type {
+                U8 | U16 | U32 => Some(FeatureLevel::Fl3_0),
+                Bool => None,
+                _ => Some(FeatureLevel::Fl4_1),
+            }
+        }
+        Operator::LogicalXor
+        | Operator::LogicalAnd
+        | Operator::LogicalOr
+        | Operator::LogicalNot => match data_type {
             U32 => Some(FeatureLevel::Fl1_0),
             U8 => Some(FeatureLevel::Fl2_0),
             _ => None,
         },
-        Operator::BitwiseXor => (!data_type.is_float()).then_some(FeatureLevel::Fl1_0),
+        Operator::BitwiseXor
+        | Operator::BitwiseAnd
+        | Operator::BitwiseOr
+        | Operator::BitwiseNot => (!data_type.is_float()).then_some(FeatureLevel::Fl1_0),
+        Operator::OvLogicalAnd
+        | Operator::OvLogicalOr
+        | Operator::OvLogicalXor
+        | Operator::OvLogicalNot => (data_type == Bool).then_some(FeatureLevel::Fl1_0),
     }
 }
 
 /// The DimensionCounts `operator` accepts at `feature_level`, as `(min, max)`.
 ///
-/// 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1), except LOGICAL_XOR below 3.0: exactly 4.
+/// 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1), except the `LOGICAL_*` operators below 3.0:
+/// exactly 4. OpenVINO's operations take any rank, 0 (a scalar) included.
 pub fn rank_range(operator: Operator, feature_level: FeatureLevel) -> (usize, usize) {
     match operator {
-        Operator::LogicalXor if feature_level < FeatureLevel::Fl3_0 => (4, 4),
-        Operator::BitwiseXor => (0, usize::MAX),
+        Operator::LogicalXor
+        | Operator::LogicalAnd
+        | Operator::LogicalOr
+        | Operator::LogicalNot
+            if feature_level < FeatureLevel::Fl3_0 =>
+        {
+            (4, 4)
+        }
+        op if !op.is_directml() => (0, usize::MAX),
         _ => (1, MAX_DIMENSIONS),
     }
 }
 
-/// The rules of DESIGN §1 in the order they are checked:
+/// The rules of DESIGN §1 in the order they are checked, over the operator's tensors (A, B and
+/// Output; Input and Output for a one-input operator, the input named A):
 /// 1. A, B and Output have the same DataType.
 /// 2. The operator takes that type at this feature level.
 /// 3. Each DimensionCount is in range for this feature level.
@@ -132,16 +282,12 @@ pub fn rank_range(operator: Operator, feature_level: FeatureLevel) -> (usize, us
 /// 7. The output does not overlap itself.
 fn validate_dml(
     operator: Operator,
-    op: ElementOp,
-    tensors: [&TensorDesc; 3],
+    function: ElementFunction,
+    named: &[(TensorName, &TensorDesc)],
     feature_level: FeatureLevel,
 ) -> Result<Operands, Error> {
-    let [a, b, output] = tensors;
-    let named = [
-        (TensorName::A, a),
-        (TensorName::B, b),
-        (TensorName::Output, output),
-    ];
+    let a = named[0].1;
+    let output = named[named.len() - 1].1;
 
     // Check 1.
     for (tensor, t) in &named[1..] {
@@ -169,7 +315,7 @@ fn validate_dml(
 
     // Check 3.
     let (min_rank, max_rank) = rank_range(operator, feature_level);
-    for (tensor, t) in &named {
+    for (tensor, t) in named {
         let rank = t.rank();
         if rank < min_rank || rank > max_rank {
             let required = (1..=MAX_DIMENSIONS)
@@ -210,12 +356,14 @@ fn validate_dml(
         }
     }
 
-    // Check 6.
-    let [spec_a, spec_b, spec_out] = [
-        check_tensor(TensorName::A, a)?,
-        check_tensor(TensorName::B, b)?,
-        check_tensor(TensorName::Output, output)?,
-    ];
+    // Check 6. A one-input operator reads its input in B's place too.
+    let mut specs = Vec::with_capacity(3);
+    for (tensor, t) in named {
+        specs.push(check_tensor(*tensor, t)?);
+    }
+    let spec_out = specs.pop().expect("an output");
+    let spec_a = specs[0].clone();
+    let spec_b = specs.pop().expect("an input");
 
     // Check 7. After check 6 every packed stride is below 2^32 (at most 2^32 - 1 elements).
     let out_strides = output.effective_strides();
@@ -245,7 +393,7 @@ fn validate_dml(
 
     Ok(Operands {
         operator,
-        op,
+        function,
         data_type,
         operands: [spec_a, spec_b, spec_out],
     })

@@ -176,7 +176,7 @@ impl Batch {
         if let Some(lost) = shared.known_lost() {
             return Err(lost);
         }
-        let [a, b] = resolve(owned, bindings)?;
+        let [a, b] = resolve(plan, owned, bindings)?;
         let bound = [&bindings.output, &a, &b];
         let names = [TensorName::Output, TensorName::A, TensorName::B];
         for o in 0..3 {
@@ -356,19 +356,31 @@ fn compile(shared: &Shared, pieces: &[super::lower::LoweredPiece]) -> Result<(),
 /// The bindings of A and B: the caller's, or the operator's own storage for an input it owns
 /// (which the caller must not bind: DirectML's `DML_BINDING_TYPE_NONE`).
 pub(crate) fn resolve<'a>(
+    plan: &Plan,
     owned: [Option<&'a wgpu::Buffer>; 2],
     bindings: &XorBindings<'a>,
 ) -> Result<[TensorBinding<'a>; 2], Error> {
+    let inputs = plan.operator.inputs();
     let given = [bindings.a, bindings.b];
     let names = [TensorName::A, TensorName::B];
     let mut out = [bindings.output; 2];
-    for i in 0..2 {
+    for i in 0..inputs {
         out[i] = match (owned[i], given[i]) {
             (Some(buffer), None) => TensorBinding::new(buffer),
             (None, Some(binding)) => binding,
             (Some(_), Some(_)) => return Err(Error::OwnedInputBound { tensor: names[i] }),
             (None, None) => return Err(Error::MissingBinding { tensor: names[i] }),
         };
+    }
+    if inputs == 1 {
+        // One input, read in B's place too (the kernels never use the value).
+        if given[1].is_some() {
+            return Err(Error::ExtraBinding {
+                operator: plan.operator,
+                tensor: TensorName::B,
+            });
+        }
+        out[1] = out[0];
     }
     Ok(out)
 }
@@ -381,8 +393,10 @@ pub(super) mod sealed {
     }
 }
 
-/// A compiled operator that a [`crate::Batch`] can record: [`BitXor`](crate::BitXor),
-/// [`LogicalXor`](crate::LogicalXor) or [`BitwiseXor`](crate::BitwiseXor).
+/// A compiled operator that a [`crate::Batch`] can record: any of the crate's
+/// ([`DmlBinary`](crate::DmlBinary), [`DmlUnary`](crate::DmlUnary),
+/// [`OvBinary`](crate::OvBinary), [`OvUnary`](crate::OvUnary), [`BitXor`](crate::BitXor),
+/// [`LogicalXor`](crate::LogicalXor), [`BitwiseXor`](crate::BitwiseXor)).
 pub trait XorOperator: sealed::Sealed {
     /// The plan decided at creation.
     fn plan(&self) -> &Plan;

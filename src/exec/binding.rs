@@ -63,7 +63,8 @@ impl<'a> TensorBinding<'a> {
     }
 }
 
-/// The three bindings of one call.
+/// The bindings of one call: A, B and the output; an operator of one input (NOT) binds its
+/// input as A and leaves B `None` ([`XorBindings::unary`]).
 ///
 /// Any of them may name the same buffer: ranges that do not overlap are fine, an output
 /// bound to exactly an input's range runs in place, and inputs may overlap each other.
@@ -95,6 +96,15 @@ impl<'a> XorBindings<'a> {
         }
     }
 
+    /// The bindings of an operator of one input (NOT): the input as A, no B.
+    pub fn unary(input: TensorBinding<'a>, output: TensorBinding<'a>) -> XorBindings<'a> {
+        XorBindings {
+            a: Some(input),
+            b: None,
+            output,
+        }
+    }
+
     /// Bindings of B and the output, for an operator that owns A.
     pub fn owned_a(b: TensorBinding<'a>, output: TensorBinding<'a>) -> XorBindings<'a> {
         XorBindings {
@@ -113,7 +123,7 @@ impl<'a> XorBindings<'a> {
         }
     }
 
-    /// The output's binding alone, for an operator that owns both inputs.
+    /// The output's binding alone, for an operator that owns both inputs (or its one input).
     pub fn owned_ab(output: TensorBinding<'a>) -> XorBindings<'a> {
         XorBindings {
             a: None,

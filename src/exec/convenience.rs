@@ -4,9 +4,12 @@
 
 use super::binding::XorBindings;
 use super::context::Context;
-use super::operator::{BitXor, BitwiseXor, LogicalXor};
+use super::operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
 use super::tensor::Tensor;
-use crate::desc::{AutoBroadcast, BitXorDesc, BitwiseXorDesc, LogicalXorDesc};
+use crate::desc::{
+    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc,
+    DmlUnaryOp, LogicalXorDesc, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
+};
 use crate::error::{Error, TensorName};
 
 impl Context {
@@ -139,24 +142,221 @@ impl Context {
         broadcast: AutoBroadcast,
     ) -> Result<(), Error> {
         let op = bitwise_operator(self, a, b, broadcast)?;
-        dense(out, TensorName::Output)?;
-        if out.data_type() != a.data_type() {
-            return Err(Error::TensorTypeMismatch {
-                actual: out.data_type(),
-                requested: a.data_type(),
-            });
-        }
-        let shape = op.output_shape();
-        if out.shape() != shape {
-            return Err(Error::ShapeInconsistent {
-                a: shape,
-                b: out.shape().to_vec(),
-                broadcast,
-                reason: "the output tensor (second) does not have the broadcast shape (first)",
-            });
-        }
+        check_ov_output(out, a, &op.output_shape(), broadcast)?;
         op.submit(&bindings(a, b, out))?;
         Ok(())
+    }
+}
+
+impl Context {
+    /// A DirectML operator of two inputs ([`DmlBinaryOp`]) on tensors of one type and shape,
+    /// into a new packed tensor: the rules of [`Context::bit_xor`].
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, DmlBinaryOp, Tensor};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// let a = Tensor::from_slice(&ctx, &[4], &[0u32, 5, 0, 0x100])?;
+    /// let b = Tensor::from_slice(&ctx, &[4], &[0u32, 0, 3, 1])?;
+    /// let out = ctx.dml_binary(DmlBinaryOp::LogicalAnd, &a, &b)?;
+    /// assert_eq!(out.to_vec::<u32>()?, [0, 0, 0, 1]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dml_binary(&self, op: DmlBinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+        let desc = DmlBinaryDesc::new(op, a.dml_desc()?, b.dml_desc()?, a.packed_desc()?);
+        let operator = DmlBinary::new(self, &desc)?;
+        let out = Tensor::zeros(self, a.data_type(), a.shape())?;
+        operator.submit(&bindings(a, b, &out))?;
+        Ok(out)
+    }
+
+    /// A DirectML operator of two inputs into `out`, an existing tensor: the rules of
+    /// [`Context::bit_xor_into`] (type and sizes checked, only `out`'s elements written, in
+    /// place when `out` is `a` or `b`), without waiting.
+    pub fn dml_binary_into(
+        &self,
+        op: DmlBinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &Tensor,
+    ) -> Result<(), Error> {
+        let desc = DmlBinaryDesc::new(op, a.dml_desc()?, b.dml_desc()?, out.dml_desc()?);
+        DmlBinary::new(self, &desc)?.submit(&bindings(a, b, out))?;
+        Ok(())
+    }
+
+    /// A DirectML operator of one input ([`DmlUnaryOp`]: BIT_NOT, LOGICAL_NOT) into a new
+    /// packed tensor. The input may be a view, as for [`Context::bit_xor`].
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, DmlUnaryOp, Tensor};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// let a = Tensor::from_slice(&ctx, &[3], &[0u8, 0x0f, 0xff])?;
+    /// assert_eq!(ctx.dml_unary(DmlUnaryOp::BitNot, &a)?.to_vec::<u8>()?, [0xff, 0xf0, 0]);
+    /// assert_eq!(ctx.dml_unary(DmlUnaryOp::LogicalNot, &a)?.to_vec::<u8>()?, [1, 0, 0]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dml_unary(&self, op: DmlUnaryOp, input: &Tensor) -> Result<Tensor, Error> {
+        let desc = DmlUnaryDesc::new(op, input.dml_desc()?, input.packed_desc()?);
+        let operator = DmlUnary::new(self, &desc)?;
+        let out = Tensor::zeros(self, input.data_type(), input.shape())?;
+        operator.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        Ok(out)
+    }
+
+    /// A DirectML operator of one input into `out`, an existing tensor: the rules of
+    /// [`Context::bit_xor_into`]; `out` may be `input` itself (in place).
+    pub fn dml_unary_into(&self, op: DmlUnaryOp, input: &Tensor, out: &Tensor) -> Result<(), Error> {
+        let desc = DmlUnaryDesc::new(op, input.dml_desc()?, out.dml_desc()?);
+        DmlUnary::new(self, &desc)?.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        Ok(())
+    }
+
+    /// An OpenVINO operation of two inputs ([`OvBinaryOp`]) under `broadcast`, into a new
+    /// tensor of the broadcast shape: the rules of [`Context::bitwise_xor`] (dense tensors).
+    ///
+    /// ```no_run
+    /// use gpu_xor::{AutoBroadcast, Context, OvBinaryOp, Tensor};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// let a = Tensor::from_bools(&ctx, &[2, 2], &[true, false, true, false])?;
+    /// let b = Tensor::from_bools(&ctx, &[2], &[true, true])?;
+    /// let out = ctx.ov_binary(OvBinaryOp::LogicalAnd, &a, &b, AutoBroadcast::Numpy)?;
+    /// assert_eq!(out.to_bools()?, [true, false, true, false]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn ov_binary(
+        &self,
+        op: OvBinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        broadcast: AutoBroadcast,
+    ) -> Result<Tensor, Error> {
+        let operator = ov_binary_operator(self, op, a, b, broadcast)?;
+        let out = Tensor::zeros(self, a.data_type(), &operator.output_shape())?;
+        operator.submit(&bindings(a, b, &out))?;
+        Ok(out)
+    }
+
+    /// An OpenVINO operation of two inputs into `out`, an existing tensor of the broadcast
+    /// shape: the rules of [`Context::bitwise_xor_into`].
+    pub fn ov_binary_into(
+        &self,
+        op: OvBinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &Tensor,
+        broadcast: AutoBroadcast,
+    ) -> Result<(), Error> {
+        let operator = ov_binary_operator(self, op, a, b, broadcast)?;
+        check_ov_output(out, a, &operator.output_shape(), broadcast)?;
+        operator.submit(&bindings(a, b, out))?;
+        Ok(())
+    }
+
+    /// An OpenVINO operation of one input ([`OvUnaryOp`]: BitwiseNot-13, LogicalNot-1) into a
+    /// new tensor of its shape. The input is dense ([`Error::NotDense`] for a strided view).
+    pub fn ov_unary(&self, op: OvUnaryOp, input: &Tensor) -> Result<Tensor, Error> {
+        let operator = ov_unary_operator(self, op, input)?;
+        let out = Tensor::zeros(self, input.data_type(), input.shape())?;
+        operator.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        Ok(out)
+    }
+
+    /// An OpenVINO operation of one input into `out`, an existing dense tensor of its type
+    /// and shape ([`Error::TensorTypeMismatch`], [`Error::ShapeInconsistent`]); `out` may be
+    /// `input` itself (in place).
+    pub fn ov_unary_into(&self, op: OvUnaryOp, input: &Tensor, out: &Tensor) -> Result<(), Error> {
+        let operator = ov_unary_operator(self, op, input)?;
+        check_ov_output(out, input, input.shape(), AutoBroadcast::None)?;
+        operator.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        Ok(())
+    }
+}
+
+/// The named one-call forms of the family: each a [`DmlBinaryOp`], [`DmlUnaryOp`],
+/// [`OvBinaryOp`] or [`OvUnaryOp`] given to the general form.
+macro_rules! named_calls {
+    (dml_binary: $($name:ident, $into:ident, $op:ident, $spec:literal;)*) => {
+        impl Context {
+            $(
+                #[doc = concat!("DirectML ", $spec, " of two tensors of one type and shape, into a new packed tensor: [`Context::dml_binary`] with [`DmlBinaryOp::", stringify!($op), "`].")]
+                pub fn $name(&self, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+                    self.dml_binary(DmlBinaryOp::$op, a, b)
+                }
+
+                #[doc = concat!("DirectML ", $spec, " into `out`, an existing tensor (in place when `out` is `a` or `b`): [`Context::dml_binary_into`] with [`DmlBinaryOp::", stringify!($op), "`].")]
+                pub fn $into(&self, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<(), Error> {
+                    self.dml_binary_into(DmlBinaryOp::$op, a, b, out)
+                }
+            )*
+        }
+    };
+    (dml_unary: $($name:ident, $into:ident, $op:ident, $spec:literal;)*) => {
+        impl Context {
+            $(
+                #[doc = concat!("DirectML ", $spec, " of one tensor, into a new packed tensor: [`Context::dml_unary`] with [`DmlUnaryOp::", stringify!($op), "`].")]
+                pub fn $name(&self, input: &Tensor) -> Result<Tensor, Error> {
+                    self.dml_unary(DmlUnaryOp::$op, input)
+                }
+
+                #[doc = concat!("DirectML ", $spec, " into `out`, an existing tensor (in place when `out` is `input`): [`Context::dml_unary_into`] with [`DmlUnaryOp::", stringify!($op), "`].")]
+                pub fn $into(&self, input: &Tensor, out: &Tensor) -> Result<(), Error> {
+                    self.dml_unary_into(DmlUnaryOp::$op, input, out)
+                }
+            )*
+        }
+    };
+    (ov_binary: $($name:ident, $into:ident, $op:ident, $spec:literal;)*) => {
+        impl Context {
+            $(
+                #[doc = concat!("OpenVINO ", $spec, " of two dense tensors under `broadcast`, into a new tensor of the broadcast shape: [`Context::ov_binary`] with [`OvBinaryOp::", stringify!($op), "`].")]
+                pub fn $name(&self, a: &Tensor, b: &Tensor, broadcast: AutoBroadcast) -> Result<Tensor, Error> {
+                    self.ov_binary(OvBinaryOp::$op, a, b, broadcast)
+                }
+
+                #[doc = concat!("OpenVINO ", $spec, " into `out`, an existing tensor of the broadcast shape: [`Context::ov_binary_into`] with [`OvBinaryOp::", stringify!($op), "`].")]
+                pub fn $into(&self, a: &Tensor, b: &Tensor, out: &Tensor, broadcast: AutoBroadcast) -> Result<(), Error> {
+                    self.ov_binary_into(OvBinaryOp::$op, a, b, out, broadcast)
+                }
+            )*
+        }
+    };
+}
+
+named_calls!(dml_binary:
+    bit_and, bit_and_into, BitAnd, "BIT_AND";
+    bit_or, bit_or_into, BitOr, "BIT_OR";
+    logical_and, logical_and_into, LogicalAnd, "LOGICAL_AND";
+    logical_or, logical_or_into, LogicalOr, "LOGICAL_OR";
+);
+named_calls!(dml_unary:
+    bit_not, bit_not_into, BitNot, "BIT_NOT";
+    logical_not, logical_not_into, LogicalNot, "LOGICAL_NOT";
+);
+named_calls!(ov_binary:
+    bitwise_and, bitwise_and_into, BitwiseAnd, "BitwiseAnd-13";
+    bitwise_or, bitwise_or_into, BitwiseOr, "BitwiseOr-13";
+);
+
+impl Context {
+    /// OpenVINO BitwiseNot-13 of a dense tensor (integers bit by bit; boolean, logical not),
+    /// into a new tensor: [`Context::ov_unary`] with [`OvUnaryOp::BitwiseNot`].
+    pub fn bitwise_not(&self, input: &Tensor) -> Result<Tensor, Error> {
+        self.ov_unary(OvUnaryOp::BitwiseNot, input)
+    }
+
+    /// OpenVINO BitwiseNot-13 into `out`, an existing tensor (in place when `out` is
+    /// `input`): [`Context::ov_unary_into`] with [`OvUnaryOp::BitwiseNot`].
+    pub fn bitwise_not_into(&self, input: &Tensor, out: &Tensor) -> Result<(), Error> {
+        self.ov_unary_into(OvUnaryOp::BitwiseNot, input, out)
     }
 }
 
@@ -194,4 +394,57 @@ fn dense(tensor: &Tensor, name: TensorName) -> Result<(), Error> {
             strides: strides.iter().map(|&s| s as u64).collect(),
         }),
     }
+}
+
+/// An OpenVINO operation of two inputs on dense tensors, validated.
+fn ov_binary_operator(
+    ctx: &Context,
+    op: OvBinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    broadcast: AutoBroadcast,
+) -> Result<OvBinary, Error> {
+    dense(a, TensorName::A)?;
+    dense(b, TensorName::B)?;
+    let desc = OvBinaryDesc {
+        op,
+        a_type: a.data_type(),
+        b_type: b.data_type(),
+        a_shape: a.shape().to_vec(),
+        b_shape: b.shape().to_vec(),
+        auto_broadcast: broadcast,
+    };
+    OvBinary::new(ctx, &desc)
+}
+
+/// An OpenVINO operation of one input on a dense tensor, validated.
+fn ov_unary_operator(ctx: &Context, op: OvUnaryOp, input: &Tensor) -> Result<OvUnary, Error> {
+    dense(input, TensorName::A)?;
+    OvUnary::new(ctx, &OvUnaryDesc::new(op, input.data_type(), input.shape()))
+}
+
+/// The rules of an OpenVINO output given by the caller: dense, the input's type, the output
+/// shape (`ShapeInconsistent` with the expected shape first and `out`'s second).
+fn check_ov_output(
+    out: &Tensor,
+    input: &Tensor,
+    shape: &[usize],
+    broadcast: AutoBroadcast,
+) -> Result<(), Error> {
+    dense(out, TensorName::Output)?;
+    if out.data_type() != input.data_type() {
+        return Err(Error::TensorTypeMismatch {
+            actual: out.data_type(),
+            requested: input.data_type(),
+        });
+    }
+    if out.shape() != shape {
+        return Err(Error::ShapeInconsistent {
+            a: shape.to_vec(),
+            b: out.shape().to_vec(),
+            broadcast,
+            reason: "the output tensor (second) does not have the output shape (first)",
+        });
+    }
+    Ok(())
 }

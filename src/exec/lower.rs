@@ -8,7 +8,7 @@ use crate::kernels::pipelines::PipelineKey;
 use crate::kernels::select::{self, Bound};
 use crate::kernels::shaders::Overrides;
 use crate::layout::{
-    A, B, BindingPattern, BoundOperand, ElementOp, KernelKind, Limits, OUT, OperandSpec, Piece,
+    A, B, BindingPattern, BoundOperand, KernelKind, Limits, OUT, OperandSpec, Piece,
     Plan, Sharing, analyze_bindings, split,
 };
 
@@ -208,7 +208,7 @@ fn pipeline_key(
     inputs_rw: bool,
 ) -> PipelineKey {
     let (a_mode, b_mode) = select::modes(kernel, piece);
-    let logical = plan.op == ElementOp::Logical;
+    let logical = plan.function.logical;
     // The contiguous kernel counts bytes and blocks: the bitwise function needs no element
     // width, so every type shares its pipelines (fewer to compile, and no pipeline switch
     // between calls of different types).
@@ -221,6 +221,7 @@ fn pipeline_key(
         inputs_rw,
         overrides: Overrides {
             width,
+            function: plan.function.function.code(),
             logical,
             a_src: slot[A] as u32,
             b_src: slot[B] as u32,

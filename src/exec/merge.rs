@@ -155,6 +155,7 @@ mod tests {
             inputs_rw: false,
             overrides: Overrides {
                 width: 4,
+                function: 0,
                 logical: false,
                 a_src: 1,
                 b_src: 2,

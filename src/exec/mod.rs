@@ -47,5 +47,5 @@ pub use context::{Context, ContextOptions, RecordingObjects};
 pub use encode::Prepared;
 pub use env::LimitsChoice;
 pub use lower::RecordSummary;
-pub use operator::{BitXor, BitwiseXor, LogicalXor};
+pub use operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
 pub use tensor::{Element, Tensor};

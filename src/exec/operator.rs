@@ -5,12 +5,15 @@ use super::binding::{OwnedInputs, TensorBinding, XorBindings, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
 use super::lower::{RecordSummary, pipeline_keys};
-use crate::desc::{BitXorDesc, BitwiseXorDesc, LogicalXorDesc, TensorFlags};
+use crate::desc::{
+    BitXorDesc, BitwiseXorDesc, DmlBinaryDesc, DmlUnaryDesc, LogicalXorDesc, OvBinaryDesc,
+    OvUnaryDesc, TensorFlags,
+};
 use crate::error::{Error, TensorName, WgpuError};
 use crate::layout::{Plan, slot};
 use crate::scope::capture;
 
-/// What the three compiled operators share.
+/// What the compiled operators share.
 #[derive(Clone, Debug)]
 struct Compiled {
     ctx: Context,
@@ -146,7 +149,7 @@ impl Compiled {
     /// Each bound buffer with its tensor, A first, so that a refused buffer is named.
     fn named<'a>(&'a self, bindings: &XorBindings<'a>) -> Vec<(TensorName, &'a wgpu::Buffer)> {
         let mut named = Vec::with_capacity(3);
-        if let Ok([a, b]) = resolve(self.owned(), bindings) {
+        if let Ok([a, b]) = resolve(&self.plan, self.owned(), bindings) {
             named.push((TensorName::A, a.buffer));
             named.push((TensorName::B, b.buffer));
         }
@@ -481,5 +484,126 @@ impl BitwiseXor {
         self.desc
             .output_shape()
             .expect("validated when the operator was created")
+    }
+}
+
+compiled_operator!(
+    /// A compiled DirectML operator of two inputs: BIT_AND, BIT_OR, BIT_XOR, LOGICAL_AND,
+    /// LOGICAL_OR or LOGICAL_XOR ([`DmlBinaryDesc::op`]). Everything [`BitXor`] does, it does
+    /// for each of them: strides, in place, windows past one binding, batches, prepared calls
+    /// and owned inputs.
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorBinding, XorBindings};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// # let ctx = Context::from_env()?;
+    /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+    /// let op = DmlBinary::new(&ctx, &DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, DataType::U16, &[64, 64]))?;
+    /// op.submit(&XorBindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)))?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    DmlBinary,
+    DmlBinaryDesc,
+    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o)),
+    owned: |d| [d.a.flags, d.b.flags].map(|f| f == TensorFlags::OwnedByDml)
+);
+
+compiled_operator!(
+    /// A compiled DirectML operator of one input: BIT_NOT or LOGICAL_NOT
+    /// ([`DmlUnaryDesc::op`]). Its calls bind the input as A and no B
+    /// ([`XorBindings::unary`]); it runs in place when the output is the input's range.
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, DataType, DmlUnary, DmlUnaryDesc, DmlUnaryOp, TensorBinding, XorBindings};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// # let ctx = Context::from_env()?;
+    /// # let (input, out): (wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+    /// let op = DmlUnary::new(&ctx, &DmlUnaryDesc::packed(DmlUnaryOp::BitNot, DataType::U8, &[1024]))?;
+    /// op.submit(&XorBindings::unary(TensorBinding::new(&input), TensorBinding::new(&out)))?;
+    /// // In place: the output bound to the input's range.
+    /// op.submit(&XorBindings::unary(TensorBinding::new(&input), TensorBinding::new(&input)))?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    DmlUnary,
+    DmlUnaryDesc,
+    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o)),
+    owned: |d| [d.input.flags == TensorFlags::OwnedByDml, false]
+);
+
+compiled_operator!(
+    /// A compiled OpenVINO operation of two inputs with `auto_broadcast`: BitwiseAnd-13,
+    /// BitwiseOr-13, BitwiseXor-13, LogicalAnd-1, LogicalOr-1 or LogicalXor-1
+    /// ([`OvBinaryDesc::op`]). Allocate the output from [`OvBinary::output_shape`].
+    OvBinary,
+    OvBinaryDesc,
+    |ctx, desc| {
+        let _ = ctx;
+        desc.operands().map(|o| Plan::new(&o))
+    },
+    owned: |d| {
+        let _ = d;
+        [false; 2]
+    }
+);
+
+compiled_operator!(
+    /// A compiled OpenVINO operation of one input: BitwiseNot-13 or LogicalNot-1
+    /// ([`OvUnaryDesc::op`]). Its calls bind the input as A and no B ([`XorBindings::unary`]).
+    OvUnary,
+    OvUnaryDesc,
+    |ctx, desc| {
+        let _ = ctx;
+        desc.operands().map(|o| Plan::new(&o))
+    },
+    owned: |d| {
+        let _ = d;
+        [false; 2]
+    }
+);
+
+impl OvBinary {
+    /// The broadcast output shape.
+    pub fn output_shape(&self) -> Vec<usize> {
+        self.desc
+            .output_shape()
+            .expect("validated when the operator was created")
+    }
+}
+
+impl OvUnary {
+    /// The output shape: the input's.
+    pub fn output_shape(&self) -> Vec<usize> {
+        self.desc.shape.clone()
+    }
+}
+
+impl DmlBinary {
+    /// Validates `desc`, makes the operator, and copies the bytes of the inputs that `desc`
+    /// flags `OWNED_BY_DML` into storage the operator owns: DirectML's operator initializer,
+    /// with the rules of [`BitXor::with_owned_inputs`].
+    pub fn with_owned_inputs(
+        ctx: &Context,
+        desc: &DmlBinaryDesc,
+        owned: &OwnedInputs<'_>,
+    ) -> Result<DmlBinary, Error> {
+        DmlBinary::make(ctx, desc, owned)
+    }
+}
+
+impl DmlUnary {
+    /// Validates `desc`, makes the operator, and, when `desc` flags the input
+    /// `OWNED_BY_DML`, copies its bytes ([`OwnedInputs::a`]) into storage the operator owns,
+    /// with the rules of [`BitXor::with_owned_inputs`]. Calls then bind the output alone
+    /// ([`XorBindings::owned_ab`]).
+    pub fn with_owned_inputs(
+        ctx: &Context,
+        desc: &DmlUnaryDesc,
+        owned: &OwnedInputs<'_>,
+    ) -> Result<DmlUnary, Error> {
+        DmlUnary::make(ctx, desc, owned)
     }
 }

@@ -130,7 +130,9 @@ pub fn source(kernel: KernelKind, inputs_read_write: bool) -> Option<&'static Sh
 pub struct Overrides {
     /// Element size in bytes: 1, 2, 4 or 8.
     pub width: u32,
-    /// LOGICAL_XOR's function instead of bitwise XOR.
+    /// The word-wide function (`BitFunction::code`: 0 XOR, 1 AND, 2 OR, 3 NOT).
+    pub function: u32,
+    /// The function on truth values rather than raw bits.
     pub logical: bool,
     /// The binding A is read from (0 output, 1 and 2 inputs).
     pub a_src: u32,
@@ -146,9 +148,10 @@ pub struct Overrides {
 
 impl Overrides {
     /// The constants by name, as pipeline creation takes them.
-    pub fn constants(&self) -> [(&'static str, f64); 7] {
+    pub fn constants(&self) -> [(&'static str, f64); 8] {
         [
             ("WIDTH", f64::from(self.width)),
+            ("FUNC", f64::from(self.function)),
             ("LOGICAL", if self.logical { 1.0 } else { 0.0 }),
             ("A_SRC", f64::from(self.a_src)),
             ("B_SRC", f64::from(self.b_src)),
@@ -374,15 +377,22 @@ mod tests {
             let info = validator()
                 .validate(&module)
                 .unwrap_or_else(|e| panic!("{}: {}", kernel.name, e.emit_to_string(kernel.source)));
-            for width in [1u32, 2, 4, 8] {
+            for (width, function) in [1u32, 2, 4, 8]
+                .into_iter()
+                .flat_map(|w| [0u32, 1, 2, 3].map(|f| (w, f)))
+            {
                 for logical in [false, true] {
                     for (((a_src, b_src), (a_mode, b_mode)), rank) in SOURCE_PAIRS
                         .into_iter()
                         .flat_map(|p| [(0, 0), (0, 1), (1, 0), (1, 1)].map(|m| (p, m)))
                         .flat_map(|pm| [0, 1, 2, 3, 4].map(|r| (pm, r)))
+                        // XOR with every mode and rank; each other function (its own
+                        // `apply` arm, independent of them) with two of each.
+                        .filter(|&((_, m), r)| function == 0 || (m.0 == m.1 && r % 2 == 0))
                     {
                         let overrides = Overrides {
                             width,
+                            function,
                             logical,
                             a_src,
                             b_src,

@@ -11,7 +11,7 @@ mod plan;
 mod windows;
 
 /// The execution layer's names for what the descriptions define.
-pub(crate) use crate::desc::{ElementOp, Operand as OperandSpec};
+pub(crate) use crate::desc::Operand as OperandSpec;
 pub use overlap::BindingPattern;
 pub(crate) use overlap::{BoundOperand, Sharing, analyze_bindings};
 pub(crate) use plan::slot;

@@ -3,7 +3,9 @@
 use super::broadcast::broadcast_strides;
 use super::coalesce::coalesce;
 use super::{A, B, Layout, OUT};
-use crate::desc::{DataType, ElementOp, Operand, Operands, Operator, TensorName};
+#[allow(deprecated)]
+use crate::desc::ElementOp;
+use crate::desc::{DataType, ElementFunction, Operand, Operands, Operator, TensorName};
 
 /// The kernel family a plan uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,7 +67,7 @@ pub enum KernelKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub(crate) operator: Operator,
-    pub(crate) op: ElementOp,
+    pub(crate) function: ElementFunction,
     pub(crate) data_type: DataType,
     pub(crate) kernel: KernelKind,
     pub(crate) layout: Layout,
@@ -93,7 +95,7 @@ impl Plan {
         };
         Plan {
             operator: operands.operator(),
-            op: operands.element_op(),
+            function: operands.function(),
             data_type: operands.data_type(),
             kernel,
             layout,
@@ -108,8 +110,20 @@ impl Plan {
     }
 
     /// The element function.
+    pub fn function(&self) -> ElementFunction {
+        self.function
+    }
+
+    /// [`ElementOp::Logical`] where the function works on truth values, else
+    /// [`ElementOp::Xor`].
+    #[deprecated(since = "0.1.0", note = "use `Plan::function`")]
+    #[allow(deprecated)]
     pub fn element_op(&self) -> ElementOp {
-        self.op
+        if self.function.logical {
+            ElementOp::Logical
+        } else {
+            ElementOp::Xor
+        }
     }
 
     /// The element type.
@@ -193,7 +207,7 @@ mod tests {
     fn operands(out: &[u64], a: Operand, b: Operand) -> Operands {
         Operands {
             operator: Operator::BitwiseXor,
-            op: ElementOp::Xor,
+            function: ElementFunction::bitwise(crate::desc::BitFunction::Xor),
             data_type: DataType::U32,
             operands: [a, b, operand(out, 0)],
         }
