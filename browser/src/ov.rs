@@ -1,7 +1,7 @@
-//! OpenVINO BitwiseXor-13 calls checked byte for byte against the CPU reference, without
+//! OpenVINO calls (BitwiseXor-13 and its family) checked byte for byte against the CPU reference, without
 //! blocking.
 
-use gpu_xor::{BitwiseXor, Context, RecordSummary};
+use gpu_xor::{Context, RecordSummary};
 use gpu_xor_conformance::engine;
 pub use gpu_xor_conformance::ov::OvCase;
 
@@ -19,11 +19,13 @@ pub trait CheckOv {
 impl CheckOv for OvCase {
     async fn check_on(&self, ctx: &Context) -> (Vec<usize>, RecordSummary) {
         let run = self.prepare();
-        let op = BitwiseXor::new(ctx, &self.desc()).unwrap_or_else(|e| panic!("{e}\n{self:?}"));
-        assert_eq!(op.output_shape(), run.shape, "{self:?}");
+        let op = self
+            .operator(ctx)
+            .unwrap_or_else(|e| panic!("{e}\n{self:?}"));
+        assert_eq!(op.output_shape(), Some(run.shape.clone()), "{self:?}");
         let gpu = engine::upload(ctx, &run.names, &run.host);
-        let bindings = engine::bindings(&gpu, run.ranges);
-        let (summary, answer) = watched(ctx, || engine::submit(ctx, &op.into(), &bindings));
+        let bindings = self.bindings(&run, &gpu);
+        let (summary, answer) = watched(ctx, || engine::submit(ctx, &op, &bindings));
         let summary = summary.unwrap_or_else(|e| panic!("{e}\n{self:?}"));
         let got = engine::read_back(ctx, &gpu)
             .await

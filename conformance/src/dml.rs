@@ -10,24 +10,94 @@
 
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
-    Batch, BitXor, BitXorDesc, Context, DataType, Error, LogicalXor, LogicalXorDesc, OwnedInputs,
-    RecordSummary, TensorDesc, TensorFlags, XorBindings,
+    Batch, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
+    DmlUnaryDesc, DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OwnedInputs, RecordSummary,
+    TensorDesc, TensorFlags, XorBindings,
 };
 
 use crate::engine::{self, AnyOperator, OutputLayout, Spoil, random_bytes};
 
-/// Which DirectML operator a case runs.
+/// Which DirectML operator a case runs. BIT_XOR and LOGICAL_XOR are made through their own
+/// types ([`BitXor`], [`LogicalXor`]), the rest through the family's ([`DmlBinary`],
+/// [`DmlUnary`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DmlOp {
     /// DML_ELEMENT_WISE_BIT_XOR.
     BitXor,
     /// DML_ELEMENT_WISE_LOGICAL_XOR.
     LogicalXor,
+    /// Another operator of two inputs (BIT_AND, BIT_OR, LOGICAL_AND, LOGICAL_OR), or BIT_XOR
+    /// or LOGICAL_XOR made through [`DmlBinary`].
+    Binary(DmlBinaryOp),
+    /// An operator of one input (BIT_NOT, LOGICAL_NOT): A is its input, B is not bound.
+    Unary(DmlUnaryOp),
 }
 
+// Named like the variants they stand for.
+#[allow(non_upper_case_globals)]
 impl DmlOp {
+    /// DML_ELEMENT_WISE_BIT_AND.
+    pub const BitAnd: DmlOp = DmlOp::Binary(DmlBinaryOp::BitAnd);
+    /// DML_ELEMENT_WISE_BIT_OR.
+    pub const BitOr: DmlOp = DmlOp::Binary(DmlBinaryOp::BitOr);
+    /// DML_ELEMENT_WISE_LOGICAL_AND.
+    pub const LogicalAnd: DmlOp = DmlOp::Binary(DmlBinaryOp::LogicalAnd);
+    /// DML_ELEMENT_WISE_LOGICAL_OR.
+    pub const LogicalOr: DmlOp = DmlOp::Binary(DmlBinaryOp::LogicalOr);
+    /// DML_ELEMENT_WISE_BIT_NOT.
+    pub const BitNot: DmlOp = DmlOp::Unary(DmlUnaryOp::BitNot);
+    /// DML_ELEMENT_WISE_LOGICAL_NOT.
+    pub const LogicalNot: DmlOp = DmlOp::Unary(DmlUnaryOp::LogicalNot);
+
+    /// Every DirectML operator once, XOR through its own types.
+    pub const ALL: [DmlOp; 8] = [
+        DmlOp::BitXor,
+        DmlOp::LogicalXor,
+        DmlOp::BitAnd,
+        DmlOp::BitOr,
+        DmlOp::LogicalAnd,
+        DmlOp::LogicalOr,
+        DmlOp::BitNot,
+        DmlOp::LogicalNot,
+    ];
+
+    /// The bitwise operators (every DirectML type at feature level 4.1).
+    pub const BITWISE: [DmlOp; 4] = [DmlOp::BitXor, DmlOp::BitAnd, DmlOp::BitOr, DmlOp::BitNot];
+
+    /// The logical operators (`u8` and `u32`).
+    pub const LOGICAL: [DmlOp; 4] = [
+        DmlOp::LogicalXor,
+        DmlOp::LogicalAnd,
+        DmlOp::LogicalOr,
+        DmlOp::LogicalNot,
+    ];
+
+    /// How many inputs it takes.
+    pub fn inputs(self) -> usize {
+        match self {
+            DmlOp::Unary(_) => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether its function works on truth values.
+    pub fn logical(self) -> bool {
+        self.function().logical
+    }
+
+    /// The element function.
+    pub fn function(self) -> gpu_xor::ElementFunction {
+        match self {
+            DmlOp::BitXor => DmlBinaryOp::BitXor.function(),
+            DmlOp::LogicalXor => DmlBinaryOp::LogicalXor.function(),
+            DmlOp::Binary(op) => op.function(),
+            DmlOp::Unary(op) => op.function(),
+        }
+    }
+
     /// The compiled operator of three descriptions on `ctx`'s feature level: `new` when
     /// `owned` gives no input, `with_owned_inputs` (which copies the given inputs) otherwise.
+    /// A one-input operator takes A's and the output's descriptions and ignores B's.
     pub fn operator(
         self,
         ctx: &Context,
@@ -54,7 +124,39 @@ impl DmlOp {
                 }
                 .into()
             }
+            DmlOp::Binary(op) => {
+                let desc = DmlBinaryDesc::new(op, a, b, out);
+                if none {
+                    DmlBinary::new(ctx, &desc)?
+                } else {
+                    DmlBinary::with_owned_inputs(ctx, &desc, owned)?
+                }
+                .into()
+            }
+            DmlOp::Unary(op) => {
+                let desc = DmlUnaryDesc::new(op, a, out);
+                if none {
+                    DmlUnary::new(ctx, &desc)?
+                } else {
+                    DmlUnary::with_owned_inputs(ctx, &desc, owned)?
+                }
+                .into()
+            }
         })
+    }
+
+    /// Validates three descriptions at `level` (a one-input operator ignores B's).
+    pub fn validate(
+        self,
+        [a, b, out]: [TensorDesc; 3],
+        level: gpu_xor::FeatureLevel,
+    ) -> Result<(), Error> {
+        match self {
+            DmlOp::BitXor => BitXorDesc::new(a, b, out).validate(level),
+            DmlOp::LogicalXor => LogicalXorDesc::new(a, b, out).validate(level),
+            DmlOp::Binary(op) => DmlBinaryDesc::new(op, a, b, out).validate(level),
+            DmlOp::Unary(op) => DmlUnaryDesc::new(op, a, out).validate(level),
+        }
     }
 }
 
@@ -198,7 +300,8 @@ impl DmlCase {
 
     /// Which inputs (A, B) the descriptions flag `OWNED_BY_DML`.
     pub fn owned(&self) -> [bool; 2] {
-        owned_flags(&self.a, &self.b)
+        let [a, b] = owned_flags(&self.a, &self.b);
+        [a, b && self.op.inputs() == 2]
     }
 
     /// The bindings of a call: each tensor bound at its place over its total size, cut at the
@@ -207,9 +310,10 @@ impl DmlCase {
     pub fn bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
         let all = self.all_bindings(gpu);
         let [a, b] = self.owned();
+        let unary = self.op.inputs() == 1;
         XorBindings {
             a: all.a.filter(|_| !a),
-            b: all.b.filter(|_| !b),
+            b: all.b.filter(|_| !b && !unary),
             output: all.output,
         }
     }
@@ -255,7 +359,8 @@ impl DmlCase {
                 .map(|i| (self.input_layout(i), Spoil::for_input(i, owned)))
                 .collect();
             // A buffer that an input bound with the call reads too is left as it is.
-            let read_by_call = (0..2).any(|i| !owned[i] && self.places[i].buffer == k);
+            let read_by_call =
+                (0..self.op.inputs()).any(|i| !owned[i] && self.places[i].buffer == k);
             if !layouts.is_empty() && !read_by_call {
                 let inputs: Vec<(&OutputLayout, Spoil)> =
                     layouts.iter().map(|(l, how)| (l, *how)).collect();
@@ -348,6 +453,8 @@ impl DmlCase {
         match self.op {
             DmlOp::BitXor => gpu_xor::reference::bit_xor(&a, &b, &mut out),
             DmlOp::LogicalXor => gpu_xor::reference::logical_xor(&a, &b, &mut out),
+            DmlOp::Binary(op) => gpu_xor::reference::dml_binary(op, &a, &b, &mut out),
+            DmlOp::Unary(op) => gpu_xor::reference::dml_unary(op, &a, &mut out),
         }
         .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
         after

@@ -7,7 +7,8 @@
 //! [`Context::read_buffer_async`], whose copy is ordered after that submission.
 
 use gpu_xor::{
-    BitXor, BitwiseXor, Context, Error, LogicalXor, RecordSummary, TensorBinding, XorBindings,
+    BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, Error, LogicalXor, OvBinary, OvUnary,
+    RecordSummary, TensorBinding, XorBindings,
 };
 
 // ----- SplitMix64 ------------------------------------------------------------------------------
@@ -91,7 +92,7 @@ pub fn read_back_blocking(ctx: &Context, buffers: &[wgpu::Buffer]) -> Result<Vec
 
 // ----- Running a call --------------------------------------------------------------------------
 
-/// A compiled operator of any of the three kinds.
+/// A compiled operator of any kind.
 #[derive(Clone, Debug)]
 pub enum AnyOperator {
     /// DirectML BIT_XOR.
@@ -100,16 +101,35 @@ pub enum AnyOperator {
     LogicalXor(LogicalXor),
     /// OpenVINO BitwiseXor-13.
     BitwiseXor(BitwiseXor),
+    /// A DirectML operator of two inputs.
+    DmlBinary(DmlBinary),
+    /// A DirectML operator of one input.
+    DmlUnary(DmlUnary),
+    /// An OpenVINO operation of two inputs.
+    OvBinary(OvBinary),
+    /// An OpenVINO operation of one input.
+    OvUnary(OvUnary),
+}
+
+/// `$body` with `$op` bound to the operator inside any variant of `$any`.
+macro_rules! each {
+    ($any:expr, |$op:ident| $body:expr) => {
+        match $any {
+            AnyOperator::BitXor($op) => $body,
+            AnyOperator::LogicalXor($op) => $body,
+            AnyOperator::BitwiseXor($op) => $body,
+            AnyOperator::DmlBinary($op) => $body,
+            AnyOperator::DmlUnary($op) => $body,
+            AnyOperator::OvBinary($op) => $body,
+            AnyOperator::OvUnary($op) => $body,
+        }
+    };
 }
 
 impl AnyOperator {
     /// The operator as the trait object that [`Context::warm_up`] and batches take.
     pub fn as_dyn(&self) -> &dyn gpu_xor::XorOperator {
-        match self {
-            AnyOperator::BitXor(op) => op,
-            AnyOperator::LogicalXor(op) => op,
-            AnyOperator::BitwiseXor(op) => op,
-        }
+        each!(self, |op| op)
     }
 
     /// Records the operator into `encoder` (see [`BitXor::record`]).
@@ -118,50 +138,30 @@ impl AnyOperator {
         encoder: &mut wgpu::CommandEncoder,
         bindings: &XorBindings<'_>,
     ) -> Result<RecordSummary, Error> {
-        match self {
-            AnyOperator::BitXor(op) => op.record(encoder, bindings),
-            AnyOperator::LogicalXor(op) => op.record(encoder, bindings),
-            AnyOperator::BitwiseXor(op) => op.record(encoder, bindings),
-        }
+        each!(self, |op| op.record(encoder, bindings))
     }
 
     /// Prepares one call of the operator (see [`BitXor::prepare`]).
     pub fn prepare(&self, bindings: &XorBindings<'_>) -> Result<gpu_xor::Prepared, Error> {
-        match self {
-            AnyOperator::BitXor(op) => op.prepare(bindings),
-            AnyOperator::LogicalXor(op) => op.prepare(bindings),
-            AnyOperator::BitwiseXor(op) => op.prepare(bindings),
-        }
+        each!(self, |op| op.prepare(bindings))
     }
 
     /// Records the operator into an encoder of its own, submits it and blocks until it has
     /// finished (see [`BitXor::run`]; native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
-        match self {
-            AnyOperator::BitXor(op) => op.run(bindings),
-            AnyOperator::LogicalXor(op) => op.run(bindings),
-            AnyOperator::BitwiseXor(op) => op.run(bindings),
-        }
+        each!(self, |op| op.run(bindings))
     }
 
     /// Records the operator into an encoder of its own, submits it and waits without
     /// blocking until the device has finished (see [`BitXor::run_async`]).
     pub async fn run_async(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
-        match self {
-            AnyOperator::BitXor(op) => op.run_async(bindings).await,
-            AnyOperator::LogicalXor(op) => op.run_async(bindings).await,
-            AnyOperator::BitwiseXor(op) => op.run_async(bindings).await,
-        }
+        each!(self, |op| op.run_async(bindings).await)
     }
 
     /// Compiles every pipeline the operator may need (see [`BitXor::warm_up`]); how many.
     pub fn warm_up(&self) -> Result<usize, Error> {
-        match self {
-            AnyOperator::BitXor(op) => op.warm_up(),
-            AnyOperator::LogicalXor(op) => op.warm_up(),
-            AnyOperator::BitwiseXor(op) => op.warm_up(),
-        }
+        each!(self, |op| op.warm_up())
     }
 
     /// Pushes the operator into `batch` (see [`gpu_xor::Batch::push`]).
@@ -170,31 +170,45 @@ impl AnyOperator {
         batch: &mut gpu_xor::Batch,
         bindings: &XorBindings<'_>,
     ) -> Result<RecordSummary, Error> {
+        each!(self, |op| batch.push(op, bindings))
+    }
+
+    /// Records the operator into an encoder of its own and submits it, without waiting (see
+    /// [`BitXor::submit`]).
+    pub fn submit(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+        each!(self, |op| op.submit(bindings))
+    }
+
+    /// The output shape of an OpenVINO operation; `None` for a DirectML operator (its output
+    /// is described, not inferred).
+    pub fn output_shape(&self) -> Option<Vec<usize>> {
         match self {
-            AnyOperator::BitXor(op) => batch.push(op, bindings),
-            AnyOperator::LogicalXor(op) => batch.push(op, bindings),
-            AnyOperator::BitwiseXor(op) => batch.push(op, bindings),
+            AnyOperator::BitwiseXor(op) => Some(op.output_shape()),
+            AnyOperator::OvBinary(op) => Some(op.output_shape()),
+            AnyOperator::OvUnary(op) => Some(op.output_shape()),
+            _ => None,
         }
     }
-}
 
-impl From<BitXor> for AnyOperator {
-    fn from(op: BitXor) -> AnyOperator {
-        AnyOperator::BitXor(op)
+    /// The plan decided when the operator was made.
+    pub fn plan(&self) -> &gpu_xor::Plan {
+        each!(self, |op| op.plan())
     }
 }
 
-impl From<LogicalXor> for AnyOperator {
-    fn from(op: LogicalXor) -> AnyOperator {
-        AnyOperator::LogicalXor(op)
-    }
+macro_rules! any_from {
+    ($($variant:ident),*) => {
+        $(
+            impl From<$variant> for AnyOperator {
+                fn from(op: $variant) -> AnyOperator {
+                    AnyOperator::$variant(op)
+                }
+            }
+        )*
+    };
 }
 
-impl From<BitwiseXor> for AnyOperator {
-    fn from(op: BitwiseXor) -> AnyOperator {
-        AnyOperator::BitwiseXor(op)
-    }
-}
+any_from!(BitXor, LogicalXor, BitwiseXor, DmlBinary, DmlUnary, OvBinary, OvUnary);
 
 /// Records one call into an encoder of its own and submits it; never waits. A refused call
 /// records and submits nothing. [`read_back`] sees the call's writes.

@@ -1,16 +1,109 @@
-//! OpenVINO BitwiseXor-13 calls as data: packed inputs at offsets of buffers of random bytes,
+//! OpenVINO calls (BitwiseXor-13 and its family) as data: packed inputs at offsets of buffers of random bytes,
 //! the output in a buffer of its own or on exactly A's range, and what every buffer must hold
 //! after the call by the CPU reference. The native test suite and the browser suite run the
 //! same cases, each with its own way of waiting.
 
-use gpu_xor::{AutoBroadcast, BitwiseXorDesc, DataType};
+use gpu_xor::{
+    AutoBroadcast, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, OvBinary, OvBinaryDesc,
+    OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, XorBindings,
+};
 
-use crate::engine::{OutputLayout, random_bytes};
+use crate::engine::{AnyOperator, OutputLayout, random_bytes};
+
+/// Which OpenVINO operation a case runs. BitwiseXor-13 is made through its own type
+/// ([`BitwiseXor`]), the rest through the family's ([`OvBinary`], [`OvUnary`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OvOp {
+    /// BitwiseXor-13 through [`BitwiseXor`].
+    BitwiseXor,
+    /// An operation of two inputs through [`OvBinary`].
+    Binary(OvBinaryOp),
+    /// An operation of one input through [`OvUnary`]: A is its input, B is not bound.
+    Unary(OvUnaryOp),
+}
+
+impl OvOp {
+    /// Every OpenVINO operation once, BitwiseXor through its own type.
+    pub const ALL: [OvOp; 9] = [
+        OvOp::BitwiseXor,
+        OvOp::Binary(OvBinaryOp::BitwiseAnd),
+        OvOp::Binary(OvBinaryOp::BitwiseOr),
+        OvOp::Binary(OvBinaryOp::LogicalAnd),
+        OvOp::Binary(OvBinaryOp::LogicalOr),
+        OvOp::Binary(OvBinaryOp::LogicalXor),
+        OvOp::Unary(OvUnaryOp::BitwiseNot),
+        OvOp::Unary(OvUnaryOp::LogicalNot),
+        OvOp::Binary(OvBinaryOp::BitwiseXor),
+    ];
+
+    /// How many inputs it takes.
+    pub fn inputs(self) -> usize {
+        match self {
+            OvOp::Unary(_) => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether it takes `boolean` only (the `Logical*-1` operations).
+    pub fn boolean_only(self) -> bool {
+        match self {
+            OvOp::BitwiseXor => false,
+            OvOp::Binary(op) => op.boolean_only(),
+            OvOp::Unary(op) => op.boolean_only(),
+        }
+    }
+
+    /// The compiled operation (a one-input operation takes A's type and shape).
+    pub fn operator(
+        self,
+        ctx: &Context,
+        data_type: DataType,
+        a_shape: &[usize],
+        b_shape: &[usize],
+        broadcast: AutoBroadcast,
+    ) -> Result<AnyOperator, Error> {
+        Ok(match self {
+            OvOp::BitwiseXor => BitwiseXor::new(
+                ctx,
+                &BitwiseXorDesc::new(data_type, a_shape, b_shape).with_broadcast(broadcast),
+            )?
+            .into(),
+            OvOp::Binary(op) => OvBinary::new(
+                ctx,
+                &OvBinaryDesc::new(op, data_type, a_shape, b_shape).with_broadcast(broadcast),
+            )?
+            .into(),
+            OvOp::Unary(op) => OvUnary::new(ctx, &OvUnaryDesc::new(op, data_type, a_shape))?.into(),
+        })
+    }
+
+    /// The output shape and packed bytes by the reference.
+    pub fn reference(
+        self,
+        data_type: DataType,
+        (a_shape, a): (&[usize], &[u8]),
+        (b_shape, b): (&[usize], &[u8]),
+        broadcast: AutoBroadcast,
+    ) -> Result<(Vec<usize>, Vec<u8>), Error> {
+        match self {
+            OvOp::BitwiseXor => {
+                gpu_xor::reference::bitwise_xor(data_type, a_shape, a, b_shape, b, broadcast)
+            }
+            OvOp::Binary(op) => {
+                gpu_xor::reference::ov_binary(op, data_type, a_shape, a, b_shape, b, broadcast)
+            }
+            OvOp::Unary(op) => gpu_xor::reference::ov_unary(op, data_type, a_shape, a)
+                .map(|out| (a_shape.to_vec(), out)),
+        }
+    }
+}
 
 /// A BitwiseXor-13 call: packed inputs bound at offsets of buffers of random bytes, the output
 /// in a buffer of its own (or on exactly A's range, in place).
 #[derive(Clone, Debug)]
 pub struct OvCase {
+    /// The operation.
+    pub op: OvOp,
     /// The type of A, B and the output.
     pub data_type: DataType,
     /// A's shape.
@@ -70,6 +163,7 @@ impl OvCase {
             }
         }
         OvCase {
+            op: OvOp::BitwiseXor,
             data_type,
             a_shape: a_shape.to_vec(),
             b_shape: b_shape.to_vec(),
@@ -81,23 +175,43 @@ impl OvCase {
         }
     }
 
-    /// The description.
-    pub fn desc(&self) -> BitwiseXorDesc {
-        BitwiseXorDesc::new(self.data_type, &self.a_shape, &self.b_shape)
-            .with_broadcast(self.broadcast)
+    /// The same case run by another operation (a one-input operation reads A alone).
+    pub fn with_op(mut self, op: OvOp) -> OvCase {
+        self.op = op;
+        self
+    }
+
+    /// The compiled operation on `ctx`.
+    pub fn operator(&self, ctx: &Context) -> Result<AnyOperator, Error> {
+        self.op.operator(
+            ctx,
+            self.data_type,
+            &self.a_shape,
+            &self.b_shape,
+            self.broadcast,
+        )
+    }
+
+    /// The bindings of `run` on `gpu`: B unbound for a one-input operation.
+    pub fn bindings<'a>(&self, run: &OvRun, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
+        let mut bindings = crate::engine::bindings(gpu, run.ranges);
+        if self.op.inputs() == 1 {
+            bindings.b = None;
+        }
+        bindings
     }
 
     /// The buffers, bindings and expected images of the call (panics if the reference refuses
     /// the shapes: a case is a valid call).
     pub fn prepare(&self) -> OvRun {
-        let (shape, want) = gpu_xor::reference::bitwise_xor(
-            self.data_type,
-            &self.a_shape,
-            &self.a,
-            &self.b_shape,
-            &self.b,
-            self.broadcast,
-        )
+        let (shape, want) = self
+            .op
+            .reference(
+                self.data_type,
+                (&self.a_shape, &self.a),
+                (&self.b_shape, &self.b),
+                self.broadcast,
+            )
         .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
         let pad4 = |n: usize| n.next_multiple_of(4);
         let room = pad4(self.a.len().max(self.b.len()).max(want.len())) + 40;
@@ -147,8 +261,8 @@ impl OvCase {
     /// The case, for failure messages.
     pub fn describe(&self) -> String {
         format!(
-            "{} {:?} x {:?} ({})",
-            self.data_type, self.a_shape, self.b_shape, self.broadcast
+            "{:?} {} {:?} x {:?} ({})",
+            self.op, self.data_type, self.a_shape, self.b_shape, self.broadcast
         )
     }
 }

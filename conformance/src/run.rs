@@ -39,8 +39,8 @@ use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
 use gpu_xor::{
-    AutoBroadcast, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, FeatureLevel,
-    LogicalXorDesc, OwnedInputs, TensorDesc, TensorFlags,
+    AutoBroadcast, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, FeatureLevel, OwnedInputs,
+    TensorDesc, TensorFlags,
 };
 use serde_json::Value;
 
@@ -199,11 +199,7 @@ fn dml_tensor(case: &Case, t: &'static str) -> Result<TensorDesc, String> {
 }
 
 fn validate_dml(op: DmlOp, d: &[TensorDesc; 3], level: FeatureLevel) -> Result<(), Error> {
-    let [a, b, out] = d.clone();
-    match op {
-        DmlOp::BitXor => BitXorDesc::new(a, b, out).validate(level),
-        DmlOp::LogicalXor => LogicalXorDesc::new(a, b, out).validate(level),
-    }
+    op.validate(d.clone(), level)
 }
 
 async fn run_dml(ctx: &Context, case: &Case, op: DmlOp, seed: u64) -> Result<(), String> {

@@ -289,11 +289,11 @@ pub trait CheckOv {
 impl CheckOv for OvCase {
     fn check_on(&self, ctx: &Context) -> (Vec<usize>, RecordSummary) {
         let run = self.prepare();
-        let op = gpu_xor::BitwiseXor::new(ctx, &self.desc()).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(op.output_shape(), run.shape);
+        let op = self.operator(ctx).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(op.output_shape(), Some(run.shape.clone()));
         let gpu = engine::upload(ctx, &run.names, &run.host);
-        let bindings = engine::bindings(&gpu, run.ranges);
-        let summary = engine::submit(ctx, &op.into(), &bindings).unwrap_or_else(|e| panic!("{e}"));
+        let bindings = self.bindings(&run, &gpu);
+        let summary = engine::submit(ctx, &op, &bindings).unwrap_or_else(|e| panic!("{e}"));
         // Distinct buffers, or an output exactly on A: nothing to bind apart.
         assert_eq!(summary.overlapping_bindings, 0);
         let got = engine::read_back_blocking(ctx, &gpu).unwrap();

@@ -202,12 +202,7 @@ fn ov_case(rng: &mut Rng, seed: u64) -> OvCase {
 
 /// Pushes `op` into `batch` (a batch takes the three compiled operators).
 fn push(batch: &mut Batch, op: &AnyOperator, bindings: &gpu_xor::XorBindings<'_>) {
-    match op {
-        AnyOperator::BitXor(op) => batch.push(op, bindings),
-        AnyOperator::LogicalXor(op) => batch.push(op, bindings),
-        AnyOperator::BitwiseXor(op) => batch.push(op, bindings),
-    }
-    .unwrap_or_else(|e| panic!("{e}"));
+    op.push(batch, bindings).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// `count` random DirectML calls on buffers of their own, recorded as one batch, submitted

@@ -211,10 +211,7 @@ fn check_family(ctx: &Context, case: &DmlCase, kernel: Option<KernelKind>) -> Ve
 
 /// LOGICAL_XOR sees zeros as well as nonzero values in every lane.
 fn data_for(op: DmlOp, case: DmlCase) -> DmlCase {
-    match op {
-        DmlOp::BitXor => case,
-        DmlOp::LogicalXor => case.sparse(5),
-    }
+    if op.logical() { case.sparse(5) } else { case }
 }
 
 const OPS: [DmlOp; 2] = [DmlOp::BitXor, DmlOp::LogicalXor];
@@ -528,11 +525,7 @@ fn every_call_refused(
             pollster::block_on(op.run_async(b)).map(drop)
         }),
         ("prepare", |op, b| op.prepare(b).map(drop)),
-        ("submit", |op, b| match op {
-            AnyOperator::BitXor(op) => op.submit(b).map(drop),
-            AnyOperator::LogicalXor(op) => op.submit(b).map(drop),
-            AnyOperator::BitwiseXor(op) => op.submit(b).map(drop),
-        }),
+        ("submit", |op, b| op.submit(b).map(drop)),
     ];
     for (how, call) in calls {
         let e = refused(case, rule, |_, gpu| {

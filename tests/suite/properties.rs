@@ -600,16 +600,23 @@ impl DmlSpec {
     }
 }
 
-/// An operator and a type it takes: LOGICAL_XOR for about half of the `u8` and `u32` draws.
+/// An operator of two inputs and a type it takes: every element function of the family, on
+/// raw bits for every type, on truth values for about half of the `u8` and `u32` draws (the
+/// one-input operators have [`not_runs_every_kernel_as_its_binary_twin`]).
 fn op_and_type(types: &[DataType]) -> impl Strategy<Value = (DmlOp, DataType)> + use<> {
-    (proptest::sample::select(types.to_vec()), any::<bool>()).prop_map(|(dt, logical)| {
-        let op = if logical && matches!(dt, DataType::U8 | DataType::U32) {
-            DmlOp::LogicalXor
-        } else {
-            DmlOp::BitXor
-        };
-        (op, dt)
-    })
+    (
+        proptest::sample::select(types.to_vec()),
+        any::<bool>(),
+        0usize..3,
+    )
+        .prop_map(|(dt, logical, f)| {
+            let ops = if logical && matches!(dt, DataType::U8 | DataType::U32) {
+                [DmlOp::LogicalXor, DmlOp::LogicalAnd, DmlOp::LogicalOr]
+            } else {
+                [DmlOp::BitXor, DmlOp::BitAnd, DmlOp::BitOr]
+            };
+            (ops[f], dt)
+        })
 }
 
 /// A DirectML call whose core comes from `core` (given the element width and the binding);
@@ -641,7 +648,7 @@ where
                     binding,
                     seed,
                     windows: windows && windows_keep,
-                    sparse: sparse && op == DmlOp::LogicalXor,
+                    sparse: sparse && op.logical(),
                 }
             },
         )
@@ -1387,6 +1394,74 @@ fn broad_layouts_reach_every_kernel() {
         assert!(
             counts.get(&kernel).is_some_and(|&n| n > 0),
             "no broad draw reached {kernel:?}: {counts:?}"
+        );
+    }
+}
+
+/// Draws calls from every kernel's generator and from [`broad_call`] with a fixed seed, and
+/// runs each as BIT_NOT (or LOGICAL_NOT on `u8` and `u32`, for about half of them) of A, its
+/// B made A (the library reads a one-input operator's input in B's place too): every byte
+/// against the reference, the kernels those of the binary twin on the same bindings (XOR of
+/// A with itself), and every kernel family reached.
+#[test]
+fn not_runs_every_kernel_as_its_binary_twin() {
+    const DRAWS: usize = 160;
+    let all = &DataType::DIRECTML;
+    let strategy = prop_oneof![
+        dml_call(all, contiguous_core).boxed(),
+        dml_call(all, rows_core).boxed(),
+        dml_call(all, tile_core).boxed(),
+        dml_call(all, shifted_core).boxed(),
+        dml_call(all, scatter_core).boxed(),
+        dml_call(all, gather_core).boxed(),
+        broad_call().boxed(),
+    ];
+    let mut runner = TestRunner::deterministic();
+    let mut counts: BTreeMap<KernelKind, usize> = BTreeMap::new();
+    for draw in 0..DRAWS {
+        let spec = strategy.new_tree(&mut runner).expect("a draw").current();
+        let mut case = spec.case();
+        case.b = case.a.clone();
+        case.places[TB] = case.places[TA];
+        let logical = spec.seed % 2 == 0 && matches!(spec.dt, DataType::U8 | DataType::U32);
+        let (not, twin) = if logical {
+            (DmlOp::LogicalNot, DmlOp::LogicalXor)
+        } else {
+            (DmlOp::BitNot, DmlOp::BitXor)
+        };
+        let ctx = if spec.windows { small_windows() } else { ctx() };
+        let run = |op: DmlOp| {
+            let mut case = case.clone();
+            case.op = op;
+            catch_unwind(AssertUnwindSafe(|| case.check_on(ctx)))
+                .unwrap_or_else(|_| panic!("draw {draw} failed as {op:?}: {spec:?}"))
+        };
+        let summary = run(not);
+        assert_eq!(
+            summary.dispatches,
+            run(twin).dispatches,
+            "draw {draw}: NOT and its binary twin ran other kernels\n{spec:?}"
+        );
+        let mut kernels = summary.dispatches.clone();
+        kernels.sort();
+        kernels.dedup();
+        for kernel in kernels {
+            *counts.entry(kernel).or_default() += 1;
+        }
+    }
+    eprintln!("NOT calls per kernel over {DRAWS} draws: {counts:?}");
+    for kernel in [
+        KernelKind::Contiguous,
+        KernelKind::Rows,
+        KernelKind::ShiftedRows,
+        KernelKind::Gather,
+        KernelKind::Tile,
+        KernelKind::Scatter,
+        KernelKind::Spaced,
+    ] {
+        assert!(
+            counts.get(&kernel).is_some_and(|&n| n > 0),
+            "no NOT draw reached {kernel:?}: {counts:?}"
         );
     }
 }
