@@ -952,6 +952,10 @@ mod tests {
             Error::OwnedInputMissing { tensor: t },
             Error::OwnedInputBound { tensor: t },
             Error::MissingBinding { tensor: t },
+            Error::ExtraBinding {
+                operator: Operator::BitNot,
+                tensor: TensorName::B,
+            },
             Error::OutputOverlap {
                 sizes: vec![2],
                 strides: vec![0],
@@ -967,6 +971,10 @@ mod tests {
             },
             Error::NotIntegerOrBoolean {
                 data_type: DataType::F32,
+            },
+            Error::NotBoolean {
+                operator: Operator::OvLogicalAnd,
+                data_type: DataType::U8,
             },
             Error::ShapeInconsistent {
                 a: vec![3],

@@ -493,7 +493,8 @@ mod tests {
         }
         assert_eq!(
             translated,
-            KERNELS.len() * 4 * 2 * SOURCE_PAIRS.len() * 4 * 5
+            // XOR with 4 modes and 5 ranks; AND, OR and NOT with 2 modes and 3 ranks.
+            KERNELS.len() * 4 * 2 * SOURCE_PAIRS.len() * (4 * 5 + 3 * 2 * 3)
         );
     }
 
