@@ -13,8 +13,10 @@
 use std::time::{Duration, Instant};
 
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, LogicalXor,
-    LogicalXorDesc, Prepared, TensorBinding, TensorDesc, XorBindings,
+    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, DmlBinary,
+    DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, LogicalXor, LogicalXorDesc,
+    OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, Prepared, TensorBinding,
+    TensorDesc, XorBindings,
 };
 
 /// Which shape of work a case is.
@@ -26,6 +28,8 @@ pub enum Path {
     InPlace,
     /// `[rows, cols] ^ [cols]` (B repeated over rows).
     BroadcastRow,
+    /// `[rows, cols] ^ [rows, 1]` (B's one element repeated along each row).
+    BroadcastColumn,
     /// A transposed: `[n, n]` read with strides `[1, n]`.
     Transposed,
     /// The output in rows padded by one element (`[rows, cols]`, row stride `cols + 1`).
@@ -90,6 +94,7 @@ impl Path {
             Path::Contiguous => "contiguous",
             Path::InPlace => "in-place",
             Path::BroadcastRow => "broadcast-row",
+            Path::BroadcastColumn => "broadcast-column",
             Path::Transposed => "transposed",
             Path::PaddedOutput => "padded-output",
             Path::SlicedOutput => "sliced-output",
@@ -107,24 +112,91 @@ impl Path {
 
     /// Whether the path has a strided operand: measured against the plain strided kernel.
     pub fn strided(self) -> bool {
-        !matches!(self, Path::Contiguous | Path::InPlace | Path::BroadcastRow)
+        !matches!(
+            self,
+            Path::Contiguous | Path::InPlace | Path::BroadcastRow | Path::BroadcastColumn
+        )
     }
 }
 
+/// The operator a case runs: the XOR operators through their own types, the rest of the
+/// family through the family's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(clippy::enum_variant_names)] // the operators' own names
 pub enum Op {
     BitXor,
     LogicalXor,
     BitwiseXor,
+    Dml(DmlBinaryOp),
+    DmlNot(DmlUnaryOp),
+    Ov(OvBinaryOp),
+    OvNot(OvUnaryOp),
 }
 
 impl Op {
+    /// Every operator of the family but the three XOR ones.
+    pub const FAMILY: [Op; 13] = [
+        Op::Dml(DmlBinaryOp::BitAnd),
+        Op::Dml(DmlBinaryOp::BitOr),
+        Op::DmlNot(DmlUnaryOp::BitNot),
+        Op::Dml(DmlBinaryOp::LogicalAnd),
+        Op::Dml(DmlBinaryOp::LogicalOr),
+        Op::DmlNot(DmlUnaryOp::LogicalNot),
+        Op::Ov(OvBinaryOp::BitwiseAnd),
+        Op::Ov(OvBinaryOp::BitwiseOr),
+        Op::OvNot(OvUnaryOp::BitwiseNot),
+        Op::Ov(OvBinaryOp::LogicalAnd),
+        Op::Ov(OvBinaryOp::LogicalOr),
+        Op::Ov(OvBinaryOp::LogicalXor),
+        Op::OvNot(OvUnaryOp::LogicalNot),
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Op::BitXor => "bit_xor",
             Op::LogicalXor => "logical_xor",
             Op::BitwiseXor => "bitwise_xor",
+            Op::Dml(DmlBinaryOp::BitAnd) => "bit_and",
+            Op::Dml(DmlBinaryOp::BitOr) => "bit_or",
+            Op::Dml(DmlBinaryOp::BitXor) => "bit_xor (family)",
+            Op::Dml(DmlBinaryOp::LogicalAnd) => "logical_and",
+            Op::Dml(DmlBinaryOp::LogicalOr) => "logical_or",
+            Op::Dml(DmlBinaryOp::LogicalXor) => "logical_xor (family)",
+            Op::DmlNot(DmlUnaryOp::BitNot) => "bit_not",
+            Op::DmlNot(DmlUnaryOp::LogicalNot) => "logical_not",
+            Op::Ov(OvBinaryOp::BitwiseAnd) => "bitwise_and",
+            Op::Ov(OvBinaryOp::BitwiseOr) => "bitwise_or",
+            Op::Ov(OvBinaryOp::BitwiseXor) => "bitwise_xor (family)",
+            Op::Ov(OvBinaryOp::LogicalAnd) => "logical_and-1",
+            Op::Ov(OvBinaryOp::LogicalOr) => "logical_or-1",
+            Op::Ov(OvBinaryOp::LogicalXor) => "logical_xor-1",
+            Op::OvNot(OvUnaryOp::BitwiseNot) => "bitwise_not",
+            Op::OvNot(OvUnaryOp::LogicalNot) => "logical_not-1",
+        }
+    }
+
+    /// How many inputs it reads.
+    pub fn inputs(self) -> u64 {
+        match self {
+            Op::DmlNot(_) | Op::OvNot(_) => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether it is an OpenVINO operation (dense tensors, broadcast by shape).
+    pub fn openvino(self) -> bool {
+        matches!(self, Op::BitwiseXor | Op::Ov(_) | Op::OvNot(_))
+    }
+
+    /// The XOR operator of the same standard and kind (bitwise or logical), whose speed this
+    /// one's is compared with.
+    pub fn xor_twin(self) -> Op {
+        match self {
+            Op::BitwiseXor | Op::Ov(_) | Op::OvNot(_) => Op::BitwiseXor,
+            Op::LogicalXor => Op::LogicalXor,
+            Op::Dml(f) if f.function().logical => Op::LogicalXor,
+            Op::DmlNot(f) if f.function().logical => Op::LogicalXor,
+            _ => Op::BitXor,
         }
     }
 }
@@ -344,6 +416,25 @@ enum Compiled {
     Bit(BitXor),
     Logical(LogicalXor),
     Bitwise(BitwiseXor),
+    DmlBinary(DmlBinary),
+    DmlUnary(DmlUnary),
+    OvBinary(OvBinary),
+    OvUnary(OvUnary),
+}
+
+/// `$body` with `$op` bound to the compiled operator of any kind.
+macro_rules! each {
+    ($compiled:expr, |$op:ident| $body:expr) => {
+        match $compiled {
+            Compiled::Bit($op) => $body,
+            Compiled::Logical($op) => $body,
+            Compiled::Bitwise($op) => $body,
+            Compiled::DmlBinary($op) => $body,
+            Compiled::DmlUnary($op) => $body,
+            Compiled::OvBinary($op) => $body,
+            Compiled::OvUnary($op) => $body,
+        }
+    };
 }
 
 fn storage(ctx: &Context, size: u64, seed: u64) -> wgpu::Buffer {
@@ -402,6 +493,12 @@ impl Case {
             Path::BroadcastRow => (
                 t(&[rows, cols]),
                 t(&[rows, cols]).with_strides(&[0, 1]),
+                t(&[rows, cols]),
+                rows * cols,
+            ),
+            Path::BroadcastColumn => (
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[1, 0]),
                 t(&[rows, cols]),
                 rows * cols,
             ),
@@ -473,6 +570,12 @@ impl Case {
                 )
             }
         };
+        // A NOT reads one input, A: on the broadcast paths it is the broadcast operand.
+        let (a, b) = if op.inputs() == 1 && path == Path::BroadcastRow {
+            (b, a)
+        } else {
+            (a, b)
+        };
         let size = |d: &TensorDesc| d.total_size().expect("size");
         let compiled = match op {
             Op::BitXor => Compiled::Bit(
@@ -483,27 +586,49 @@ impl Case {
                 LogicalXor::new(ctx, &LogicalXorDesc::new(a.clone(), b.clone(), out.clone()))
                     .expect("desc"),
             ),
-            Op::BitwiseXor => {
-                let shape: Vec<usize> = a.sizes.iter().map(|&s| s as usize).collect();
-                let b_shape = if path == Path::BroadcastRow {
-                    vec![cols as usize]
-                } else {
-                    shape.clone()
-                };
-                Compiled::Bitwise(
-                    BitwiseXor::new(
-                        ctx,
-                        &BitwiseXorDesc::new(data_type, &shape, &b_shape)
-                            .with_broadcast(AutoBroadcast::Numpy),
-                    )
-                    .expect("desc"),
+            Op::Dml(f) => Compiled::DmlBinary(
+                DmlBinary::new(
+                    ctx,
+                    &DmlBinaryDesc::new(f, a.clone(), b.clone(), out.clone()),
                 )
+                .expect("desc"),
+            ),
+            Op::DmlNot(f) => Compiled::DmlUnary(
+                DmlUnary::new(ctx, &DmlUnaryDesc::new(f, a.clone(), out.clone())).expect("desc"),
+            ),
+            Op::BitwiseXor | Op::Ov(_) | Op::OvNot(_) => {
+                let shape: Vec<usize> = a.sizes.iter().map(|&s| s as usize).collect();
+                let b_shape = match path {
+                    Path::BroadcastRow => vec![cols as usize],
+                    Path::BroadcastColumn => vec![rows as usize, 1],
+                    _ => shape.clone(),
+                };
+                let f = match op {
+                    Op::Ov(f) => f,
+                    _ => OvBinaryOp::BitwiseXor,
+                };
+                let desc = OvBinaryDesc::new(f, data_type, &shape, &b_shape)
+                    .with_broadcast(AutoBroadcast::Numpy);
+                match op {
+                    Op::BitwiseXor => Compiled::Bitwise(
+                        BitwiseXor::new(
+                            ctx,
+                            &BitwiseXorDesc::new(data_type, &shape, &b_shape)
+                                .with_broadcast(AutoBroadcast::Numpy),
+                        )
+                        .expect("desc"),
+                    ),
+                    Op::OvNot(f) => Compiled::OvUnary(
+                        OvUnary::new(ctx, &OvUnaryDesc::new(f, data_type, &shape)).expect("desc"),
+                    ),
+                    _ => Compiled::OvBinary(OvBinary::new(ctx, &desc).expect("desc")),
+                }
             }
         };
-        let b_bytes = if path == Path::BroadcastRow {
-            cols * w
-        } else {
-            size(&b)
+        let b_bytes = match path {
+            Path::BroadcastRow => cols * w,
+            Path::BroadcastColumn => rows * w,
+            _ => size(&b),
         };
         let out_offset = if path == Path::SlicedOutput {
             SLICE_OFFSET
@@ -537,7 +662,7 @@ impl Case {
             path,
             data_type,
             bytes: shape_elems * w,
-            traffic: Case::traffic(path, data_type, bytes),
+            traffic: Case::traffic(path, data_type, bytes, op.inputs()),
             buffers,
             ranges,
             compiled,
@@ -577,7 +702,10 @@ impl Case {
         let d = Dims::new(data_type, bytes);
         let elems = match path {
             Path::Contiguous | Path::InPlace => d.n,
-            Path::BroadcastRow | Path::PaddedOutput | Path::SlicedOutput => d.rows * d.cols,
+            Path::BroadcastRow
+            | Path::BroadcastColumn
+            | Path::PaddedOutput
+            | Path::SlicedOutput => d.rows * d.cols,
             Path::Transposed | Path::TransposedOutput => d.side * d.side,
             Path::Permuted3 | Path::Permuted3Inner | Path::PermutedOutput => d.cube3.pow(3),
             Path::Permuted4 | Path::Permuted4Channels => d.cube4.pow(4),
@@ -588,15 +716,22 @@ impl Case {
     }
 
     /// The bytes read plus bytes written by one call of the case [`Case::new`] builds from
-    /// these arguments, known without making it.
-    pub fn traffic(path: Path, data_type: DataType, bytes: u64) -> u64 {
+    /// these arguments, known without making it (`inputs`: 1 for a NOT, which reads only the
+    /// broadcast operand on a broadcast path, A elsewhere).
+    pub fn traffic(path: Path, data_type: DataType, bytes: u64, inputs: u64) -> u64 {
         let out = Case::output_bytes(path, data_type, bytes);
-        let b_read = if path == Path::BroadcastRow {
-            Dims::new(data_type, bytes).cols * u64::from(data_type.size_in_bytes())
-        } else {
-            out
+        let d = Dims::new(data_type, bytes);
+        let w = u64::from(data_type.size_in_bytes());
+        let broadcast_read = match path {
+            Path::BroadcastRow => d.cols * w,
+            Path::BroadcastColumn => d.rows * w,
+            _ => out,
         };
-        2 * out + b_read
+        if inputs == 1 {
+            out + broadcast_read
+        } else {
+            2 * out + broadcast_read
+        }
     }
 
     /// The bindings of one call.
@@ -605,18 +740,17 @@ impl Case {
             let (buf, off, size) = self.ranges[i];
             TensorBinding::range(&self.buffers[buf], off, size)
         };
-        XorBindings::new(b(0), b(1), b(2))
+        if self.op.inputs() == 1 {
+            XorBindings::unary(b(0), b(2))
+        } else {
+            XorBindings::new(b(0), b(1), b(2))
+        }
     }
 
     /// Records one call; returns what it recorded.
     pub fn record_summary(&self, encoder: &mut wgpu::CommandEncoder) -> gpu_xor::RecordSummary {
         let bindings = self.bindings();
-        match &self.compiled {
-            Compiled::Bit(op) => op.record(encoder, &bindings),
-            Compiled::Logical(op) => op.record(encoder, &bindings),
-            Compiled::Bitwise(op) => op.record(encoder, &bindings),
-        }
-        .expect("record")
+        each!(&self.compiled, |op| op.record(encoder, &bindings)).expect("record")
     }
 
     /// Records `n` calls through one batch (one metadata buffer per 1,024 calls; the calls all
@@ -625,12 +759,7 @@ impl Case {
         let bindings = self.bindings();
         let mut batch = ctx.batch();
         for _ in 0..n {
-            match &self.compiled {
-                Compiled::Bit(op) => batch.push(op, &bindings),
-                Compiled::Logical(op) => batch.push(op, &bindings),
-                Compiled::Bitwise(op) => batch.push(op, &bindings),
-            }
-            .expect("push");
+            each!(&self.compiled, |op| batch.push(op, &bindings)).expect("push");
         }
         batch.record(encoder).expect("record");
     }

@@ -10,6 +10,9 @@
 //! - every strided layout (transposed, permuted 3-D and 4-D, stepped, padded, sliced, short
 //!   rows; inputs and outputs) at 64 MiB and 1 MiB against contiguous BIT_XOR of its type
 //!   and the plain strided kernel, with the targets of each (`--strided` runs this alone);
+//! - every operator of the word-wide family (AND, OR, NOT; DirectML and OpenVINO) against
+//!   the XOR operator of its standard on the same layouts: contiguous, strided and
+//!   broadcast (`--family` runs this alone);
 //! - 1,000 small calls batched against 1,000 single submits;
 //! - the latency of one 4 KiB call alone and of one call in a batch of 1,000, against the
 //!   bare kernel on the same ranges;
@@ -166,9 +169,9 @@ impl Suite {
             .map(|k| format!("{k:?}"))
             .collect();
         kernels.dedup();
-        if path.strided() {
+        if path.strided() && op == Op::BitXor {
             // The fourth baseline, on the same buffers and layout, checked to write the same
-            // bytes as the library's call.
+            // bytes as the library's call (it computes XOR).
             let plain = case.plain(ctx);
             let (ours, theirs) = case.outputs(ctx, &plain);
             assert!(
@@ -220,6 +223,14 @@ impl Suite {
             .iter()
             .find(|e| e.op == op && e.path == path && e.data_type == data_type && e.bytes == bytes)
             .map_or(0.0, |e| gbps(e.traffic, e.best))
+    }
+
+    /// The best time of one call of a case, and its kernels.
+    fn best(&self, op: &str, path: &str, data_type: &str) -> Option<(Duration, String)> {
+        self.entries
+            .iter()
+            .find(|e| !e.baseline && e.op == op && e.path == path && e.data_type == data_type)
+            .map(|e| (e.best, e.dispatch.clone()))
     }
 
     /// The GB/s of a baseline for a case of `bytes` bytes: the baseline of that size or of the
@@ -851,6 +862,101 @@ fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<(String, String, 
     (text, targets)
 }
 
+/// Where each operator of the family runs in the family section, and its type: DirectML's in
+/// the contiguous, strided (a transposed input) and broadcast (a row) layouts; OpenVINO's
+/// binary operations contiguous, broadcast along rows and along columns (their tensors are
+/// dense: a broadcast is their only stride); their NOT contiguous (it has no other layout).
+fn family_cases() -> Vec<(Op, Path, DataType)> {
+    let mut cases = Vec::new();
+    for op in Op::FAMILY {
+        let logical = match op {
+            Op::Dml(f) => f.function().logical,
+            Op::DmlNot(f) => f.function().logical,
+            Op::Ov(f) => f.boolean_only(),
+            Op::OvNot(f) => f.boolean_only(),
+            _ => false,
+        };
+        let dt = match (op.openvino(), logical) {
+            (true, true) => DataType::Bool,
+            (false, true) => DataType::U8,
+            (_, false) => DataType::U32,
+        };
+        let paths: &[Path] = match op {
+            Op::OvNot(_) => &[Path::Contiguous],
+            Op::Ov(_) => &[Path::Contiguous, Path::BroadcastColumn, Path::BroadcastRow],
+            _ => &[Path::Contiguous, Path::Transposed, Path::BroadcastRow],
+        };
+        for &path in paths {
+            cases.push((op, path, dt));
+        }
+    }
+    cases
+}
+
+/// Every operator of the family against the XOR operator of its standard and kind on the
+/// same layout, type and size, timed in one suite: time per call of XOR over time per call of
+/// the operator (a NOT reads one input, XOR two).
+fn family_section(ctx: &Context, quick: bool) -> (String, Vec<(String, String, bool)>) {
+    let bytes: u64 = if quick { 4 << 20 } else { 16 << 20 };
+    let cases = family_cases();
+    let mut suite = Suite::default();
+    suite.baselines(ctx, bytes);
+    let mut measured: Vec<(Op, Path, DataType)> = Vec::new();
+    for &(op, path, dt) in &cases {
+        for op in [op.xor_twin(), op] {
+            if !measured.contains(&(op, path, dt)) {
+                suite.case(ctx, op, path, dt, bytes);
+                measured.push((op, path, dt));
+            }
+        }
+    }
+    suite.run(ctx, if quick { 2 } else { 4 });
+    let mut text = format!(
+        "Every operator of the word-wide family against the XOR operator of its standard and kind (DirectML BIT_XOR or LOGICAL_XOR, OpenVINO BitwiseXor-13 on the same type) on the same layout, type and buffers, {} per operand, timed in one suite (every row in turn each round, best round kept). `XOR / op` is XOR's time per call over the operator's: 1 is XOR's speed, above 1 faster (a NOT reads one input). Target: at least 0.9 (XOR's speed within this machine's noise).\n\n| operator | path | type | GB/s | kernel | XOR GB/s | XOR / op | target |\n|---|---|---|---:|---|---:|---:|---|\n",
+        size_name(bytes)
+    );
+    let mut targets = Vec::new();
+    let rows = suite.rows();
+    let gbps = |op: Op, path: Path, dt: DataType| {
+        rows.iter()
+            .find(|r| r.op == op.name() && r.path == path.name() && r.data_type == dt.to_string())
+            .map_or(0.0, |r| r.gbps)
+    };
+    for &(op, path, dt) in &cases {
+        let twin = op.xor_twin();
+        let dts = dt.to_string();
+        let (Some((t, kernel)), Some((t_xor, _))) = (
+            suite.best(op.name(), path.name(), &dts),
+            suite.best(twin.name(), path.name(), &dts),
+        ) else {
+            continue;
+        };
+        let ratio = t_xor.as_secs_f64() / t.as_secs_f64();
+        let met = ratio >= 0.9;
+        let _ = writeln!(
+            text,
+            "| {} | {} | {dt} | {:.2} | {kernel} | {:.2} | {ratio:.2} | >= 0.9: {} |",
+            op.name(),
+            path.name(),
+            gbps(op, path, dt),
+            gbps(twin, path, dt),
+            verdict(met)
+        );
+        targets.push((
+            format!(
+                "{} {} {dt} {}: at XOR's speed (XOR / op >= 0.9)",
+                op.name(),
+                path.name(),
+                size_name(bytes)
+            ),
+            format!("{ratio:.2}"),
+            met,
+        ));
+    }
+    println!("{text}");
+    (text, targets)
+}
+
 fn main() -> Result<(), gpu_xor::Error> {
     let save = std::env::args().any(|a| a == "--save");
     let quick = std::env::args().any(|a| a == "--quick");
@@ -876,6 +982,13 @@ fn main() -> Result<(), gpu_xor::Error> {
             let _ = writeln!(targets, "| {name} | {figure} | {} |", verdict(*met));
         }
         println!("{targets}");
+        return Ok(());
+    }
+    if std::env::args().any(|a| a == "--family") {
+        let ctx = alone()?;
+        let (_, targets) = family_section(&ctx, quick);
+        let met = targets.iter().filter(|t| t.2).count();
+        println!("{met} of {} family targets met", targets.len());
         return Ok(());
     }
     if std::env::args().any(|a| a == "--strided") {
@@ -988,6 +1101,9 @@ fn main() -> Result<(), gpu_xor::Error> {
 
     // 2b. The strided layouts against contiguous and the plain strided kernel, two sizes.
     let (strided_text, strided_targets) = strided_section(&ctx, quick);
+
+    // 2c. The word-wide family against XOR.
+    let (family_text, family_targets) = family_section(&ctx, quick);
 
     // 3. Batched against single submits.
     let small = SmallCalls::new(&ctx, 1000, 4096);
@@ -1199,7 +1315,11 @@ fn main() -> Result<(), gpu_xor::Error> {
         ),
         "-",
     );
-    for (name, figure, met) in strided_targets.iter().chain(&graph_report.targets) {
+    for (name, figure, met) in strided_targets
+        .iter()
+        .chain(&family_targets)
+        .chain(&graph_report.targets)
+    {
         target(name, figure.clone(), verdict(*met));
     }
     println!("{targets}");
@@ -1216,7 +1336,7 @@ fn main() -> Result<(), gpu_xor::Error> {
 
     if save {
         let doc = format!(
-            "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Strided layouts\n\n{strided_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
+            "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Strided layouts\n\n{strided_text}\n## The word-wide family\n\n{family_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
             size_name(at),
             recording.text,
             graph_report.text
