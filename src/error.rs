@@ -656,9 +656,7 @@ impl Error {
             }
             Error::UnsupportedDataType { .. }
             | Error::NotIntegerOrBoolean { .. }
-            | Error::NotBoolean { .. } => {
-                ErrorKind::UnsupportedDtype
-            }
+            | Error::NotBoolean { .. } => ErrorKind::UnsupportedDtype,
             Error::RankOutOfRange { .. } => ErrorKind::RankOutOfRange,
             Error::RankMismatch { .. } => ErrorKind::RankMismatch,
             Error::SizesMismatch { .. } => ErrorKind::ShapeMismatch,

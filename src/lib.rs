@@ -120,9 +120,9 @@ pub use desc::{
 };
 pub use error::{Error, ErrorKind, WgpuError};
 pub use exec::{
-    Batch, BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, OvBinary, OvUnary, ContextOptions, Element, LimitsChoice, LogicalXor,
-    OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor, TensorBinding, XorBindings,
-    XorOperator,
+    Batch, BitXor, BitwiseXor, Context, ContextOptions, DmlBinary, DmlUnary, Element, LimitsChoice,
+    LogicalXor, OvBinary, OvUnary, OwnedInputs, Prepared, RecordSummary, RecordingObjects, Tensor,
+    TensorBinding, XorBindings, XorOperator,
 };
 pub use kernels::KernelTuning;
 pub use layout::{BindingPattern, KernelKind, Plan};

@@ -220,7 +220,12 @@ pub fn ov_binary(
         let ib = source(&index, b_shape, b_axis);
         let x = read(a, ia * width, width);
         let y = read(b, ib * width, width);
-        write(&mut out, i * width, width, element(function, data_type, x, y));
+        write(
+            &mut out,
+            i * width,
+            width,
+            element(function, data_type, x, y),
+        );
     }
     Ok((shape, out))
 }
@@ -250,7 +255,12 @@ pub fn ov_unary(
     out.resize(n * width, 0);
     for i in 0..n {
         let x = read(input, i * width, width);
-        write(&mut out, i * width, width, element(function, data_type, x, 0));
+        write(
+            &mut out,
+            i * width,
+            width,
+            element(function, data_type, x, 0),
+        );
     }
     Ok(out)
 }

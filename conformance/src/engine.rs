@@ -208,7 +208,9 @@ macro_rules! any_from {
     };
 }
 
-any_from!(BitXor, LogicalXor, BitwiseXor, DmlBinary, DmlUnary, OvBinary, OvUnary);
+any_from!(
+    BitXor, LogicalXor, BitwiseXor, DmlBinary, DmlUnary, OvBinary, OvUnary
+);
 
 /// Records one call into an encoder of its own and submits it; never waits. A refused call
 /// records and submits nothing. [`read_back`] sees the call's writes.

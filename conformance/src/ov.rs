@@ -212,7 +212,7 @@ impl OvCase {
                 (&self.b_shape, &self.b),
                 self.broadcast,
             )
-        .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
+            .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
         let pad4 = |n: usize| n.next_multiple_of(4);
         let room = pad4(self.a.len().max(self.b.len()).max(want.len())) + 40;
         let host: Vec<Vec<u8>> = [(&self.a, 0), (&self.b, 1), (&Vec::new(), 2)]

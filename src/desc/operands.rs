@@ -5,7 +5,10 @@ use crate::desc::{DataType, ElementFunction, Operator, TensorName};
 /// Whether the kernels work on raw bits or on truth values: all that the XOR operators
 /// needed to say. Superseded by [`ElementFunction`], which names the function too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[deprecated(since = "0.1.0", note = "use `ElementFunction`: it names the function too")]
+#[deprecated(
+    since = "0.1.0",
+    note = "use `ElementFunction`: it names the function too"
+)]
 pub enum ElementOp {
     /// `a ^ b` on the raw bits.
     Xor,

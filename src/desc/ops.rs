@@ -209,7 +209,10 @@ impl DmlUnaryDesc {
         validate_dml(
             self.op.operator(),
             self.op.function(),
-            &[(TensorName::A, &self.input), (TensorName::Output, &self.output)],
+            &[
+                (TensorName::A, &self.input),
+                (TensorName::Output, &self.output),
+            ],
             feature_level,
         )
     }
@@ -224,13 +227,12 @@ impl DmlUnaryDesc {
 pub fn min_feature_level(operator: Operator, data_type: DataType) -> Option<FeatureLevel> {
     use DataType::*;
     match operator {
-        Operator::BitXor | Operator::BitAnd | Operator::BitOr | Operator::BitNot => {
-            match data_type {
-                U8 | U16 | U32 => Some(FeatureLevel::Fl3_0),
-                Bool => None,
-                _ => Some(FeatureLevel::Fl4_1),
-            }
-        }
+        Operator::BitXor | Operator::BitAnd | Operator::BitOr | Operator::BitNot => match data_type
+        {
+            U8 | U16 | U32 => Some(FeatureLevel::Fl3_0),
+            Bool => None,
+            _ => Some(FeatureLevel::Fl4_1),
+        },
         Operator::LogicalXor
         | Operator::LogicalAnd
         | Operator::LogicalOr

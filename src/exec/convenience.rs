@@ -211,7 +211,12 @@ impl Context {
 
     /// A DirectML operator of one input into `out`, an existing tensor: the rules of
     /// [`Context::bit_xor_into`]; `out` may be `input` itself (in place).
-    pub fn dml_unary_into(&self, op: DmlUnaryOp, input: &Tensor, out: &Tensor) -> Result<(), Error> {
+    pub fn dml_unary_into(
+        &self,
+        op: DmlUnaryOp,
+        input: &Tensor,
+        out: &Tensor,
+    ) -> Result<(), Error> {
         let desc = DmlUnaryDesc::new(op, input.dml_desc()?, out.dml_desc()?);
         DmlUnary::new(self, &desc)?.submit(&XorBindings::unary(input.binding(), out.binding()))?;
         Ok(())

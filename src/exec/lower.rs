@@ -8,8 +8,8 @@ use crate::kernels::pipelines::PipelineKey;
 use crate::kernels::select::{self, Bound};
 use crate::kernels::shaders::Overrides;
 use crate::layout::{
-    A, B, BindingPattern, BoundOperand, KernelKind, Limits, OUT, OperandSpec, Piece,
-    Plan, Sharing, analyze_bindings, split,
+    A, B, BindingPattern, BoundOperand, KernelKind, Limits, OUT, OperandSpec, Piece, Plan, Sharing,
+    analyze_bindings, split,
 };
 
 /// What one recorded call did; tests use it to prove which path ran.
