@@ -1,6 +1,26 @@
 //! DirectML's `ELEMENT_WISE_BIT_XOR` and `ELEMENT_WISE_LOGICAL_XOR` and OpenVINO's
-//! `BitwiseXor-13` on any GPU that wgpu reaches (Vulkan, Metal, DX12, GL, and WebGPU in the
-//! browser), exact to the bit.
+//! `BitwiseXor-13`, and the rest of their word-wide family (AND, OR and NOT, bitwise and
+//! logical: [`DmlBinary`], [`DmlUnary`], [`OvBinary`], [`OvUnary`]), on any GPU that wgpu
+//! reaches (Vulkan, Metal, DX12, GL, and WebGPU in the browser), exact to the bit.
+//!
+//! Every operator shares the same kernels, rules and guarantees; the element function
+//! ([`ElementFunction`]) is a constant of the pipeline. A NOT binds its input as A
+//! ([`XorBindings::unary`]):
+//!
+//! ```no_run
+//! use gpu_xor::{Context, DataType, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Tensor, XorBindings};
+//!
+//! # fn main() -> Result<(), gpu_xor::Error> {
+//! let ctx = Context::from_env()?;
+//! let x = Tensor::from_slice(&ctx, &[4], &[0u16, 1, 0xff00, 0xffff])?;
+//! let not = DmlUnary::new(&ctx, &DmlUnaryDesc::packed(DmlUnaryOp::BitNot, DataType::U16, &[4]))?;
+//! not.submit(&XorBindings::unary(x.binding(), x.binding()))?; // in place
+//! assert_eq!(x.to_vec::<u16>()?, [0xffff, 0xfffe, 0x00ff, 0]);
+//! // The LOGICAL_* operators take u8 and u32 only.
+//! assert_eq!(ctx.logical_and(&x, &x).unwrap_err().rule(), "unsupported_dtype");
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! # Basics
 //!
