@@ -358,14 +358,13 @@ fn validate_dml(
         }
     }
 
-    // Check 6. A one-input operator reads its input in B's place too.
-    let mut specs = Vec::with_capacity(3);
-    for (tensor, t) in named {
-        specs.push(check_tensor(*tensor, t)?);
-    }
-    let spec_out = specs.pop().expect("an output");
-    let spec_a = specs[0].clone();
-    let spec_b = specs.pop().expect("an input");
+    // Check 6. A one-input operator reads its input in B's place too: its B is its A.
+    let spec_a = check_tensor(named[0].0, a)?;
+    let spec_b = match named {
+        [_, (tensor, b), _] => check_tensor(*tensor, b)?,
+        _ => spec_a.clone(),
+    };
+    let spec_out = check_tensor(TensorName::Output, output)?;
 
     // Check 7. After check 6 every packed stride is below 2^32 (at most 2^32 - 1 elements).
     let out_strides = output.effective_strides();
