@@ -21,16 +21,100 @@ pub enum Op {
     LogicalXor,
     /// OpenVINO BitwiseXor-13.
     BitwiseXorBroadcast,
+    /// DML_ELEMENT_WISE_BIT_AND.
+    BitAnd,
+    /// DML_ELEMENT_WISE_BIT_OR.
+    BitOr,
+    /// DML_ELEMENT_WISE_BIT_NOT (one input).
+    BitNot,
+    /// DML_ELEMENT_WISE_LOGICAL_AND.
+    LogicalAnd,
+    /// DML_ELEMENT_WISE_LOGICAL_OR.
+    LogicalOr,
+    /// DML_ELEMENT_WISE_LOGICAL_NOT (one input).
+    LogicalNot,
+    /// OpenVINO BitwiseAnd-13.
+    BitwiseAndBroadcast,
+    /// OpenVINO BitwiseOr-13.
+    BitwiseOrBroadcast,
+    /// OpenVINO BitwiseNot-13 (one input).
+    BitwiseNot,
+    /// OpenVINO LogicalAnd-1.
+    LogicalAndBroadcast,
+    /// OpenVINO LogicalOr-1.
+    LogicalOrBroadcast,
+    /// OpenVINO LogicalXor-1.
+    LogicalXorBroadcast,
+    /// OpenVINO LogicalNot-1 (one input, `boolean`).
+    LogicalNotBool,
 }
 
 impl Op {
+    /// Every operator of the format, in the order reports list them.
+    pub const ALL: [Op; 16] = [
+        Op::BitXor,
+        Op::LogicalXor,
+        Op::BitwiseXorBroadcast,
+        Op::BitAnd,
+        Op::BitOr,
+        Op::BitNot,
+        Op::LogicalAnd,
+        Op::LogicalOr,
+        Op::LogicalNot,
+        Op::BitwiseAndBroadcast,
+        Op::BitwiseOrBroadcast,
+        Op::BitwiseNot,
+        Op::LogicalAndBroadcast,
+        Op::LogicalOrBroadcast,
+        Op::LogicalXorBroadcast,
+        Op::LogicalNotBool,
+    ];
+
     /// The name the format uses.
     pub const fn name(self) -> &'static str {
         match self {
             Op::BitXor => "bit_xor",
             Op::LogicalXor => "logical_xor",
             Op::BitwiseXorBroadcast => "bitwise_xor_broadcast",
+            Op::BitAnd => "bit_and",
+            Op::BitOr => "bit_or",
+            Op::BitNot => "bit_not",
+            Op::LogicalAnd => "logical_and",
+            Op::LogicalOr => "logical_or",
+            Op::LogicalNot => "logical_not",
+            Op::BitwiseAndBroadcast => "bitwise_and_broadcast",
+            Op::BitwiseOrBroadcast => "bitwise_or_broadcast",
+            Op::BitwiseNot => "bitwise_not",
+            Op::LogicalAndBroadcast => "logical_and_broadcast",
+            Op::LogicalOrBroadcast => "logical_or_broadcast",
+            Op::LogicalXorBroadcast => "logical_xor_broadcast",
+            Op::LogicalNotBool => "logical_not_bool",
         }
+    }
+
+    /// How many inputs it takes: 1 for the NOT operators, else 2. A one-input case has `a`,
+    /// `a_shape`, `a_strides` (and A's other fields) and no `b` field.
+    pub const fn inputs(self) -> usize {
+        match self {
+            Op::BitNot | Op::LogicalNot | Op::BitwiseNot | Op::LogicalNotBool => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether it is a DirectML operator (described tensors, strides, feature levels) rather
+    /// than an OpenVINO operation (shapes and `auto_broadcast`).
+    pub const fn is_dml(self) -> bool {
+        matches!(
+            self,
+            Op::BitXor
+                | Op::LogicalXor
+                | Op::BitAnd
+                | Op::BitOr
+                | Op::BitNot
+                | Op::LogicalAnd
+                | Op::LogicalOr
+                | Op::LogicalNot
+        )
     }
 }
 
@@ -179,8 +263,8 @@ pub struct Generator {
     pub algo: Algo,
     /// A's stream.
     pub a: Stream,
-    /// B's stream.
-    pub b: Stream,
+    /// B's stream (absent for a one-input operator).
+    pub b: Option<Stream>,
 }
 
 /// A generator algorithm.
@@ -253,8 +337,9 @@ pub struct Case {
     out_dtype: Option<Dtype>,
     /// A's Sizes (DirectML) or shape (OpenVINO).
     pub a_shape: Vec<u64>,
-    /// B's Sizes or shape.
-    pub b_shape: Vec<u64>,
+    /// B's Sizes or shape (absent for a one-input operator, required otherwise: see
+    /// [`Case::from_value`]).
+    pub b_shape: Option<Vec<u64>>,
     /// The output's Sizes, or OpenVINO's inferred output shape.
     pub out_shape: Option<Vec<u64>>,
     a_strides: Option<Vec<u64>>,
@@ -319,15 +404,78 @@ pub struct Case {
 
 impl Case {
     /// Parses one case value; the error names the field (`a[0]: invalid type: ...`).
+    ///
+    /// The fields must fit the operator's inputs: a two-input case needs `b_shape`, and a
+    /// one-input case (`bit_not`, `logical_not`, `bitwise_not`, `logical_not_bool`) carries
+    /// no `b` field at all (no `b`, `b_shape`, `b_strides`, `b_dtype`, ..., no generator
+    /// stream `b`, no `alias` that names B), which fails the case naming the field.
     pub fn from_value(value: &Value) -> Result<Case, String> {
-        serde_path_to_error::deserialize(value).map_err(|e| {
+        let case: Case = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             if path == "." {
                 e.into_inner().to_string()
             } else {
                 format!("{path}: {}", e.into_inner())
             }
-        })
+        })?;
+        case.check_inputs()?;
+        Ok(case)
+    }
+
+    /// The `b` fields against the operator's number of inputs.
+    fn check_inputs(&self) -> Result<(), String> {
+        let op = self.op.name();
+        if self.op.inputs() == 2 {
+            if self.b_shape.is_none() {
+                return Err(format!("missing field `b_shape` ({op} takes two inputs)"));
+            }
+            if self.generator.as_ref().is_some_and(|g| g.b.is_none()) {
+                return Err(format!(
+                    "generator: missing field `b` ({op} takes two inputs)"
+                ));
+            }
+            return Ok(());
+        }
+        let b = self.tensor("b");
+        let present = [
+            ("b_shape", b.shape.is_some()),
+            ("b", self.b.is_some()),
+            ("b_dtype", b.dtype.is_some()),
+            ("b_strides", b.strides.is_some()),
+            ("b_min_bytes", b.min_bytes.is_some()),
+            ("b_total_bytes", b.total_bytes.is_some()),
+            ("b_guaranteed_alignment", b.guaranteed_alignment.is_some()),
+            ("b_offset_bytes", b.offset_bytes.is_some()),
+            ("b_flags", b.flags.is_some()),
+            ("b_physical_len", b.physical_len.is_some()),
+            ("b_sha256", self.b_sha256.is_some()),
+            (
+                "generator.b",
+                self.generator.as_ref().is_some_and(|g| g.b.is_some()),
+            ),
+        ];
+        if let Some((field, _)) = present.iter().find(|(_, here)| *here) {
+            return Err(format!(
+                "{field}: {op} takes one input (A); a one-input case has no `b` fields"
+            ));
+        }
+        if let Some(field) = [
+            ("broadcast", self.broadcast.is_some()),
+            ("pdpd_axis", self.pdpd_axis.is_some()),
+        ]
+        .iter()
+        .find_map(|&(field, here)| here.then_some(field))
+        {
+            return Err(format!(
+                "{field}: {op} takes one input; broadcasting does not apply"
+            ));
+        }
+        match self.alias {
+            None | Some(Alias::None) | Some(Alias::OutA) => Ok(()),
+            Some(alias) => Err(format!(
+                "alias: {alias:?} names B, but {op} takes one input (only `out=a` applies)"
+            )),
+        }
     }
 
     /// The fields of tensor `a`, `b` or `out`.
@@ -345,7 +493,7 @@ impl Case {
             shape: pick(
                 name,
                 Some(self.a_shape.as_slice()),
-                Some(self.b_shape.as_slice()),
+                self.b_shape.as_deref(),
                 self.out_shape.as_deref(),
             ),
             strides: pick(
@@ -459,9 +607,9 @@ mod tests {
             "{e}"
         );
         let e =
-            parse(r#"{"id": "x", "op": "bit_and", "dtype": "u8", "a_shape": [], "b_shape": []}"#)
+            parse(r#"{"id": "x", "op": "bit_nand", "dtype": "u8", "a_shape": [], "b_shape": []}"#)
                 .unwrap_err();
-        assert!(e.starts_with("op: unknown variant `bit_and`"), "{e}");
+        assert!(e.starts_with("op: unknown variant `bit_nand`"), "{e}");
         let e = parse(&format!(r#"{{{BASE}, "a_dtype": "u128"}}"#)).unwrap_err();
         assert!(e.contains("unknown dtype \"u128\""), "{e}");
         for (field, value) in [
@@ -496,6 +644,70 @@ mod tests {
         assert_eq!(case.alias, Some(Alias::OutA));
         assert_eq!(case.tensor("b").flags, None);
         assert_eq!(case.error_kind(), Ok(Some("output_overlap")));
+    }
+
+    #[test]
+    fn every_operator_parses_by_its_name() {
+        for op in Op::ALL {
+            let b = if op.inputs() == 2 {
+                r#", "b_shape": [1]"#
+            } else {
+                ""
+            };
+            let case = parse(&format!(
+                r#"{{"id": "x", "op": "{}", "dtype": "u8", "a_shape": [1]{b}}}"#,
+                op.name()
+            ))
+            .unwrap_or_else(|e| panic!("{}: {e}", op.name()));
+            assert_eq!(case.op, op);
+        }
+        assert_eq!(
+            Op::ALL.map(Op::name),
+            crate::report::OPERATORS,
+            "reports list every operator"
+        );
+    }
+
+    #[test]
+    fn one_input_cases_have_no_b_fields() {
+        const NOT: &str = r#""id": "x", "op": "bit_not", "dtype": "u8", "a_shape": [2]"#;
+        let case = parse(&format!(
+            r#"{{{NOT}, "a_strides": [0], "a": [7], "expected": [248, 248], "alias": "out=a"}}"#
+        ))
+        .unwrap();
+        assert_eq!(case.b_shape, None);
+        assert_eq!(case.tensor("b").shape, None);
+        for (field, value) in [
+            ("b_shape", "[2]"),
+            ("b", "[1, 2]"),
+            ("b_strides", "[1]"),
+            ("b_dtype", "\"u8\""),
+            ("b_flags", "\"OWNED_BY_DML\""),
+            ("b_offset_bytes", "16"),
+            ("b_sha256", "\"00\""),
+        ] {
+            let e = parse(&format!(r#"{{{NOT}, "{field}": {value}}}"#)).unwrap_err();
+            assert!(
+                e.starts_with(&format!("{field}: bit_not takes one input")),
+                "{field}: {e}"
+            );
+        }
+        let e = parse(&format!(r#"{{{NOT}, "alias": "a=b"}}"#)).unwrap_err();
+        assert!(e.starts_with("alias: AB names B"), "{e}");
+        let e = parse(&format!(
+            r#"{{{NOT}, "generator": {{"algo": "splitmix64", "a": {{"seed": 1, "count": 2, "mode": "bits"}}, "b": {{"seed": 1, "count": 2, "mode": "bits"}}}}}}"#
+        ))
+        .unwrap_err();
+        assert!(e.starts_with("generator.b: bit_not takes one input"), "{e}");
+        // A two-input case without B's shape fails too.
+        let e =
+            parse(r#"{"id": "x", "op": "bit_and", "dtype": "u8", "a_shape": [2]}"#).unwrap_err();
+        assert!(e.starts_with("missing field `b_shape`"), "{e}");
+        let e = parse(&format!(
+            r#"{{{BASE}, "generator": {{"algo": "splitmix64", "a": {{"seed": 1, "count": 1, "mode": "bits"}}}}}}"#
+        ))
+        .unwrap_err();
+        assert!(e.starts_with("generator: missing field `b`"), "{e}");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //!   (`tests/suite/common.rs`) both use;
 //! - [`dml`]: DirectML calls as data (descriptions, places, buffers, the reference's image of
 //!   every buffer after the call), which the native and the browser test suites both run;
-//! - [`ov`]: OpenVINO BitwiseXor-13 calls as data, likewise;
+//! - [`ov`]: OpenVINO calls (BitwiseXor-13 and the family) as data, likewise;
 //! - [`expect`]: the kernel the suites expect for a layout, read off the tensors;
 //! - [`run`]: every check of a case, as `async fn`s that never block, so that the same cases
 //!   run natively and in a browser;
@@ -35,7 +35,7 @@ pub mod report;
 pub mod run;
 
 pub use report::{CaseReport, Counts, OPERATORS, Outcome, Report};
-pub use run::{SKIPPED_TAGS, run_case_value, run_cases_async};
+pub use run::{SKIPPED_TAGS, reference_check, run_case_value, run_cases_async};
 
 /// Parses case text and runs every case, blocking until the last one has finished (native
 /// only). See [`run_cases_async`].
@@ -51,8 +51,16 @@ pub fn run_file(ctx: &gpu_xor::Context, path: &std::path::Path) -> Result<Report
     run_cases(ctx, &text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The repository's copy of the conformance cases.
+/// The repository's copy of the conformance cases (BIT_XOR, LOGICAL_XOR, BitwiseXor-13).
 pub const REPO_CASES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../tests/data/conformance.json"
 );
+
+/// The repository's cases for the rest of the family (BIT_AND, BIT_OR, BIT_NOT, LOGICAL_AND,
+/// LOGICAL_OR, LOGICAL_NOT; BitwiseAnd/Or/Not-13, LogicalAnd/Or/Xor/Not-1), written by
+/// `conformance/cases/family.py`.
+pub const FAMILY_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/family.json");
+
+/// Every case file of the repository, in the order the runner runs them with no argument.
+pub const REPO_CASE_FILES: [&str; 2] = [REPO_CASES, FAMILY_CASES];

@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p gpu-xor-conformance -- [FILE...]`
 //!
-//! With no file it runs the repository's `tests/data/conformance.json`. It prints the adapter,
+//! With no file it runs the repository's `tests/data/conformance.json` and
+//! `tests/data/family.json`. It prints the adapter,
 //! one line per failed or skipped case, the counts per operator, and last
 //! `N passed, N failed, N skipped`. The exit status is 1 when a case failed or a file could
 //! not be read or parsed, 2 when no adapter could be opened.
@@ -14,11 +15,11 @@ fn main() -> std::process::ExitCode {
     use std::process::ExitCode;
 
     use gpu_xor::Context;
-    use gpu_xor_conformance::{REPO_CASES, Report, run_file};
+    use gpu_xor_conformance::{REPO_CASE_FILES, Report, run_file};
 
     let mut files: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
     if files.is_empty() {
-        files.push(PathBuf::from(REPO_CASES));
+        files.extend(REPO_CASE_FILES.iter().map(PathBuf::from));
     }
 
     let ctx = match Context::from_env() {

@@ -3,8 +3,26 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The operators of the format, in the order the summary lists them.
-pub const OPERATORS: [&str; 3] = ["bit_xor", "logical_xor", "bitwise_xor_broadcast"];
+/// The operators of the format, in the order the summary lists them (the names of
+/// [`Op::ALL`](crate::case::Op::ALL)).
+pub const OPERATORS: [&str; 16] = [
+    "bit_xor",
+    "logical_xor",
+    "bitwise_xor_broadcast",
+    "bit_and",
+    "bit_or",
+    "bit_not",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "bitwise_and_broadcast",
+    "bitwise_or_broadcast",
+    "bitwise_not",
+    "logical_and_broadcast",
+    "logical_or_broadcast",
+    "logical_xor_broadcast",
+    "logical_not_bool",
+];
 
 /// The result of one case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,14 +96,18 @@ impl Report {
         counts
     }
 
-    /// The counts per operator: the three of [`OPERATORS`] first (always listed), then any
-    /// other `op` met, in name order.
+    /// The counts per operator: the XOR operators of [`OPERATORS`] first (always listed), then
+    /// the other operators of [`OPERATORS`] that have cases, in that order, then any other
+    /// `op` met, in name order.
     pub fn counts_by_op(&self) -> Vec<(String, Counts)> {
         let mut others: BTreeMap<String, Counts> = BTreeMap::new();
-        let mut known = [Counts::default(); 3];
+        let mut known = [None::<Counts>; OPERATORS.len()];
+        for slot in &mut known[..3] {
+            *slot = Some(Counts::default());
+        }
         for case in &self.cases {
             match OPERATORS.iter().position(|&op| op == case.op) {
-                Some(i) => known[i].add(&case.outcome),
+                Some(i) => known[i].get_or_insert_default().add(&case.outcome),
                 None => others
                     .entry(case.op.clone())
                     .or_default()
@@ -94,8 +116,8 @@ impl Report {
         }
         OPERATORS
             .iter()
-            .map(|op| op.to_string())
             .zip(known)
+            .filter_map(|(op, counts)| Some((op.to_string(), counts?)))
             .chain(others)
             .collect()
     }

@@ -38,9 +38,11 @@ use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
+use gpu_xor::reference::{self, StridedView, StridedViewMut};
 use gpu_xor::{
-    AutoBroadcast, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, FeatureLevel, OwnedInputs,
-    TensorDesc, TensorFlags,
+    AutoBroadcast, BitwiseXor, BitwiseXorDesc, Context, DataType, DmlBinaryOp, Error, FeatureLevel,
+    OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, TensorDesc,
+    TensorFlags,
 };
 use serde_json::Value;
 
@@ -48,6 +50,7 @@ use crate::case::{Alias, Broadcast, Case, Generator, Op, kind_of, split_cases};
 use crate::dml::{DmlOp, owned_flags};
 use crate::engine::{self, AnyOperator, OutputLayout, Spoil, packed_strides, random_bytes};
 use crate::generator::{generate, le_bytes, sha256_hex, width_mask};
+use crate::ov::OvOp;
 use crate::report::{CaseReport, Outcome, Report};
 
 /// The tags whose cases are skipped, each with the reason printed for it: none. The format
@@ -145,10 +148,41 @@ pub async fn run_case_value(ctx: &Context, value: &Value, index: usize) -> CaseR
 }
 
 async fn run_case(ctx: &Context, case: &Case, seed: u64) -> Result<(), String> {
-    match case.op {
-        Op::BitXor => run_dml(ctx, case, DmlOp::BitXor, seed).await,
-        Op::LogicalXor => run_dml(ctx, case, DmlOp::LogicalXor, seed).await,
-        Op::BitwiseXorBroadcast => run_openvino(ctx, case, seed).await,
+    match family(case.op) {
+        Family::Dml(op) => run_dml(ctx, case, op, seed).await,
+        Family::Ov(op) => run_openvino(ctx, case, op, seed).await,
+    }
+}
+
+/// The library's operator for a case's `op`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// A DirectML operator: described tensors, strides, feature levels.
+    Dml(DmlOp),
+    /// An OpenVINO operation: shapes and `auto_broadcast`.
+    Ov(OvOp),
+}
+
+/// The operator that runs the cases of `op` (BIT_XOR, LOGICAL_XOR and BitwiseXor-13 through
+/// their own types, the rest through the family's).
+pub fn family(op: Op) -> Family {
+    match op {
+        Op::BitXor => Family::Dml(DmlOp::BitXor),
+        Op::LogicalXor => Family::Dml(DmlOp::LogicalXor),
+        Op::BitAnd => Family::Dml(DmlOp::BitAnd),
+        Op::BitOr => Family::Dml(DmlOp::BitOr),
+        Op::BitNot => Family::Dml(DmlOp::BitNot),
+        Op::LogicalAnd => Family::Dml(DmlOp::LogicalAnd),
+        Op::LogicalOr => Family::Dml(DmlOp::LogicalOr),
+        Op::LogicalNot => Family::Dml(DmlOp::LogicalNot),
+        Op::BitwiseXorBroadcast => Family::Ov(OvOp::BitwiseXor),
+        Op::BitwiseAndBroadcast => Family::Ov(OvOp::Binary(OvBinaryOp::BitwiseAnd)),
+        Op::BitwiseOrBroadcast => Family::Ov(OvOp::Binary(OvBinaryOp::BitwiseOr)),
+        Op::BitwiseNot => Family::Ov(OvOp::Unary(OvUnaryOp::BitwiseNot)),
+        Op::LogicalAndBroadcast => Family::Ov(OvOp::Binary(OvBinaryOp::LogicalAnd)),
+        Op::LogicalOrBroadcast => Family::Ov(OvOp::Binary(OvBinaryOp::LogicalOr)),
+        Op::LogicalXorBroadcast => Family::Ov(OvOp::Binary(OvBinaryOp::LogicalXor)),
+        Op::LogicalNotBool => Family::Ov(OvOp::Unary(OvUnaryOp::LogicalNot)),
     }
 }
 
@@ -168,6 +202,19 @@ enum Maker<'a> {
     },
 }
 
+impl Maker<'_> {
+    /// How many inputs the operator reads: a one-input operator's calls leave B unbound.
+    fn inputs(&self) -> usize {
+        match self {
+            Maker::Ready(op) => match **op {
+                AnyOperator::DmlUnary(_) | AnyOperator::OvUnary(_) => 1,
+                _ => 2,
+            },
+            Maker::Owning { op, .. } => op.inputs(),
+        }
+    }
+}
+
 fn dims<T: TryFrom<u64>>(dims: &[u64], key: &str) -> Result<Vec<T>, String> {
     dims.iter()
         .map(|&d| {
@@ -182,7 +229,8 @@ fn dml_tensor(case: &Case, t: &'static str) -> Result<TensorDesc, String> {
     let data_type = f.dtype.unwrap_or(case.dtype).0;
     let sizes: Vec<u32> = match f.shape {
         Some(shape) => dims(shape, &format!("{t}_shape"))?,
-        // The output's Sizes are A's when a case leaves them out.
+        // The output's Sizes are A's when a case leaves them out (and so are those of the B
+        // that a one-input operator ignores).
         None => dims(&case.a_shape, "a_shape")?,
     };
     let mut desc = TensorDesc::new(data_type, &sizes);
@@ -319,29 +367,55 @@ async fn run_dml(ctx: &Context, case: &Case, op: DmlOp, seed: u64) -> Result<(),
     run_valid(&ctx, case, &compiled, seed, alias, &operands).await
 }
 
-// ----- OpenVINO BitwiseXor-13 -------------------------------------------------------------------
+// ----- OpenVINO operations ---------------------------------------------------------------------
 
-async fn run_openvino(ctx: &Context, case: &Case, seed: u64) -> Result<(), String> {
+async fn run_openvino(ctx: &Context, case: &Case, op: OvOp, seed: u64) -> Result<(), String> {
     let a_type = case.tensor("a").dtype.unwrap_or(case.dtype).0;
     let b_type = case.tensor("b").dtype.unwrap_or(case.dtype).0;
     let a_shape: Vec<usize> = dims(&case.a_shape, "a_shape")?;
-    let b_shape: Vec<usize> = dims(&case.b_shape, "b_shape")?;
-    let auto_broadcast = match case.broadcast {
-        None | Some(Broadcast::Numpy) => AutoBroadcast::Numpy,
-        Some(Broadcast::None) => AutoBroadcast::None,
-        Some(Broadcast::Pdpd) => AutoBroadcast::Pdpd {
-            axis: case.pdpd_axis.unwrap_or(-1),
-        },
-        Some(Broadcast::Explicit) => AutoBroadcast::Explicit,
+    // A one-input operation has no B (the case has no `b_shape`): B stands for A unbound.
+    let b_shape: Vec<usize> = match &case.b_shape {
+        Some(shape) => dims(shape, "b_shape")?,
+        None if op.inputs() == 1 => a_shape.clone(),
+        None => return Err("missing field `b_shape`".to_string()),
     };
-    let desc = BitwiseXorDesc {
-        a_type,
-        b_type,
-        a_shape: a_shape.clone(),
-        b_shape: b_shape.clone(),
-        auto_broadcast,
+    let auto_broadcast = auto_broadcast(case);
+    let (created, described): (Result<AnyOperator, Error>, Result<Vec<usize>, Error>) = match op {
+        OvOp::BitwiseXor => {
+            let desc = BitwiseXorDesc {
+                a_type,
+                b_type,
+                a_shape: a_shape.clone(),
+                b_shape: b_shape.clone(),
+                auto_broadcast,
+            };
+            (
+                BitwiseXor::new(ctx, &desc).map(AnyOperator::from),
+                desc.output_shape(),
+            )
+        }
+        OvOp::Binary(op) => {
+            let desc = OvBinaryDesc {
+                op,
+                a_type,
+                b_type,
+                a_shape: a_shape.clone(),
+                b_shape: b_shape.clone(),
+                auto_broadcast,
+            };
+            (
+                OvBinary::new(ctx, &desc).map(AnyOperator::from),
+                desc.output_shape(),
+            )
+        }
+        OvOp::Unary(op) => {
+            let desc = OvUnaryDesc::new(op, a_type, &a_shape);
+            (
+                OvUnary::new(ctx, &desc).map(AnyOperator::from),
+                desc.output_shape(),
+            )
+        }
     };
-    let created = BitwiseXor::new(ctx, &desc);
     let alias = case.alias.unwrap_or_default();
     let operand =
         |t: &'static str, data_type: DataType, shape: &[usize]| -> Result<Operand, String> {
@@ -365,13 +439,13 @@ async fn run_openvino(ctx: &Context, case: &Case, seed: u64) -> Result<(), Strin
         return match created {
             Err(e) => same_rule(kind, &e, "creating the operator"),
             Ok(compiled) => {
-                let out_shape = compiled.output_shape();
+                let out_shape = compiled.output_shape().expect("an OpenVINO operation");
                 let operands = [
                     operand("a", a_type, &a_shape)?,
                     operand("b", b_type, &b_shape)?,
                     operand("out", a_type, &out_shape)?,
                 ];
-                let compiled = Maker::Ready(Box::new(AnyOperator::BitwiseXor(compiled)));
+                let compiled = Maker::Ready(Box::new(compiled));
                 run_error_case(ctx, case, &compiled, seed, alias, &operands, kind).await
             }
         };
@@ -383,17 +457,17 @@ async fn run_openvino(ctx: &Context, case: &Case, seed: u64) -> Result<(), Strin
         case.out_shape.as_deref().ok_or("missing `out_shape`")?,
         "out_shape",
     )?;
-    let inferred = compiled.output_shape();
+    let inferred = compiled.output_shape().expect("an OpenVINO operation");
     if inferred != out_shape {
         return Err(format!(
             "output shape {inferred:?}, expected out_shape {out_shape:?}"
         ));
     }
-    match desc.output_shape() {
+    match described {
         Ok(shape) if shape == out_shape => {}
         other => {
             return Err(format!(
-                "BitwiseXorDesc::output_shape() gives {other:?}, expected {out_shape:?}"
+                "the description's output_shape() gives {other:?}, expected {out_shape:?}"
             ));
         }
     }
@@ -415,12 +489,156 @@ async fn run_openvino(ctx: &Context, case: &Case, seed: u64) -> Result<(), Strin
     run_valid(
         ctx,
         case,
-        &Maker::Ready(Box::new(AnyOperator::BitwiseXor(compiled))),
+        &Maker::Ready(Box::new(compiled)),
         seed,
         alias,
         &operands,
     )
     .await
+}
+
+/// The case's `broadcast` and `pdpd_axis` (numpy when absent).
+fn auto_broadcast(case: &Case) -> AutoBroadcast {
+    match case.broadcast {
+        None | Some(Broadcast::Numpy) => AutoBroadcast::Numpy,
+        Some(Broadcast::None) => AutoBroadcast::None,
+        Some(Broadcast::Pdpd) => AutoBroadcast::Pdpd {
+            axis: case.pdpd_axis.unwrap_or(-1),
+        },
+        Some(Broadcast::Explicit) => AutoBroadcast::Explicit,
+    }
+}
+
+// ----- On the CPU ------------------------------------------------------------------------------
+
+/// Checks a valid case's expected output (`expected`, or a generator case's count, head, tail
+/// and SHA-256) against the library's CPU reference ([`gpu_xor::reference`]), without a
+/// device: the case's numbers, worked out apart from this library, and the reference must
+/// agree. Returns whether the case had an output to check (error and validation-only cases
+/// have none).
+pub fn reference_check(case: &Case) -> Result<bool, String> {
+    if case.error_kind()?.is_some() {
+        return Ok(false);
+    }
+    let data_type = case.dtype.0;
+    let width = u64::from(data_type.size_in_bytes());
+    let (a, b) = match (&case.generator, &case.a, &case.expected) {
+        (Some(g), _, _) => (
+            generate(g.a.seed, g.a.count, g.a.mode, width),
+            g.b.map(|s| generate(s.seed, s.count, s.mode, width)),
+        ),
+        (None, Some(a), Some(_)) => (a.clone(), case.b.clone()),
+        _ => return Ok(false),
+    };
+    let (a, b) = (le_bytes(&a, width), b.map(|b| le_bytes(&b, width)));
+    let usizes = |v: &[u64]| -> Vec<usize> { v.iter().map(|&d| d as usize).collect() };
+    let a_shape = usizes(&case.a_shape);
+    let got = match family(case.op) {
+        Family::Dml(op) => {
+            let strides = |t| case.tensor(t).strides.map(usizes);
+            let (sa, sb, so) = (strides("a"), strides("b"), strides("out"));
+            let out_layout = OutputLayout {
+                buffer: 0,
+                offset: 0,
+                width,
+                sizes: case.a_shape.clone(),
+                strides: case
+                    .tensor("out")
+                    .strides
+                    .map_or_else(|| packed_strides(&case.a_shape), <[u64]>::to_vec),
+            };
+            let span = out_layout
+                .byte_offsets()
+                .iter()
+                .max()
+                .map_or(0, |&at| at + width);
+            let mut out = vec![0u8; span as usize];
+            let view = |bytes, strides| StridedView {
+                bytes,
+                data_type,
+                sizes: &a_shape,
+                strides,
+                offset: 0,
+            };
+            let av = view(&a, sa.as_deref());
+            let mut ov = StridedViewMut {
+                bytes: &mut out,
+                data_type,
+                sizes: &a_shape,
+                strides: so.as_deref(),
+                offset: 0,
+            };
+            let b = b.as_deref().unwrap_or(&a);
+            let bv = view(b, sb.as_deref());
+            match op {
+                DmlOp::BitXor => reference::dml_binary(DmlBinaryOp::BitXor, &av, &bv, &mut ov),
+                DmlOp::LogicalXor => {
+                    reference::dml_binary(DmlBinaryOp::LogicalXor, &av, &bv, &mut ov)
+                }
+                DmlOp::Binary(op) => reference::dml_binary(op, &av, &bv, &mut ov),
+                DmlOp::Unary(op) => reference::dml_unary(op, &av, &mut ov),
+            }
+            .map_err(|e| format!("the reference refused the case: [{}] {e}", e.rule()))?;
+            out_layout.read_values(&out)
+        }
+        Family::Ov(op) => {
+            let b_shape = case
+                .b_shape
+                .as_deref()
+                .map_or_else(|| a_shape.clone(), usizes);
+            let b = b.as_deref().unwrap_or(&a);
+            let (shape, out) = op
+                .reference(
+                    data_type,
+                    (&a_shape, &a),
+                    (&b_shape, b),
+                    auto_broadcast(case),
+                )
+                .map_err(|e| format!("the reference refused the case: [{}] {e}", e.rule()))?;
+            let want = case.out_shape.as_deref().map(usizes);
+            if want.as_ref() != Some(&shape) {
+                return Err(format!(
+                    "the reference's output shape is {shape:?}, out_shape is {want:?}"
+                ));
+            }
+            out.chunks(width as usize)
+                .map(|c| {
+                    c.iter()
+                        .rev()
+                        .fold(0u64, |v, &byte| v << 8 | u64::from(byte))
+                })
+                .collect()
+        }
+    };
+    match (&case.expected, &case.expected_sha256) {
+        (Some(expected), _) => {
+            if expected.len() != got.len() {
+                return Err(format!(
+                    "`expected` has {} values, the reference gives {}",
+                    expected.len(),
+                    got.len()
+                ));
+            }
+            match (0..got.len()).find(|&i| got[i] != expected[i]) {
+                Some(i) => Err(format!(
+                    "output element {i}: the reference gives {:#x}, expected {:#x}",
+                    got[i], expected[i]
+                )),
+                None => Ok(true),
+            }
+        }
+        (None, Some(sha256)) => {
+            let count = case.expected_count.ok_or("missing `expected_count`")?;
+            let g = Generated {
+                sha256,
+                count,
+                head: case.expected_head.as_deref(),
+                tail: case.expected_tail.as_deref(),
+            };
+            check_generated(&g, &got, width).map(|()| true)
+        }
+        (None, None) => Err("a case with data needs `expected`".to_string()),
+    }
 }
 
 // ----- Both families -----------------------------------------------------------------------------
@@ -438,9 +656,11 @@ async fn run_valid(
     let [a, b, out] = operands;
     if let Some(generator) = &case.generator {
         let (ga, gb) = generated_inputs(generator, operands)?;
-        for (t, data, operand, want) in
-            [("a", &ga, a, &case.a_sha256), ("b", &gb, b, &case.b_sha256)]
-        {
+        for (t, data, operand, want) in [
+            ("a", Some(&ga), a, &case.a_sha256),
+            ("b", gb.as_ref(), b, &case.b_sha256),
+        ] {
+            let Some(data) = data else { continue };
             let want = want
                 .as_deref()
                 .ok_or_else(|| format!("missing `{t}_sha256`"))?;
@@ -466,17 +686,19 @@ async fn run_valid(
             seed,
             alias,
             operands,
-            [Some(&ga), Some(&gb)],
+            [Some(&ga), gb.as_ref()],
             Check::Generated(expect),
         )
         .await;
     }
 
+    let two = case.op.inputs() == 2;
     match [&case.a, &case.b, &case.expected] {
         [None, None, None] => Ok(()), // validation_only: checked by the caller
-        [Some(da), Some(db), Some(expected)] => {
-            for (data, operand) in [(da, a), (db, b)] {
-                check_data(data, operand)?;
+        [Some(da), db, Some(expected)] if db.is_some() == two => {
+            check_data(da, a)?;
+            if let Some(db) = db {
+                check_data(db, b)?;
             }
             let count = out.element_count();
             if expected.len() as u64 != count {
@@ -498,12 +720,13 @@ async fn run_valid(
                 seed,
                 alias,
                 operands,
-                [Some(da), Some(db)],
+                [Some(da), db.as_ref()],
                 Check::Values(expected),
             )
             .await
         }
-        _ => Err("a case with data needs all of `a`, `b` and `expected`".to_string()),
+        _ if two => Err("a case with data needs all of `a`, `b` and `expected`".to_string()),
+        _ => Err("a one-input case with data needs `a` and `expected`".to_string()),
     }
 }
 
@@ -560,16 +783,20 @@ fn check_data(data: &[u64], operand: &Operand) -> Result<(), String> {
     Ok(())
 }
 
-/// The inputs of a `generator` case.
+/// The inputs of a `generator` case (B's only where the case has a stream for it).
 fn generated_inputs(
     generator: &Generator,
     operands: &[Operand; 3],
-) -> Result<(Vec<u64>, Vec<u64>), String> {
+) -> Result<(Vec<u64>, Option<Vec<u64>>), String> {
     let mut out = Vec::new();
-    for ((t, stream), operand) in [("a", generator.a), ("b", generator.b)]
+    for ((t, stream), operand) in [("a", Some(generator.a)), ("b", generator.b)]
         .into_iter()
         .zip(operands)
     {
+        let Some(stream) = stream else {
+            out.push(None);
+            continue;
+        };
         let span = operand
             .span()
             .ok_or_else(|| format!("{t}: span overflows"))?;
@@ -579,15 +806,15 @@ fn generated_inputs(
                 stream.count
             ));
         }
-        out.push(generate(
+        out.push(Some(generate(
             stream.seed,
             stream.count,
             stream.mode,
             operand.width,
-        ));
+        )));
     }
     let b = out.pop().expect("b");
-    let a = out.pop().expect("a");
+    let a = out.pop().expect("a").expect("A's stream");
     Ok((a, b))
 }
 
@@ -654,11 +881,17 @@ async fn execute(
     inputs: [Option<&Vec<u64>>; 2],
     check: Check<'_>,
 ) -> Result<(), String> {
+    // A one-input operator's B is not bound: it has no buffer, and stands for A below.
+    let unary = compiled.inputs() == 1;
+    let present = [true, !unary, true];
     // Buffers: each operand goes to the buffer (and offset) of the operand it aliases.
     let targets = alias.targets();
     let mut buffer_of = [0usize; 3];
     let mut owners: Vec<usize> = Vec::new();
     for o in 0..3 {
+        if !present[o] {
+            continue;
+        }
         let t = targets[o];
         buffer_of[o] = match owners.iter().position(|&x| x == t) {
             Some(i) => i,
@@ -668,11 +901,15 @@ async fn execute(
             }
         };
     }
-    let offsets: [u64; 3] = std::array::from_fn(|o| operands[targets[o]].offset);
+    let mut offsets: [u64; 3] = std::array::from_fn(|o| operands[targets[o]].offset);
+    if unary {
+        buffer_of[1] = buffer_of[0];
+        offsets[1] = offsets[0];
+    }
     let max_buffer = ctx.device().limits().max_buffer_size.min(MAX_CASE_BUFFER);
     let mut names = vec![String::new(); owners.len()];
     let mut sizes = vec![0u64; owners.len()];
-    for o in 0..3 {
+    for o in (0..3).filter(|&o| present[o]) {
         let end = offsets[o]
             .checked_add(operands[o].bind_bytes)
             .and_then(|e| e.checked_add(TRAILING_BYTES))
@@ -711,7 +948,7 @@ async fn execute(
         .iter()
         .enumerate()
         .map(|(k, &s)| {
-            let shared = buffer_of[0] == k && buffer_of[1] == k;
+            let shared = !unary && buffer_of[0] == k && buffer_of[1] == k;
             vec![false; if shared { s as usize } else { 0 }]
         })
         .collect();
@@ -741,7 +978,10 @@ async fn execute(
     drop(written);
 
     let buffers = engine::upload(ctx, &names, &images);
-    let ranges = std::array::from_fn(|o| (buffer_of[o], offsets[o], operands[o].bind_bytes));
+    let ranges = std::array::from_fn(|o| {
+        let from = if present[o] { o } else { 0 };
+        (buffer_of[o], offsets[o], operands[from].bind_bytes)
+    });
     let layout_of = |o: usize| {
         let operand = &operands[o];
         OutputLayout {
@@ -785,7 +1025,9 @@ async fn execute(
     };
     // The operator has its own copy of each owned input: other bytes go over the caller's.
     for (k, buffer) in buffers.iter().enumerate() {
-        let held: Vec<usize> = (0..2).filter(|&i| buffer_of[i] == k).collect();
+        let held: Vec<usize> = (0..2)
+            .filter(|&i| present[i] && buffer_of[i] == k)
+            .collect();
         if held.is_empty() || held.iter().any(|&i| !owned[i]) {
             continue;
         }
@@ -797,10 +1039,12 @@ async fn execute(
         images[k] = engine::spoil(&images[k], &inputs);
         ctx.queue().write_buffer(buffer, 0, &images[k]);
     }
+    // Inputs the call leaves unbound: those the operator owns, and a one-input operator's B.
+    let unbound = [owned[0], owned[1] || unary];
     let result = engine::submit(
         ctx,
         compiled,
-        &engine::call_bindings(&buffers, ranges, owned),
+        &engine::call_bindings(&buffers, ranges, unbound),
     );
     let after = engine::read_back(ctx, &buffers)
         .await
@@ -905,4 +1149,46 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every valid case of a repository file, by the CPU reference.
+    fn reference_agrees(path: &str) -> usize {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut checked = 0;
+        let mut failures = Vec::new();
+        for value in split_cases(&text).unwrap() {
+            let case = Case::from_value(&value).unwrap();
+            match reference_check(&case) {
+                Ok(true) => checked += 1,
+                Ok(false) => {}
+                Err(e) => failures.push(format!("{}: {e}", case.id)),
+            }
+        }
+        assert!(failures.is_empty(), "{path}:\n{}", failures.join("\n"));
+        checked
+    }
+
+    #[test]
+    fn the_reference_reproduces_every_expected_output() {
+        assert!(reference_agrees(crate::REPO_CASES) > 100);
+        assert!(reference_agrees(crate::FAMILY_CASES) > 100);
+    }
+
+    #[test]
+    fn the_reference_check_fails_a_wrong_output() {
+        let case = Case::from_value(&serde_json::json!({
+            "id": "x", "op": "bit_not", "dtype": "u16", "a_shape": [2, 2], "a_strides": [3, 1],
+            "a": [0, 1, 0xffff, 7, 0x8000], "expected": [0xffff, 0xfffe, 0xfff8, 0x7fff]
+        }))
+        .unwrap();
+        assert_eq!(reference_check(&case), Ok(true));
+        let mut wrong = case.clone();
+        wrong.expected = Some(vec![0xffff, 0xfffe, 0xfff8, 0x7ffe]);
+        let e = reference_check(&wrong).unwrap_err();
+        assert!(e.starts_with("output element 3"), "{e}");
+    }
 }
