@@ -1,5 +1,6 @@
-//! The conformance cases (`tests/data/conformance.json`, a copy of `conformance/cases.json`)
-//! through the runner of the `gpu-xor-conformance` crate, and proof that the runner can fail.
+//! The conformance cases (`tests/data/conformance.json`, a copy of `conformance/cases.json`,
+//! and `tests/data/family.json`, written by `conformance/cases/family.py`) through the runner
+//! of the `gpu-xor-conformance` crate, and proof that the runner can fail.
 
 use std::path::Path;
 
@@ -27,6 +28,111 @@ fn conformance_cases_all_pass() {
     );
 }
 
+#[test]
+fn family_cases_all_pass() {
+    let ctx = crate::common::ctx();
+    let report =
+        runner::run_file(ctx, Path::new(runner::FAMILY_CASES)).unwrap_or_else(|e| panic!("{e}"));
+    print!("{}", report.render());
+
+    let counts = report.counts();
+    assert!(counts.passed >= 300, "{}", report.summary_line());
+    assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
+    assert_eq!(counts.skipped, 0, "skipped cases:\n{}", report.render());
+    // Every operator of the family has cases, and they ran.
+    let by_op = report.counts_by_op();
+    for op in &runner::OPERATORS[3..] {
+        let (_, c) = by_op
+            .iter()
+            .find(|(name, _)| name == op)
+            .unwrap_or_else(|| panic!("no {op} case"));
+        assert!(c.passed >= 10, "{op}: {c}");
+    }
+    // The OWNED_BY_DML cases of a two-input and a one-input operator run, and pass.
+    for id in ["band_owned_by_dml_b_u16", "bnot_owned_by_dml_input_u32"] {
+        assert_eq!(report.outcome(id), Some(&Outcome::Passed), "{id}");
+    }
+}
+
+/// Hand-written cases of the family's operators: the runner reports each broken one as failed,
+/// one-input cases that carry B's fields included.
+const BROKEN_FAMILY_CASES: &str = r#"[
+{"id": "good_bit_not_doc_example", "op": "bit_not", "dtype": "u8", "a_shape": [2, 2], "out_shape": [2, 2], "min_feature_level": "3_0", "a": [0, 128, 42, 255], "expected": [255, 127, 213, 0], "tags": ["doc"]},
+{"id": "good_bit_not_in_place_f32", "op": "bit_not", "dtype": "f32", "a_shape": [3], "out_shape": [3], "alias": "out=a", "a": [0, 2147483648, 2143289344], "expected": [4294967295, 2147483647, 2151677951], "tags": ["in_place", "float_bits"]},
+{"id": "good_logical_and_fl1_0_u32", "op": "logical_and", "dtype": "u32", "a_shape": [1, 1, 1, 4], "b_shape": [1, 1, 1, 4], "out_shape": [1, 1, 1, 4], "min_feature_level": "1_0", "a": [0, 256, 2147483648, 7], "b": [5, 0, 1, 4294967295], "expected": [0, 0, 1, 1], "tags": []},
+{"id": "good_logical_not_owned", "op": "logical_not", "dtype": "u8", "a_shape": [4], "out_shape": [4], "a_flags": "OWNED_BY_DML", "a": [0, 1, 2, 0], "expected": [1, 0, 0, 1], "tags": ["owned_by_dml"]},
+{"id": "good_ov_bitwise_and_bool_normalised", "op": "bitwise_and_broadcast", "dtype": "bool", "a_shape": [3], "b_shape": [], "out_shape": [3], "a": [2, 0, 128], "b": [1], "expected": [1, 0, 1], "tags": ["noncanonical_bool"]},
+{"id": "good_ov_logical_not_in_place", "op": "logical_not_bool", "dtype": "bool", "a_shape": [2, 2], "out_shape": [2, 2], "alias": "out=a", "a": [0, 1, 2, 0], "expected": [1, 0, 0, 1], "tags": ["in_place"]},
+{"id": "good_ov_logical_or_error_u8", "op": "logical_or_broadcast", "dtype": "u8", "a_shape": [2], "b_shape": [2], "expect_error": "boolean only", "error_kind": "unsupported_dtype", "tags": ["error"]},
+{"id": "bad_bit_and_wrong_expected", "op": "bit_and", "dtype": "u16", "a_shape": [3], "b_shape": [3], "out_shape": [3], "a": [65535, 4660, 1], "b": [255, 65280, 1], "expected": [255, 4608, 0], "tags": []},
+{"id": "bad_bit_not_with_b_shape", "op": "bit_not", "dtype": "u8", "a_shape": [2], "b_shape": [2], "out_shape": [2], "a": [0, 1], "expected": [255, 254], "tags": []},
+{"id": "bad_bit_not_with_b_data", "op": "bit_not", "dtype": "u8", "a_shape": [2], "out_shape": [2], "a": [0, 1], "b": [0, 0], "expected": [255, 254], "tags": []},
+{"id": "bad_logical_not_alias_out_b", "op": "logical_not", "dtype": "u8", "a_shape": [2], "out_shape": [2], "alias": "out=b", "a": [0, 1], "expected": [1, 0], "tags": []},
+{"id": "bad_bitwise_not_broadcast_field", "op": "bitwise_not", "dtype": "u8", "a_shape": [2], "broadcast": "numpy", "out_shape": [2], "a": [1, 3], "expected": [254, 252], "tags": []},
+{"id": "bad_bit_or_missing_b_shape", "op": "bit_or", "dtype": "u8", "a_shape": [2], "out_shape": [2], "a": [1, 2], "expected": [1, 2], "tags": []},
+{"id": "bad_bit_not_without_expected", "op": "bit_not", "dtype": "u8", "a_shape": [2], "out_shape": [2], "a": [1, 2], "tags": []},
+{"id": "bad_logical_and_wrong_error_kind", "op": "logical_and", "dtype": "u8", "a_shape": [1, 1, 2, 2], "b_shape": [1, 1, 2, 2], "out_shape": [1, 1, 2, 2], "feature_level": "1_0", "expect_error": "u8 at FL 1.0", "error_kind": "rank_out_of_range", "tags": ["error"]},
+{"id": "bad_logical_not_min_feature_level", "op": "logical_not", "dtype": "u8", "a_shape": [4], "out_shape": [4], "min_feature_level": "2_0", "a": [0, 1, 2, 0], "expected": [1, 0, 0, 1], "tags": ["feature_level"]},
+{"id": "bad_ov_bitwise_and_bool_raw_bits", "op": "bitwise_and_broadcast", "dtype": "bool", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [2], "b": [1], "expected": [0], "tags": ["noncanonical_bool"]},
+{"id": "bad_ov_logical_xor_u8_as_valid", "op": "logical_xor_broadcast", "dtype": "u8", "a_shape": [2], "b_shape": [2], "out_shape": [2], "a": [1, 0], "b": [1, 1], "expected": [0, 1], "tags": []},
+{"id": "bad_ov_bitwise_not_out_shape", "op": "bitwise_not", "dtype": "i8", "a_shape": [2, 3], "out_shape": [3, 2], "a": [0, 1, 2, 3, 4, 5], "expected": [255, 254, 253, 252, 251, 250], "tags": []},
+{"id": "bad_unary_generator_with_b_stream", "op": "bit_not", "dtype": "u8", "a_shape": [4], "out_shape": [4], "generator": {"algo": "splitmix64", "a": {"seed": 1, "count": 4, "mode": "bits"}, "b": {"seed": 2, "count": 4, "mode": "bits"}}, "a_sha256": "00", "expected_count": 4, "expected_sha256": "00", "tags": ["generator"]}
+]"#;
+
+#[test]
+fn runner_reports_broken_family_cases_as_failed() {
+    let report = runner::run_cases(crate::common::ctx(), BROKEN_FAMILY_CASES).unwrap();
+    for case in &report.cases {
+        match (&case.outcome, case.id.starts_with("good_")) {
+            (Outcome::Passed, true) => {}
+            (Outcome::Failed(reason), false) => println!("{}: {reason}", case.id),
+            (outcome, _) => panic!("{}: {outcome:?}", case.id),
+        }
+    }
+    let counts = report.counts();
+    assert_eq!(
+        (counts.passed, counts.failed, counts.skipped),
+        (7, 13, 0),
+        "{}",
+        report.render()
+    );
+    for (id, words) in [
+        ("bad_bit_and_wrong_expected", "output element 2"),
+        (
+            "bad_bit_not_with_b_shape",
+            "b_shape: bit_not takes one input",
+        ),
+        ("bad_bit_not_with_b_data", "b: bit_not takes one input"),
+        ("bad_logical_not_alias_out_b", "alias: OutB names B"),
+        (
+            "bad_bitwise_not_broadcast_field",
+            "broadcast: bitwise_not takes one input",
+        ),
+        ("bad_bit_or_missing_b_shape", "missing field `b_shape`"),
+        (
+            "bad_bit_not_without_expected",
+            "a one-input case with data needs `a` and `expected`",
+        ),
+        (
+            "bad_logical_and_wrong_error_kind",
+            "expected error rank_out_of_range",
+        ),
+        ("bad_logical_not_min_feature_level", "min_feature_level"),
+        ("bad_ov_bitwise_and_bool_raw_bits", "got 0x1, expected 0x0"),
+        ("bad_ov_logical_xor_u8_as_valid", "[unsupported_dtype]"),
+        ("bad_ov_bitwise_not_out_shape", "output shape [2, 3]"),
+        (
+            "bad_unary_generator_with_b_stream",
+            "generator.b: bit_not takes one input",
+        ),
+    ] {
+        let Some(Outcome::Failed(reason)) = report.outcome(id) else {
+            panic!("{id} did not fail");
+        };
+        assert!(reason.contains(words), "{id}: {reason}");
+    }
+}
+
 /// Hand-written cases in the same format: the runner reports each broken one as failed.
 const BROKEN_CASES: &str = r#"[
 {"id": "good_bit_xor_u8", "op": "bit_xor", "dtype": "u8", "a_shape": [5], "b_shape": [5], "out_shape": [5], "min_feature_level": "3_0", "a_min_bytes": 8, "b_min_bytes": 8, "out_min_bytes": 8, "a": [0, 1, 2, 128, 255], "b": [255, 255, 2, 1, 0], "expected": [255, 254, 0, 129, 255], "tags": []},
@@ -49,7 +155,7 @@ const BROKEN_CASES: &str = r#"[
 {"id": "bad_min_feature_level", "op": "bit_xor", "dtype": "i32", "a_shape": [2], "b_shape": [2], "out_shape": [2], "min_feature_level": "3_0", "a": [1, 2], "b": [3, 4], "expected": [2, 6], "tags": ["feature_level"]},
 {"id": "bad_ov_out_shape", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [2, 1], "b_shape": [3], "broadcast": "numpy", "out_shape": [2, 1], "a": [1, 2], "b": [1, 2, 3], "expected": [0, 3], "tags": []},
 {"id": "bad_generator_digest", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [40], "b_shape": [40], "broadcast": "numpy", "out_shape": [40], "generator": {"algo": "splitmix64", "a": {"seed": 1, "count": 40, "mode": "bits"}, "b": {"seed": 2, "count": 40, "mode": "bits"}}, "a_sha256": "00", "b_sha256": "00", "expected_count": 40, "expected_sha256": "00", "tags": ["generator"]},
-{"id": "bad_unknown_op", "op": "bit_and", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [1], "expected": [1], "tags": []},
+{"id": "bad_unknown_op", "op": "bit_nand", "dtype": "u8", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [1], "expected": [1], "tags": []},
 {"id": "bad_unknown_dtype", "op": "bit_xor", "dtype": "u128", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1], "b": [1], "expected": [0], "tags": []},
 {"id": "bad_f64_value_parsed_as_float", "op": "bit_xor", "dtype": "u64", "a_shape": [1], "b_shape": [1], "out_shape": [1], "a": [1.5], "b": [1], "expected": [0], "tags": []},
 {"id": "bad_unknown_broadcast", "op": "bitwise_xor_broadcast", "dtype": "u8", "a_shape": [1], "b_shape": [1], "broadcast": "bidirectional", "out_shape": [1], "a": [1], "b": [1], "expected": [0], "tags": []},
@@ -115,7 +221,7 @@ fn runner_reports_broken_cases_as_failed() {
             "bad_f64_value_parsed_as_float",
             "a[0]: invalid type: floating point `1.5`",
         ),
-        ("bad_unknown_op", "op: unknown variant `bit_and`"),
+        ("bad_unknown_op", "op: unknown variant `bit_nand`"),
         ("bad_unknown_dtype", "dtype: unknown dtype \"u128\""),
         (
             "bad_unknown_broadcast",

@@ -1,6 +1,6 @@
-//! Every case of `tests/data/conformance.json` through the conformance crate's async core, in
-//! the browser, none skipped (`owned_by_dml` included, as natively); and proof that the runner
-//! fails broken cases here as well.
+//! Every case of `tests/data/conformance.json` and `tests/data/family.json` through the
+//! conformance crate's async core, in the browser, none skipped (`owned_by_dml` included, as
+//! natively); and proof that the runner fails broken cases here as well.
 
 use gpu_xor_browser::{ctx, say};
 use gpu_xor_conformance::{Outcome, SKIPPED_TAGS, run_cases_async};
@@ -8,6 +8,9 @@ use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const CASES: &str = include_str!("../../../tests/data/conformance.json");
+
+/// The family's cases (BIT_AND ... LogicalNot-1), written by `conformance/cases/family.py`.
+const FAMILY_CASES: &str = include_str!("../../../tests/data/family.json");
 
 /// The ids of the file's cases tagged `tag`.
 fn tagged(cases: &[Value], tag: &str) -> Vec<String> {
@@ -56,6 +59,41 @@ async fn every_conformance_case_passes() {
     assert!(counts.passed >= 133, "{}", report.summary_line());
 }
 
+#[wasm_bindgen_test]
+async fn every_family_case_passes() {
+    let ctx = ctx().await;
+    let cases: Vec<Value> =
+        serde_json::from_str(FAMILY_CASES).expect("the case file is a JSON list");
+    let owned = tagged(&cases, "owned_by_dml");
+    assert!(
+        owned.len() >= 2,
+        "the file has an owned_by_dml case per arity"
+    );
+
+    let report = run_cases_async(&ctx, FAMILY_CASES)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let counts = report.counts();
+    for (op, c) in report.counts_by_op() {
+        say(&format!(
+            "family {op}: {} passed, {} failed, {} skipped",
+            c.passed, c.failed, c.skipped
+        ));
+    }
+    say(&format!(
+        "family conformance in the browser: {}",
+        report.summary_line()
+    ));
+
+    assert_eq!(report.cases.len(), cases.len(), "every case ran");
+    assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
+    assert_eq!(counts.skipped, 0, "skipped cases:\n{}", report.render());
+    assert_eq!(counts.passed, cases.len());
+    for id in &owned {
+        assert_eq!(report.outcome(id), Some(&Outcome::Passed), "{id}");
+    }
+}
+
 /// Broken cases in the conformance format fail, each with its reason; a good one passes.
 #[wasm_bindgen_test]
 async fn the_runner_fails_broken_cases_in_the_browser() {
@@ -68,7 +106,11 @@ async fn the_runner_fails_broken_cases_in_the_browser() {
 {"id": "wrong_value", "op": "bit_xor", "dtype": "u16", "a_shape": [3], "b_shape": [3], "out_shape": [3], "a": [1, 65535, 4660], "b": [3, 255, 4660], "expected": [2, 65280, 1], "tags": []},
 {"id": "wrong_strided_value", "op": "logical_xor", "dtype": "u32", "a_shape": [2, 2], "b_shape": [2, 2], "out_shape": [2, 2], "out_strides": [4, 1], "a": [0, 256, 0, 1], "b": [0, 0, 7, 1], "expected": [0, 1, 1, 1], "tags": []},
 {"id": "wrong_rule", "op": "bit_xor", "dtype": "u8", "a_shape": [6], "b_shape": [2, 3], "out_shape": [6], "expect_error": "rank differs", "error_kind": "shape_mismatch", "tags": ["error"]},
-{"id": "wrong_broadcast_shape", "op": "bitwise_xor_broadcast", "dtype": "bool", "a_shape": [2, 1], "b_shape": [3], "broadcast": "numpy", "out_shape": [2, 1], "a": [1, 0], "b": [1, 0, 1], "expected": [0, 1], "tags": []}
+{"id": "wrong_broadcast_shape", "op": "bitwise_xor_broadcast", "dtype": "bool", "a_shape": [2, 1], "b_shape": [3], "broadcast": "numpy", "out_shape": [2, 1], "a": [1, 0], "b": [1, 0, 1], "expected": [0, 1], "tags": []},
+{"id": "ok_bit_not_in_place", "op": "bit_not", "dtype": "u16", "a_shape": [3], "out_shape": [3], "alias": "out=a", "a": [0, 65535, 4660], "expected": [65535, 0, 60875], "tags": ["in_place"]},
+{"id": "ok_ov_logical_and_bool", "op": "logical_and_broadcast", "dtype": "bool", "a_shape": [2, 1], "b_shape": [3], "out_shape": [2, 3], "a": [2, 0], "b": [1, 0, 128], "expected": [1, 0, 1, 0, 0, 0], "tags": ["noncanonical_bool"]},
+{"id": "wrong_bit_or_value", "op": "bit_or", "dtype": "u8", "a_shape": [2], "b_shape": [2], "out_shape": [2], "a": [1, 2], "b": [4, 8], "expected": [5, 11], "tags": []},
+{"id": "wrong_unary_with_b", "op": "logical_not", "dtype": "u8", "a_shape": [2], "b_shape": [2], "out_shape": [2], "a": [0, 1], "expected": [1, 0], "tags": []}
 ]"#;
     let report = run_cases_async(&ctx, cases).await.unwrap();
     for case in &report.cases {
@@ -83,7 +125,7 @@ async fn the_runner_fails_broken_cases_in_the_browser() {
     let c = report.counts();
     assert_eq!(
         (c.passed, c.failed, c.skipped),
-        (3, 5, 0),
+        (5, 7, 0),
         "{}",
         report.render()
     );
@@ -99,5 +141,12 @@ async fn the_runner_fails_broken_cases_in_the_browser() {
         panic!("wrong_owned_value did not fail");
     };
     assert!(reason.contains("got 0x44, expected 0x45"), "{reason}");
+    let Some(Outcome::Failed(reason)) = report.outcome("wrong_unary_with_b") else {
+        panic!("wrong_unary_with_b did not fail");
+    };
+    assert!(
+        reason.starts_with("b_shape: logical_not takes one input"),
+        "{reason}"
+    );
     assert!(run_cases_async(&ctx, "{\"id\": ").await.is_err());
 }
