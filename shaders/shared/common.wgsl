@@ -217,6 +217,13 @@ fn combine_word(a: u32, b: u32) -> u32 {
     if !LOGICAL {
         return apply(a, b);
     }
+    // OR: a lane of `a | b` is nonzero where a lane of either is, so one reduction serves.
+    if FUNC == 2u && WIDTH == 1u {
+        return nonzero_bytes(a | b) >> 7u;
+    }
+    if FUNC == 2u && WIDTH == 2u {
+        return nonzero_halves(a | b) >> 15u;
+    }
     if WIDTH == 1u {
         return (apply(nonzero_bytes(a), nonzero_bytes(b)) & 0x80808080u) >> 7u;
     }
