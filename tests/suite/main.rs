@@ -16,6 +16,7 @@ mod concurrency;
 mod conformance;
 mod conveniences;
 mod errors;
+mod family_suites;
 mod faults;
 mod in_place;
 mod large;
