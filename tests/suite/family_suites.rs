@@ -163,7 +163,8 @@ impl Unary {
 /// input and output apart in one buffer, at two offsets.
 #[test]
 fn warm_up_covers_every_binding_of_a_one_input_operator() {
-    let subjects: [(&str, fn(&Context) -> Unary, u64); 4] = [
+    type Make = fn(&Context) -> Unary;
+    let subjects: [(&str, Make, u64); 4] = [
         (
             "BIT_NOT u16",
             |ctx| {
@@ -542,11 +543,8 @@ fn every_one_call_form_matches_the_reference() {
             .map(|(&x, &y)| op.function().apply(x.into(), y.into(), 1) as u8)
             .collect()
     };
-    let calls: [(
-        &str,
-        fn(&Context, &Tensor, &Tensor) -> Result<Tensor, Error>,
-        DmlBinaryOp,
-    ); 4] = [
+    type OneCall = fn(&Context, &Tensor, &Tensor) -> Result<Tensor, Error>;
+    let calls: [(&str, OneCall, DmlBinaryOp); 4] = [
         ("bit_and", |c, a, b| c.bit_and(a, b), DmlBinaryOp::BitAnd),
         ("bit_or", |c, a, b| c.bit_or(a, b), DmlBinaryOp::BitOr),
         (
