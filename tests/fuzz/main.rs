@@ -1,8 +1,10 @@
 //! Description fuzzing (`cargo test --release --test fuzz -- --nocapture`).
 //!
-//! Random and boundary descriptions of the three operators (DirectML `BitXorDesc` and
-//! `LogicalXorDesc` on `TensorDesc`s with strides, total sizes, alignments, flags and feature
-//! levels; OpenVINO `BitwiseXorDesc` under every broadcast rule), driven by SplitMix64. Each
+//! Random and boundary descriptions of every operator (DirectML `BitXorDesc`,
+//! `LogicalXorDesc` and the family's `DmlBinaryDesc` and `DmlUnaryDesc` with every function,
+//! on `TensorDesc`s with strides, total sizes, alignments, flags and feature levels; OpenVINO
+//! `BitwiseXorDesc`, `OvBinaryDesc` and `OvUnaryDesc` under every broadcast rule), driven by
+//! SplitMix64. Each
 //! case is validated and planned (`Plan::new` of the description's `operands` is all that
 //! `BitXor::new` and its siblings do besides keeping the context, so no device is needed),
 //! its tensors are measured, and the CPU reference runs it where the data is small. Every
@@ -29,8 +31,9 @@ use std::time::{Duration, Instant};
 
 use gpu_xor::reference::{self, StridedView, StridedViewMut};
 use gpu_xor::{
-    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, Error, FeatureLevel, KernelKind,
-    LogicalXorDesc, Plan, TensorDesc, TensorFlags, TensorName, infer_output_shape,
+    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc,
+    DmlUnaryOp, Error, FeatureLevel, KernelKind, LogicalXorDesc, OvBinaryDesc, OvBinaryOp,
+    OvUnaryDesc, OvUnaryOp, Plan, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
 
 /// The longest one case may take.
@@ -180,6 +183,14 @@ enum Case {
     Bit(BitXorDesc, FeatureLevel),
     Logical(LogicalXorDesc, FeatureLevel),
     OpenVino(BitwiseXorDesc),
+    /// The family's DirectML operators of two inputs, every function.
+    Dml(DmlBinaryDesc, FeatureLevel),
+    /// The DirectML NOTs.
+    DmlNot(DmlUnaryDesc, FeatureLevel),
+    /// The family's OpenVINO operations of two inputs, every function.
+    Ov(OvBinaryDesc),
+    /// The OpenVINO NOTs.
+    OvNot(OvUnaryDesc),
 }
 
 impl Case {
@@ -188,11 +199,23 @@ impl Case {
             Case::Bit(..) => 0,
             Case::Logical(..) => 1,
             Case::OpenVino(..) => 2,
+            Case::Dml(..) => 3,
+            Case::DmlNot(..) => 4,
+            Case::Ov(..) => 5,
+            Case::OvNot(..) => 6,
         }
     }
 }
 
-const OPERATORS: [&str; 3] = ["BitXor", "LogicalXor", "BitwiseXor"];
+const OPERATORS: [&str; 7] = [
+    "BitXor",
+    "LogicalXor",
+    "BitwiseXor",
+    "DmlBinary",
+    "DmlUnary",
+    "OvBinary",
+    "OvUnary",
+];
 
 /// The descriptions of issue 7 and of the self-overlap rule, with the outcome each must have.
 fn fixed_cases() -> Vec<(Case, &'static str)> {
@@ -502,7 +525,7 @@ fn openvino_desc(rng: &mut SplitMix64) -> BitwiseXorDesc {
 }
 
 fn random_case(rng: &mut SplitMix64) -> Case {
-    match rng.below(3) {
+    match rng.below(7) {
         0 => {
             let ([a, b, output], level) = dml_tensors(rng);
             Case::Bit(BitXorDesc::new(a, b, output), level)
@@ -511,7 +534,33 @@ fn random_case(rng: &mut SplitMix64) -> Case {
             let ([a, b, output], level) = dml_tensors(rng);
             Case::Logical(LogicalXorDesc::new(a, b, output), level)
         }
-        _ => Case::OpenVino(openvino_desc(rng)),
+        2 => Case::OpenVino(openvino_desc(rng)),
+        3 => {
+            let ([a, b, output], level) = dml_tensors(rng);
+            let op = rng.pick(&DmlBinaryOp::ALL);
+            Case::Dml(DmlBinaryDesc::new(op, a, b, output), level)
+        }
+        4 => {
+            // The one input is A; B's description is drawn and dropped.
+            let ([a, _, output], level) = dml_tensors(rng);
+            let op = rng.pick(&DmlUnaryOp::ALL);
+            Case::DmlNot(DmlUnaryDesc::new(op, a, output), level)
+        }
+        5 => {
+            let d = openvino_desc(rng);
+            Case::Ov(OvBinaryDesc {
+                op: rng.pick(&OvBinaryOp::ALL),
+                ..OvBinaryDesc::from(d)
+            })
+        }
+        _ => {
+            let d = openvino_desc(rng);
+            Case::OvNot(OvUnaryDesc::new(
+                rng.pick(&OvUnaryOp::ALL),
+                d.a_type,
+                &d.a_shape,
+            ))
+        }
     }
 }
 
@@ -529,7 +578,7 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
                 &validated,
                 planned.as_ref(),
             );
-            dml_reference(&[&desc.a, &desc.b, &desc.output], false, rng);
+            dml_reference(&[&desc.a, &desc.b, &desc.output], DmlBinaryOp::BitXor, rng);
             outcome(&validated)
         }
         Case::Logical(desc, level) => {
@@ -540,8 +589,95 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
                 &validated,
                 planned.as_ref(),
             );
-            dml_reference(&[&desc.a, &desc.b, &desc.output], true, rng);
+            dml_reference(
+                &[&desc.a, &desc.b, &desc.output],
+                DmlBinaryOp::LogicalXor,
+                rng,
+            );
             outcome(&validated)
+        }
+        Case::Dml(desc, level) => {
+            let validated = desc.validate(*level);
+            let planned = desc.operands(*level).map(|o| Plan::new(&o));
+            if let Ok(plan) = &planned {
+                assert_eq!(plan.function(), desc.op.function());
+            }
+            dml_common(
+                &[&desc.a, &desc.b, &desc.output],
+                &validated,
+                planned.as_ref(),
+            );
+            dml_reference(&[&desc.a, &desc.b, &desc.output], desc.op, rng);
+            outcome(&validated)
+        }
+        Case::DmlNot(desc, level) => {
+            let validated = desc.validate(*level);
+            let planned = desc.operands(*level).map(|o| Plan::new(&o));
+            if let Ok(plan) = &planned {
+                assert_eq!(plan.function(), desc.op.function());
+                // The input is read in B's place too.
+                assert_eq!(plan.strides(TensorName::A), plan.strides(TensorName::B));
+            }
+            // B is the input again: the common checks hold with it in B's place.
+            dml_common(
+                &[&desc.input, &desc.input, &desc.output],
+                &validated,
+                planned.as_ref(),
+            );
+            dml_unary_reference(desc, rng);
+            outcome(&validated)
+        }
+        Case::Ov(desc) => {
+            let validated = desc.validate();
+            let shape = desc.output_shape();
+            let planned = desc.operands().map(|o| Plan::new(&o));
+            assert_eq!(validated.clone().map(|_| ()), shape.clone().map(|_| ()));
+            if let Ok(plan) = &planned {
+                assert_eq!(plan.function(), desc.op.function(desc.a_type));
+            }
+            if desc.a_type == desc.b_type {
+                let inferred =
+                    infer_output_shape(&desc.a_shape, &desc.b_shape, desc.auto_broadcast);
+                assert_eq!(
+                    inferred.as_ref().err(),
+                    shape
+                        .as_ref()
+                        .err()
+                        .filter(|e| e.rule() != "unsupported_dtype")
+                );
+            }
+            openvino_family_reference(desc, rng);
+            match (&validated, &planned) {
+                (Ok(()), Err(e)) => e.rule(),
+                _ => outcome(&validated),
+            }
+        }
+        Case::OvNot(desc) => {
+            let validated = desc.validate();
+            let planned = desc.operands().map(|o| Plan::new(&o));
+            match (&validated, &planned) {
+                (Err(e), planned) => assert_eq!(planned.as_ref().err(), Some(e)),
+                (Ok(()), Ok(plan)) => {
+                    assert_eq!(plan.function(), desc.op.function(desc.data_type))
+                }
+                (Ok(()), Err(e)) => assert_eq!(e.rule(), "size_overflow", "{e}"),
+            }
+            if desc
+                .shape
+                .iter()
+                .try_fold(1usize, |n, &d| n.checked_mul(d))
+                .is_some_and(|n| n <= 4096)
+            {
+                let n: usize = desc.shape.iter().product();
+                let len = n * desc.data_type.size_in_bytes() as usize;
+                let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+                let r = reference::ov_unary(desc.op, desc.data_type, &desc.shape, &bytes);
+                assert_eq!(r.as_ref().err(), validated.as_ref().err());
+            }
+            match (&validated, &planned) {
+                (Ok(()), Err(e)) => e.rule(),
+                _ => outcome(&validated),
+            }
         }
         Case::OpenVino(desc) => {
             let validated = desc.validate();
@@ -622,7 +758,7 @@ fn dml_common(
 
 /// Runs the reference on small DirectML views (whatever the rules say; the reference applies
 /// only its own) with random bytes, sometimes too few.
-fn dml_reference(tensors: &[&TensorDesc; 3], logical: bool, rng: &mut SplitMix64) {
+fn dml_reference(tensors: &[&TensorDesc; 3], op: DmlBinaryOp, rng: &mut SplitMix64) {
     const SMALL: u128 = 4096;
     if tensors.iter().any(|t| t.element_count() > SMALL) {
         return;
@@ -659,15 +795,77 @@ fn dml_reference(tensors: &[&TensorDesc; 3], logical: bool, rng: &mut SplitMix64
         strides: strides[2].as_deref(),
         offset: 0,
     };
-    let _ = if logical {
-        reference::logical_xor(&view(0), &view(1), &mut out)
-    } else {
-        reference::bit_xor(&view(0), &view(1), &mut out)
+    let _ = match op {
+        DmlBinaryOp::BitXor => reference::bit_xor(&view(0), &view(1), &mut out),
+        DmlBinaryOp::LogicalXor => reference::logical_xor(&view(0), &view(1), &mut out),
+        op => reference::dml_binary(op, &view(0), &view(1), &mut out),
     };
+}
+
+/// Runs the reference of a NOT on small views, with random bytes, sometimes too few.
+fn dml_unary_reference(desc: &DmlUnaryDesc, rng: &mut SplitMix64) {
+    const SMALL: u128 = 4096;
+    let tensors = [&desc.input, &desc.output];
+    if tensors.iter().any(|t| t.element_count() > SMALL) {
+        return;
+    }
+    let usize_dims = |v: &[u32]| -> Vec<usize> { v.iter().map(|&x| x as usize).collect() };
+    let mut bytes: Vec<Vec<u8>> = tensors
+        .iter()
+        .map(|t| {
+            let len = match t.min_buffer_size() {
+                Ok(n) if n <= 1 << 16 && !rng.one_in(8) => n as usize,
+                _ => rng.below(64) as usize,
+            };
+            (0..len).map(|_| rng.next() as u8).collect()
+        })
+        .collect();
+    let mut out_bytes = bytes.pop().expect("two tensors");
+    let (in_sizes, out_sizes) = (
+        usize_dims(&desc.input.sizes),
+        usize_dims(&desc.output.sizes),
+    );
+    let (in_strides, out_strides) = (
+        desc.input.strides.as_deref().map(usize_dims),
+        desc.output.strides.as_deref().map(usize_dims),
+    );
+    let input = StridedView {
+        bytes: &bytes[0],
+        data_type: desc.input.data_type,
+        sizes: &in_sizes,
+        strides: in_strides.as_deref(),
+        offset: 0,
+    };
+    let mut out = StridedViewMut {
+        bytes: &mut out_bytes,
+        data_type: desc.output.data_type,
+        sizes: &out_sizes,
+        strides: out_strides.as_deref(),
+        offset: 0,
+    };
+    let _ = reference::dml_unary(desc.op, &input, &mut out);
+}
+
+/// Runs the reference of the family's OpenVINO operations on small inputs, with the right
+/// byte counts or not.
+fn openvino_family_reference(desc: &OvBinaryDesc, rng: &mut SplitMix64) {
+    let xor = BitwiseXorDesc {
+        a_type: desc.a_type,
+        b_type: desc.b_type,
+        a_shape: desc.a_shape.clone(),
+        b_shape: desc.b_shape.clone(),
+        auto_broadcast: desc.auto_broadcast,
+    };
+    openvino_reference_of(&xor, desc.op, rng);
 }
 
 /// Runs the reference on small OpenVINO inputs, with the right byte counts or not.
 fn openvino_reference(desc: &BitwiseXorDesc, rng: &mut SplitMix64) {
+    openvino_reference_of(desc, OvBinaryOp::BitwiseXor, rng);
+}
+
+/// Runs the reference of `op` on small inputs of `desc`'s types and shapes.
+fn openvino_reference_of(desc: &BitwiseXorDesc, op: OvBinaryOp, rng: &mut SplitMix64) {
     const SMALL: u64 = 4096;
     let count = |shape: &[usize]| -> Option<u64> {
         if shape.contains(&0) {
@@ -696,14 +894,26 @@ fn openvino_reference(desc: &BitwiseXorDesc, rng: &mut SplitMix64) {
         (0..len).map(|_| rng.next() as u8).collect()
     };
     let (a_bytes, b_bytes) = (data(a), data(b));
-    let _ = reference::bitwise_xor(
-        desc.a_type,
-        &desc.a_shape,
-        &a_bytes,
-        &desc.b_shape,
-        &b_bytes,
-        desc.auto_broadcast,
-    );
+    let _ = if op == OvBinaryOp::BitwiseXor {
+        reference::bitwise_xor(
+            desc.a_type,
+            &desc.a_shape,
+            &a_bytes,
+            &desc.b_shape,
+            &b_bytes,
+            desc.auto_broadcast,
+        )
+    } else {
+        reference::ov_binary(
+            op,
+            desc.a_type,
+            &desc.a_shape,
+            &a_bytes,
+            &desc.b_shape,
+            &b_bytes,
+            desc.auto_broadcast,
+        )
+    };
 }
 
 // ----- The test ---------------------------------------------------------------------------------
@@ -720,7 +930,7 @@ struct Failure {
 #[derive(Default)]
 struct Stats {
     /// Per rule (or `ok`), per operator.
-    tally: BTreeMap<&'static str, [u64; 3]>,
+    tally: BTreeMap<&'static str, [u64; 7]>,
     panics: u64,
     failures: Vec<Failure>,
     slowest: Duration,
@@ -844,24 +1054,20 @@ fn descriptions_end_in_ok_or_a_typed_error_in_bounded_time_and_memory() {
         "\nfuzz: {cases} random cases (seed {seed:#x}) and {fixed} fixed ones in {:.1?}",
         started.elapsed()
     );
-    println!(
-        "{:<28} {:>12} {:>12} {:>12}",
-        "outcome", OPERATORS[0], OPERATORS[1], OPERATORS[2]
-    );
-    let mut totals = [0u64; 3];
+    let row = |name: &str, counts: &[u64]| {
+        let cells: String = counts.iter().map(|c| format!(" {c:>11}")).collect();
+        println!("{name:<24}{cells}");
+    };
+    let header: String = OPERATORS.iter().map(|o| format!(" {o:>11}")).collect();
+    println!("{:<24}{header}", "outcome");
+    let mut totals = [0u64; 7];
     for (rule, counts) in &stats.tally {
-        println!(
-            "{rule:<28} {:>12} {:>12} {:>12}",
-            counts[0], counts[1], counts[2]
-        );
+        row(rule, counts);
         for (t, c) in totals.iter_mut().zip(counts) {
             *t += c;
         }
     }
-    println!(
-        "{:<28} {:>12} {:>12} {:>12}",
-        "total", totals[0], totals[1], totals[2]
-    );
+    row("total", &totals);
     println!(
         "panics {}, slowest case {:.2?}, largest allocation growth {} bytes",
         stats.panics, stats.slowest, stats.largest
