@@ -251,6 +251,10 @@ pub(crate) fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
     let width = u64::from(plan.data_type.size_in_bytes());
     for kernel in select::candidates(plan.kernel, &piece, width, max_groups) {
         for slot in [[0, 1, 2], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 0, 0]] {
+            // A one-input operator reads its input in B's place: B is bound where A is.
+            if plan.operator.inputs() == 1 && slot[A] != slot[B] {
+                continue;
+            }
             for inputs_rw in [false, true] {
                 // Inputs are read-write only where one sits in the output's buffer in a slot
                 // of its own; with every slot shared there is no input binding.
@@ -595,6 +599,40 @@ mod tests {
             assert_eq!(key(data_type, false), u8_key, "{data_type:?}");
         }
         assert_ne!(key(DataType::U8, true), key(DataType::U32, true));
+    }
+
+    #[test]
+    fn a_not_warms_up_only_pipelines_that_read_its_input_in_both_places() {
+        let not = Plan::new(
+            &crate::desc::DmlUnaryDesc::packed(
+                crate::desc::DmlUnaryOp::BitNot,
+                DataType::U16,
+                &[8, 40],
+            )
+            .operands(FeatureLevel::Fl4_1)
+            .unwrap(),
+        );
+        let keys = pipeline_keys(&not, 65535);
+        assert!(!keys.is_empty());
+        for key in &keys {
+            assert_eq!(key.overrides.a_src, key.overrides.b_src, "{key:?}");
+            assert_eq!(key.overrides.function, 3);
+        }
+        // The function is part of every key: AND's differ from XOR's, one for one.
+        let and = Plan::new(
+            &crate::desc::DmlBinaryDesc::packed(
+                crate::desc::DmlBinaryOp::BitAnd,
+                DataType::U16,
+                &[8, 40],
+            )
+            .operands(FeatureLevel::Fl4_1)
+            .unwrap(),
+        );
+        let xor = plan(&BitXorDesc::packed(DataType::U16, &[8, 40]));
+        let (and_keys, xor_keys) = (pipeline_keys(&and, 65535), pipeline_keys(&xor, 65535));
+        assert_eq!(and_keys.len(), xor_keys.len());
+        assert!(and_keys.len() > keys.len());
+        assert!(and_keys.iter().all(|k| !xor_keys.contains(k)));
     }
 
     #[test]
