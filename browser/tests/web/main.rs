@@ -16,6 +16,7 @@ mod bit_xor;
 mod broadcast;
 mod conformance;
 mod errors;
+mod family;
 mod kernels;
 mod logical_xor;
 mod strided;
