@@ -7,12 +7,24 @@
 //! record before it knew its call would read another call's sizes and strides: these tests
 //! catch that on every kernel, for every element width, for LOGICAL_XOR, in place, and across
 //! window seams.
+//!
+//! The element function is part of the pipeline: each operator of the family merges as XOR
+//! does, and calls of different functions never share a dispatch, on every kernel.
 
 use gpu_xor::{Context, DataType, KernelKind, KernelTuning, RecordSummary, TensorDesc};
 use gpu_xor_conformance::dml::{Call, Calls};
 use gpu_xor_conformance::engine;
 
-use crate::common::{Check, DmlOp, Place, ctx, place, small_windows, tuned};
+use crate::common::{Check, DmlOp, Place, ctx, family_of, place, small_windows, speckle, tuned};
+
+/// The calls with their operators taken in turn from `ops`.
+fn with_ops(calls: &[Call], ops: &[DmlOp]) -> Vec<Call> {
+    calls
+        .iter()
+        .zip(ops.iter().cycle())
+        .map(|(call, &op)| Call { op, ..call.clone() })
+        .collect()
+}
 
 /// The same description for A, B and the output, except A's strides.
 fn call(op: DmlOp, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3]) -> Call {
@@ -29,7 +41,8 @@ trait CheckCalls {
     fn run_one_by_one(&self, ctx: &Context);
     fn run_prepared(&self, ctx: &Context);
     fn compare(&self, how: &str, got: &[Vec<u8>]);
-    fn check(&self, ctx: &Context, kernel: KernelKind, merges: bool) -> usize;
+    fn check(&self, ctx: &Context, kernel: Option<KernelKind>, merges: bool) -> (usize, usize);
+    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[DmlOp]);
 }
 
 impl CheckCalls for Calls {
@@ -94,13 +107,15 @@ impl CheckCalls for Calls {
     }
 
     /// Both runs; the batch must merge (fewer dispatches than records) when `merges`, and
-    /// every call must run on `kernel`.
-    fn check(&self, ctx: &Context, kernel: KernelKind, merges: bool) -> usize {
+    /// every call must run on `kernel` where one is given. Returns the batch's dispatches and
+    /// the calls' pieces.
+    fn check(&self, ctx: &Context, kernel: Option<KernelKind>, merges: bool) -> (usize, usize) {
         self.run_one_by_one(ctx);
         self.run_prepared(ctx);
         let (summaries, dispatches) = self.run_batched(ctx);
         let pieces: usize = summaries.iter().map(|s| s.dispatches.len()).sum();
-        for s in &summaries {
+        for s in summaries.iter().filter(|_| kernel.is_some()) {
+            let kernel = kernel.unwrap();
             assert!(
                 s.dispatches.iter().all(|&k| k == kernel),
                 "expected {kernel:?}, ran {:?}\n{}",
@@ -115,7 +130,35 @@ impl CheckCalls for Calls {
                 self.describe()
             );
         }
-        dispatches
+        (dispatches, pieces)
+    }
+
+    /// [`CheckCalls::check`] with the calls' operator replaced by each of `ops` in turn (on
+    /// speckled bytes, so that the logical ones see both truth values), and then by all of
+    /// them in rotation: no two neighbours share a function, so no two calls may share a
+    /// dispatch, and every piece must be a dispatch of its own.
+    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[DmlOp]) {
+        assert!(ops.len() >= 3, "{ops:?}");
+        for (i, &op) in ops.iter().enumerate() {
+            let mut calls = self.clone();
+            calls.calls = with_ops(&self.calls, &[op]);
+            speckle(&mut calls.buffers, i as u64);
+            calls.check(ctx, Some(kernel), merges);
+        }
+        for shift in [0, 1] {
+            let mut mixed = self.clone();
+            let mut rotated = ops.to_vec();
+            rotated.rotate_left(shift + 2);
+            mixed.calls = with_ops(&self.calls, &rotated);
+            speckle(&mut mixed.buffers, 99 + shift as u64);
+            let (dispatches, pieces) = mixed.check(ctx, Some(kernel), false);
+            assert_eq!(
+                dispatches,
+                pieces,
+                "calls of different functions shared a dispatch\n{}",
+                mixed.describe()
+            );
+        }
     }
 }
 
@@ -142,10 +185,11 @@ fn transposed(op: DmlOp, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> 
 fn tile_calls_of_two_shapes_merge_exactly() {
     for dt in [DataType::U32, DataType::U64, DataType::F32, DataType::I64] {
         let calls = transposed(DmlOp::BitXor, dt, &[[40, 40], [40, 33]], &[0, 65536]);
-        Calls::new(3, 65536 + 16384, 11, calls).check(
+        Calls::new(3, 65536 + 16384, 11, calls).check_family(
             tuned(KernelTuning::Gpu),
             KernelKind::Tile,
             true,
+            &family_of(dt),
         );
     }
 }
@@ -160,48 +204,62 @@ fn tile_calls_of_three_shapes_merge_exactly() {
             &[[33, 40], [40, 40], [7, 9]],
             &[0, 16384, 32768],
         );
-        Calls::new(3, 49152, 12, calls).check(tuned(KernelTuning::Gpu), KernelKind::Tile, false);
+        Calls::new(3, 49152, 12, calls).check_family(
+            tuned(KernelTuning::Gpu),
+            KernelKind::Tile,
+            false,
+            &family_of(dt),
+        );
     }
 }
 
 #[test]
-fn tile_logical_xor_calls_merge_exactly() {
+fn tile_logical_calls_merge_exactly() {
     let calls = transposed(
         DmlOp::LogicalXor,
         DataType::U32,
         &[[64, 40], [50, 64], [33, 33]],
         &[0, 16384, 32768],
     );
-    Calls::new(3, 49152, 13, calls).check(tuned(KernelTuning::Gpu), KernelKind::Tile, true);
+    Calls::new(3, 49152, 13, calls).check_family(
+        tuned(KernelTuning::Gpu),
+        KernelKind::Tile,
+        true,
+        &DmlOp::LOGICAL,
+    );
 }
 
 /// Packed calls of different lengths (within one workgroup of blocks, so that their grids
-/// agree), every element width, BIT_XOR and LOGICAL_XOR.
+/// agree), every element width, every operator of the family.
 #[test]
 fn contiguous_calls_of_different_lengths_merge_exactly() {
-    let cases = [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::BitXor, DataType::F16),
-        (DmlOp::BitXor, DataType::I32),
-        (DmlOp::BitXor, DataType::U64),
-        (DmlOp::LogicalXor, DataType::U8),
-        (DmlOp::LogicalXor, DataType::U32),
+    let types = [
+        DataType::U8,
+        DataType::F16,
+        DataType::I32,
+        DataType::U64,
+        DataType::U32,
     ];
-    for (i, (op, dt)) in cases.into_iter().enumerate() {
+    for (i, dt) in types.into_iter().enumerate() {
         let calls: Vec<Call> = [1000u32, 1003, 17, 1]
             .iter()
             .enumerate()
             .map(|(k, &n)| {
                 let at = k as u64 * 8192;
                 call(
-                    op,
+                    DmlOp::BitXor,
                     TensorDesc::new(dt, &[n]),
                     None,
                     [place(0, at), place(1, at), place(2, at)],
                 )
             })
             .collect();
-        Calls::new(3, 32768, 20 + i as u64, calls).check(ctx(), KernelKind::Contiguous, true);
+        Calls::new(3, 32768, 20 + i as u64, calls).check_family(
+            ctx(),
+            KernelKind::Contiguous,
+            true,
+            &family_of(dt),
+        );
     }
 }
 
@@ -232,7 +290,12 @@ fn rows_calls_of_different_row_lengths_merge_exactly() {
                 call
             })
             .collect();
-        Calls::new(3, 16384, 30 + i as u64, calls).check(ctx(), KernelKind::Rows, true);
+        Calls::new(3, 16384, 30 + i as u64, calls).check_family(
+            ctx(),
+            KernelKind::Rows,
+            true,
+            &family_of(dt),
+        );
     }
 }
 
@@ -256,7 +319,12 @@ fn gather_calls_of_different_shapes_merge_exactly() {
                 )
             })
             .collect();
-        Calls::new(3, 4096, 40 + i as u64, calls).check(ctx(), KernelKind::Gather, true);
+        Calls::new(3, 4096, 40 + i as u64, calls).check_family(
+            ctx(),
+            KernelKind::Gather,
+            true,
+            &family_of(dt),
+        );
     }
 }
 
@@ -264,21 +332,14 @@ fn gather_calls_of_different_shapes_merge_exactly() {
 /// kernel.
 #[test]
 fn scatter_calls_of_different_shapes_merge_exactly() {
-    for (i, (op, dt)) in [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::BitXor, DataType::I16),
-        (DmlOp::LogicalXor, DataType::U8),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, dt) in [DataType::U8, DataType::I16].into_iter().enumerate() {
         let calls: Vec<Call> = [[9u32, 10], [10, 9], [4, 5]]
             .iter()
             .enumerate()
             .map(|(k, &[r, c])| {
                 let at = k as u64 * 1024;
                 let mut call = call(
-                    op,
+                    DmlOp::BitXor,
                     TensorDesc::new(dt, &[r, c]),
                     None,
                     [place(0, at), place(1, at), place(2, at)],
@@ -287,7 +348,12 @@ fn scatter_calls_of_different_shapes_merge_exactly() {
                 call
             })
             .collect();
-        Calls::new(3, 4096, 50 + i as u64, calls).check(ctx(), KernelKind::Scatter, true);
+        Calls::new(3, 4096, 50 + i as u64, calls).check_family(
+            ctx(),
+            KernelKind::Scatter,
+            true,
+            &family_of(dt),
+        );
     }
 }
 
@@ -315,7 +381,12 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
             )
         })
         .collect();
-    Calls::new(2, 49152, 60, calls).check(ctx(), KernelKind::Contiguous, true);
+    Calls::new(2, 49152, 60, calls).check_family(
+        ctx(),
+        KernelKind::Contiguous,
+        true,
+        &family_of(DataType::U16),
+    );
     // Gather: B broadcast along rows.
     let calls = [[6u32, 7], [5, 9]]
         .iter()
@@ -331,7 +402,12 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
             call
         })
         .collect();
-    Calls::new(2, 32768, 61, calls).check(ctx(), KernelKind::Gather, true);
+    // A NOT has no B to broadcast: only the two-input operators run on the gather kernel.
+    let binary: Vec<DmlOp> = family_of(DataType::U32)
+        .into_iter()
+        .filter(|op| op.inputs() == 2)
+        .collect();
+    Calls::new(2, 32768, 61, calls).check_family(ctx(), KernelKind::Gather, true, &binary);
 }
 
 /// Calls larger than a 4 KiB window: pieces of several calls, merged where they can be.
@@ -356,7 +432,12 @@ fn windowed_calls_merge_exactly() {
                 )
             })
             .collect();
-        Calls::new(3, 49152, 70 + i as u64, calls).check(ctx, KernelKind::Contiguous, false);
+        Calls::new(3, 49152, 70 + i as u64, calls).check_family(
+            ctx,
+            KernelKind::Contiguous,
+            false,
+            &family_of(dt),
+        );
     }
     // Transposed inputs larger than a window are read by the gather kernel, window by window.
     let calls = transposed(
@@ -365,7 +446,12 @@ fn windowed_calls_merge_exactly() {
         &[[40, 40], [40, 33]],
         &[0, 16384],
     );
-    Calls::new(3, 32768, 75, calls).check(ctx, KernelKind::Gather, false);
+    Calls::new(3, 32768, 75, calls).check_family(
+        ctx,
+        KernelKind::Gather,
+        false,
+        &family_of(DataType::U32),
+    );
 }
 
 /// A call that reads what the one before it wrote does not share its dispatch, and sees its
@@ -386,10 +472,62 @@ fn dependent_calls_keep_their_order() {
         Some(&[1, 40]),
         [place(2, 0), place(1, 0), place(0, 8192)],
     );
-    let dispatches = Calls::new(3, 16384, 80, vec![first, second]).check(
+    let (dispatches, _) = Calls::new(3, 16384, 80, vec![first, second]).check(
         tuned(KernelTuning::Gpu),
-        KernelKind::Tile,
+        Some(KernelKind::Tile),
         false,
     );
     assert_eq!(dispatches, 2);
+}
+
+/// AND, then OR of its output, then NOT of that in place, then LOGICAL_AND and LOGICAL_NOT,
+/// on the same buffers, each reading what the one before wrote: one dispatch each, and every
+/// byte as the calls applied in order leave it, in a batch, prepared, and one by one.
+#[test]
+fn dependent_calls_of_different_functions_keep_their_order() {
+    let t = TensorDesc::new(DataType::U32, &[40, 40]);
+    let at = |a, b, o| [place(a, 0), place(b, 0), place(o, 0)];
+    let chain = vec![
+        call(DmlOp::BitAnd, t.clone(), Some(&[1, 40]), at(0, 1, 2)),
+        call(DmlOp::BitOr, t.clone(), Some(&[1, 40]), at(2, 1, 0)),
+        call(DmlOp::BitNot, t.clone(), Some(&[1, 40]), at(0, 0, 1)),
+        call(DmlOp::LogicalAnd, t.clone(), Some(&[1, 40]), at(1, 2, 0)),
+        // In place: A's description is the output's.
+        call(DmlOp::LogicalNot, t, None, at(0, 0, 0)),
+    ];
+    let mut calls = Calls::new(3, 8192, 81, chain);
+    speckle(&mut calls.buffers, 81);
+    let (dispatches, pieces) = calls.check(tuned(KernelTuning::Gpu), None, false);
+    assert_eq!((dispatches, pieces), (5, 5));
+    // The same functions on independent outputs of the same inputs: still one dispatch each,
+    // though a batch of five ANDs there is one.
+    let apart = |ops: &[DmlOp]| {
+        let calls = ops
+            .iter()
+            .enumerate()
+            .map(|(k, &op)| {
+                let out = 8192 * (k as u64 + 1);
+                call(
+                    op,
+                    TensorDesc::new(DataType::U32, &[40, 40]),
+                    Some(&[1, 40]),
+                    [place(0, 0), place(1, 0), place(0, out)],
+                )
+            })
+            .collect();
+        let mut calls = Calls::new(2, 8192 * 6, 82, calls);
+        speckle(&mut calls.buffers, 82);
+        calls
+            .check(tuned(KernelTuning::Gpu), Some(KernelKind::Tile), false)
+            .0
+    };
+    assert_eq!(apart(&[DmlOp::BitAnd; 5]), 1);
+    let family = [
+        DmlOp::BitAnd,
+        DmlOp::BitOr,
+        DmlOp::BitNot,
+        DmlOp::LogicalAnd,
+        DmlOp::LogicalNot,
+    ];
+    assert_eq!(apart(&family), 5);
 }

@@ -316,3 +316,33 @@ pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::KernelKind) {
         "expected only {kernel:?}: {summary:?}"
     );
 }
+
+/// Whether the DirectML operator `op` takes `data_type` on the suite's feature level: the
+/// bitwise ones every DirectML type, the logical ones `u8` and `u32`.
+pub fn takes(op: DmlOp, data_type: gpu_xor::DataType) -> bool {
+    use gpu_xor::DataType::{U8, U32};
+    data_type.is_directml() && (!op.logical() || matches!(data_type, U8 | U32))
+}
+
+/// Every DirectML operator that takes `data_type`, XOR first.
+pub fn family_of(data_type: gpu_xor::DataType) -> Vec<DmlOp> {
+    DmlOp::ALL
+        .into_iter()
+        .filter(|&op| takes(op, data_type))
+        .collect()
+}
+
+/// Zeroes about half the 4-byte words of every buffer, each buffer in a pattern of its own,
+/// so that a logical function sees every pair of truth values (A and B zero or not
+/// independently, also where they sit at the same offset of different buffers) and nonzero
+/// values other than 1.
+pub fn speckle(buffers: &mut [Vec<u8>], seed: u64) {
+    for (k, buffer) in buffers.iter_mut().enumerate() {
+        let mut rng = engine::SplitMix64::new(seed ^ (k as u64 + 1).wrapping_mul(0xA076_1D64));
+        for word in buffer.chunks_mut(4) {
+            if rng.next_u64() & 1 == 0 {
+                word.fill(0);
+            }
+        }
+    }
+}
