@@ -1,4 +1,5 @@
-//! One context shared by many threads: random calls of all three operators and small batches,
+//! One context shared by many threads: random calls of every operator (the XOR operators and
+//! the word-wide family, DirectML and OpenVINO) and small batches that mix their functions,
 //! each on its own buffers and checked byte for byte against the CPU reference, and one
 //! compiled operator recorded by two threads at once. A watchdog turns a hang or a deadlock
 //! into a failure that says so.
@@ -12,8 +13,9 @@ use gpu_xor::{
     TensorDesc,
 };
 use gpu_xor_conformance::engine::{self, AnyOperator, SplitMix64};
+use gpu_xor_conformance::ov::OvOp;
 
-use crate::common::{Check, CheckOv, DmlCase, DmlOp, OvCase, compare, ctx};
+use crate::common::{Check, CheckOv, DmlCase, DmlOp, OvCase, compare, ctx, speckle};
 
 // What is documented as shareable between threads (`Context`'s documentation) is checked when
 // the suite compiles.
@@ -23,6 +25,10 @@ const _: () = {
     send_sync::<BitXor>();
     send_sync::<LogicalXor>();
     send_sync::<BitwiseXor>();
+    send_sync::<gpu_xor::DmlBinary>();
+    send_sync::<gpu_xor::DmlUnary>();
+    send_sync::<gpu_xor::OvBinary>();
+    send_sync::<gpu_xor::OvUnary>();
     send_sync::<Batch>();
     send_sync::<Tensor>();
     send_sync::<gpu_xor::Error>();
@@ -129,13 +135,15 @@ fn input_desc(rng: &mut Rng, dt: DataType, sizes: &[u32]) -> TensorDesc {
     }
 }
 
-/// A random DirectML call: BIT_XOR on any DirectML type or LOGICAL_XOR on u8 / u32, rank 1 to
-/// 4, packed, padded or broadcast inputs, a packed or padded output.
+/// A random DirectML call: any operator of the family (XOR included), a bitwise one on any
+/// DirectML type or a logical one on u8 / u32 (on speckled bytes, so that both truth values
+/// are common), rank 1 to 4, packed, padded or broadcast inputs, a packed or padded output.
 fn dml_case(rng: &mut Rng, seed: u64) -> DmlCase {
-    let (op, dt) = if rng.chance(3) {
-        (DmlOp::LogicalXor, rng.pick(&[DataType::U8, DataType::U32]))
+    let op = rng.pick(&DmlOp::ALL);
+    let dt = if op.logical() {
+        rng.pick(&[DataType::U8, DataType::U32])
     } else {
-        (DmlOp::BitXor, rng.pick(&DataType::DIRECTML))
+        rng.pick(&DataType::DIRECTML)
     };
     let rank = 1 + rng.below(4) as usize;
     let sizes: Vec<u32> = (0..rank).map(|_| 1 + rng.below(6) as u32).collect();
@@ -147,13 +155,23 @@ fn dml_case(rng: &mut Rng, seed: u64) -> DmlCase {
         let s = padded(rng, &sizes);
         TensorDesc::new(dt, &sizes).with_strides(&s)
     };
-    DmlCase::distinct(op, a, b, out, seed)
+    let mut case = DmlCase::distinct(op, a, b, out, seed);
+    if op.logical() {
+        speckle(&mut case.buffers, seed);
+    }
+    case
 }
 
-/// A random OpenVINO call: any integer type or bool, shapes of rank 0 to 4 that broadcast
-/// under `none`, `numpy` or `pdpd`, now and then with a zero-size dimension.
+/// A random OpenVINO call: any operation (the `Logical*` ones on bool, the others on any
+/// integer type or bool), shapes of rank 0 to 4 that broadcast under `none`, `numpy` or
+/// `pdpd`, now and then with a zero-size dimension (a one-input operation reads A alone).
 fn ov_case(rng: &mut Rng, seed: u64) -> OvCase {
-    let dt = rng.pick(&DataType::OPENVINO);
+    let op = rng.pick(&OvOp::ALL);
+    let dt = if op.boolean_only() {
+        DataType::Bool
+    } else {
+        rng.pick(&DataType::OPENVINO)
+    };
     let rank = rng.below(5) as usize;
     let full: Vec<usize> = (0..rank)
         .map(|_| {
@@ -197,10 +215,10 @@ fn ov_case(rng: &mut Rng, seed: u64) -> OvCase {
             (full, b, AutoBroadcast::Pdpd { axis })
         }
     };
-    OvCase::new(dt, &a, &b, broadcast, seed)
+    OvCase::new(dt, &a, &b, broadcast, seed).with_op(op)
 }
 
-/// Pushes `op` into `batch` (a batch takes the three compiled operators).
+/// Pushes `op` into `batch` (a batch takes every compiled operator).
 fn push(batch: &mut Batch, op: &AnyOperator, bindings: &gpu_xor::XorBindings<'_>) {
     op.push(batch, bindings).unwrap_or_else(|e| panic!("{e}"));
 }
@@ -234,7 +252,7 @@ fn check_batch(ctx: &Context, rng: &mut Rng, seed: u64, count: usize) {
     }
 }
 
-/// One thread's share: random single calls of the three operators and small batches.
+/// One thread's share: random single calls of every operator and small batches.
 fn random_calls(ctx: &Context, thread: usize, calls: usize) -> String {
     let mut rng = Rng(SplitMix64::new(0xC0FF_EE00 + thread as u64));
     let (mut dml, mut ov, mut batched) = (0, 0, 0);
