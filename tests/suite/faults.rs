@@ -1,17 +1,72 @@
 //! Faults outside the description rules: a destroyed device, destroyed buffers, allocations
 //! past the device's limits, garbage in the environment. Each ends in a typed error (or, where
 //! wgpu reports a fault only at the caller's own submit, in wgpu's report there), never in a
-//! panic or a hang.
+//! panic or a hang, for the XOR operators and the family's, one-input ones included.
 //!
 //! Every test that destroys something opens a device of its own: the suite's shared device
 //! must stay alive for the other tests.
 
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, Context, DataType, Error, Tensor, TensorBinding, TensorName,
-    XorBindings,
+    AutoBroadcast, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp,
+    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary,
+    OvUnaryDesc, OvUnaryOp, Tensor, TensorBinding, TensorName, XorBindings,
 };
+use gpu_xor_conformance::engine::AnyOperator;
 
 use crate::common::{buffer, ctx, random_bytes};
+
+/// An operator of the family on `ctx`: BIT_AND (`"and"`), BIT_NOT (`"not"`), OpenVINO's
+/// BitwiseOr (`"ov or"`) or LogicalNot on bool (`"ov not"`), packed, of `count` elements of
+/// `dt` (`"ov not"` ignores `dt`).
+fn family(ctx: &Context, which: &str, dt: DataType, count: u32) -> AnyOperator {
+    let n = [count];
+    let shape = [count as usize];
+    match which {
+        "and" => DmlBinary::new(ctx, &DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, dt, &n))
+            .unwrap()
+            .into(),
+        "not" => DmlUnary::new(ctx, &DmlUnaryDesc::packed(DmlUnaryOp::BitNot, dt, &n))
+            .unwrap()
+            .into(),
+        "ov or" => OvBinary::new(
+            ctx,
+            &OvBinaryDesc::new(OvBinaryOp::BitwiseOr, dt, &shape, &shape),
+        )
+        .unwrap()
+        .into(),
+        "ov not" => OvUnary::new(
+            ctx,
+            &OvUnaryDesc::new(OvUnaryOp::LogicalNot, DataType::Bool, &shape),
+        )
+        .unwrap()
+        .into(),
+        _ => unreachable!("{which}"),
+    }
+}
+
+/// Whether `op` takes one input.
+fn unary(op: &AnyOperator) -> bool {
+    matches!(op, AnyOperator::DmlUnary(_) | AnyOperator::OvUnary(_))
+}
+
+/// The bindings of `op` on `x`, `y` (B, unbound for a one-input operator) and `out`.
+fn bind<'a>(
+    op: &AnyOperator,
+    x: &'a wgpu::Buffer,
+    y: &'a wgpu::Buffer,
+    out: &'a wgpu::Buffer,
+) -> XorBindings<'a> {
+    let (x, y, out) = (
+        TensorBinding::new(x),
+        TensorBinding::new(y),
+        TensorBinding::new(out),
+    );
+    if unary(op) {
+        XorBindings::unary(x, out)
+    } else {
+        XorBindings::new(x, y, out)
+    }
+}
 
 /// A context on a device of its own.
 fn fresh() -> Context {
@@ -87,6 +142,15 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
     let bindings = XorBindings::new(a.binding(), b.binding(), out.binding());
     op.run(&bindings).unwrap();
     assert_eq!(out.to_vec::<u32>().unwrap(), [7; 8]);
+    // The family, each run once before the loss.
+    let ops: Vec<AnyOperator> = ["and", "not", "ov or"]
+        .map(|w| family(&ctx, w, DataType::U32, 8))
+        .into();
+    for (op, want) in ops.iter().zip([0, !1, 7]) {
+        op.run(&bind(op, a.buffer(), b.buffer(), out.buffer()))
+            .unwrap();
+        assert_eq!(out.to_vec::<u32>().unwrap(), [want; 8], "{op:?}");
+    }
 
     ctx.device().destroy();
 
@@ -129,6 +193,23 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
         rule(ctx.bitwise_xor(&a, &b, AutoBroadcast::Numpy)),
         "device_lost"
     );
+    assert_eq!(rule(ctx.bit_and(&a, &b)), "device_lost");
+    assert_eq!(rule(ctx.logical_or_into(&a, &b, &out)), "device_lost");
+    assert_eq!(rule(ctx.bit_not(&a)), "device_lost");
+    assert_eq!(rule(ctx.logical_not_into(&a, &out)), "device_lost");
+    assert_eq!(
+        rule(ctx.bitwise_or(&a, &b, AutoBroadcast::Numpy)),
+        "device_lost"
+    );
+    assert_eq!(rule(ctx.bitwise_not_into(&a, &a)), "device_lost");
+    for op in &ops {
+        let bindings = bind(op, a.buffer(), b.buffer(), out.buffer());
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        assert_eq!(rule(op.record(&mut encoder, &bindings)), "device_lost");
+        assert_eq!(rule(op.run(&bindings)), "device_lost");
+        assert_eq!(rule(op.prepare(&bindings)), "device_lost");
+        assert_eq!(rule(op.push(&mut ctx.batch(), &bindings)), "device_lost");
+    }
     assert_eq!(rule(ctx.wait()), "device_lost");
     // Validating a description makes no wgpu call: it still succeeds.
     BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[8])).unwrap();
@@ -143,6 +224,12 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
     // A new pipeline on the lost device does not panic either.
     let op16 = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[16])).unwrap();
     assert_eq!(rule(op16.run(&bindings)), "device_lost");
+    for which in ["and", "not", "ov or", "ov not"] {
+        let op = family(&ctx, which, DataType::U16, 16);
+        let bindings = bind(&op, a.buffer(), b.buffer(), out.buffer());
+        assert_eq!(rule(op.warm_up()), "device_lost", "{which}");
+        assert_eq!(rule(op.run(&bindings)), "device_lost", "{which}");
+    }
 }
 
 #[test]
@@ -163,21 +250,26 @@ fn a_context_from_env_reports_wgpus_reason_for_the_loss() {
 fn a_lost_device_fails_every_thread_without_a_hang() {
     let owner = fresh();
     let ctx = Context::new(owner.device().clone(), owner.queue().clone());
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[64])).unwrap();
+    // XOR and three of the family, one a thread.
+    let ops: Vec<AnyOperator> = vec![
+        BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[64]))
+            .unwrap()
+            .into(),
+        family(&ctx, "and", DataType::U8, 64),
+        family(&ctx, "not", DataType::U8, 64),
+        family(&ctx, "ov not", DataType::U8, 64),
+    ];
     let tensors: Vec<Tensor> = (0..3)
         .map(|k| Tensor::from_slice(&ctx, &[64], &[k as u8; 64]).unwrap())
         .collect();
     let (tx, rx) = std::sync::mpsc::channel();
-    let workers: Vec<_> = (0..4)
-        .map(|_| {
+    let workers: Vec<_> = ops
+        .iter()
+        .map(|op| {
             let (ctx, op, tx) = (ctx.clone(), op.clone(), tx.clone());
             let bufs: Vec<wgpu::Buffer> = tensors.iter().map(|t| t.buffer().clone()).collect();
             std::thread::spawn(move || {
-                let bindings = XorBindings::new(
-                    TensorBinding::new(&bufs[0]),
-                    TensorBinding::new(&bufs[1]),
-                    TensorBinding::new(&bufs[2]),
-                );
+                let bindings = bind(&op, &bufs[0], &bufs[1], &bufs[2]);
                 // Run until the device is gone; every result is Ok or DeviceLost.
                 for _ in 0..10_000 {
                     match op
@@ -211,18 +303,26 @@ fn a_lost_device_fails_every_thread_without_a_hang() {
 #[test]
 fn a_destroyed_buffer_is_invalid_buffer_naming_its_tensor() {
     let ctx = fresh();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
-    for (k, name) in [TensorName::A, TensorName::B, TensorName::Output]
-        .into_iter()
-        .enumerate()
-    {
+    let xor: AnyOperator = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8]))
+        .unwrap()
+        .into();
+    let ops = [
+        xor,
+        family(&ctx, "and", DataType::U32, 8),
+        family(&ctx, "not", DataType::U32, 8),
+        family(&ctx, "ov not", DataType::U32, 32),
+    ];
+    for (op, (k, name)) in ops.iter().flat_map(|op| {
+        [TensorName::A, TensorName::B, TensorName::Output]
+            .into_iter()
+            .enumerate()
+            // A one-input operator binds no B.
+            .filter(|&(k, _)| k != 1 || !unary(op))
+            .map(move |kn| (op, kn))
+    }) {
         let images: Vec<Vec<u8>> = (0..3).map(|i| random_bytes(i + 10, 32)).collect();
         let bufs: Vec<wgpu::Buffer> = images.iter().map(|b| buffer(&ctx, b)).collect();
-        let bindings = XorBindings::new(
-            TensorBinding::new(&bufs[0]),
-            TensorBinding::new(&bufs[1]),
-            TensorBinding::new(&bufs[2]),
-        );
+        let bindings = bind(op, &bufs[0], &bufs[1], &bufs[2]);
         bufs[k].destroy();
 
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
@@ -246,7 +346,7 @@ fn a_destroyed_buffer_is_invalid_buffer_naming_its_tensor() {
         );
         // A batch does not know tensor names; it names the reason.
         let mut batch = ctx.batch();
-        batch.push(&op, &bindings).unwrap();
+        op.push(&mut batch, &bindings).unwrap();
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
         let e = batch.record(&mut encoder).unwrap_err();
         assert!(
@@ -290,6 +390,29 @@ fn a_destroyed_tensor_buffer_fails_read_back_and_the_convenience_calls() {
             e,
             Error::InvalidBuffer {
                 tensor: Some(TensorName::B),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // The family's calls name the destroyed tensor too: B of an AND, the one input of a NOT.
+    let named = |r: Result<Tensor, Error>| match r {
+        Err(Error::InvalidBuffer { tensor, .. }) => tensor,
+        other => panic!("expected invalid_buffer, got {other:?}"),
+    };
+    assert_eq!(named(ctx.bit_and(&a, &b)), Some(TensorName::B));
+    assert_eq!(
+        named(ctx.bitwise_or(&a, &b, AutoBroadcast::Numpy)),
+        Some(TensorName::B)
+    );
+    assert_eq!(named(ctx.bit_not(&b)), Some(TensorName::A));
+    assert_eq!(named(ctx.bitwise_not(&b)), Some(TensorName::A));
+    let e = ctx.logical_not_into(&a, &b).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBuffer {
+                tensor: Some(TensorName::Output),
                 ..
             }
         ),
@@ -353,6 +476,25 @@ fn a_mapped_buffer_is_refused_at_run_without_a_panic() {
             reason: "it is mapped".to_string()
         }
     );
+    // A NOT into it, and a NOT of it.
+    let not = family(&ctx, "not", DataType::U32, 4);
+    for (bindings, tensor) in [
+        (bind(&not, &a, &b, &out), TensorName::Output),
+        (bind(&not, &out, &b, &a), TensorName::A),
+    ] {
+        let e = not.run(&bindings).unwrap_err();
+        assert_eq!(
+            e,
+            Error::InvalidBuffer {
+                tensor: Some(tensor),
+                reason: "it is mapped".to_string()
+            }
+        );
+    }
+    assert_eq!(
+        ctx.read_buffer(&a, 0, 16).unwrap(),
+        u32_bytes(&[1, 2, 3, 4])
+    );
     let e = ctx.read_buffer(&out, 0, 16).unwrap_err();
     assert_eq!(e.rule(), "invalid_buffer", "{e}");
     out.unmap();
@@ -390,10 +532,15 @@ fn allocations_past_max_buffer_size_are_buffer_too_large() {
     let col = Tensor::from_slice(&ctx, &[2048, 1], &vec![1u8; 2048]).unwrap();
     let row = Tensor::from_slice(&ctx, &[1, 2048], &vec![2u8; 2048]).unwrap();
     too_large(ctx.bitwise_xor(&col, &row, AutoBroadcast::Numpy));
+    too_large(ctx.bitwise_and(&col, &row, AutoBroadcast::Numpy));
+    too_large(ctx.bitwise_or(&col, &row, AutoBroadcast::Numpy));
     // A DirectML call on inputs at the limit needs an output at the limit: fine.
     let ones = Tensor::from_slice(&ctx, &[LIMIT as usize], &vec![1u8; LIMIT as usize]).unwrap();
     let out = ctx.bit_xor(&ones, &full).unwrap();
     assert!(out.to_vec::<u8>().unwrap().iter().all(|&x| x == 1));
+    drop(out);
+    let out = ctx.bit_not(&ones).unwrap();
+    assert!(out.to_vec::<u8>().unwrap().iter().all(|&x| x == 0xfe));
 }
 
 #[test]
@@ -484,6 +631,21 @@ fn a_buffer_of_another_device_is_invalid_buffer() {
         "{e}"
     );
     assert_eq!(rule(op.run(&bindings)), "invalid_buffer");
+    // A NOT of it names its one input.
+    let not = family(&ctx, "not", DataType::U8, 16);
+    let e = not
+        .run(&bind(&not, &foreign, &mine[0], &mine[1]))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBuffer {
+                tensor: Some(TensorName::A),
+                ..
+            }
+        ),
+        "{e}"
+    );
     assert_eq!(rule(ctx.read_buffer(&foreign, 0, 16)), "invalid_buffer");
     // Both devices carry on.
     assert_eq!(
