@@ -7,6 +7,9 @@
 //! through `run`, through a prepared call recorded twice, and through a batch of two calls at
 //! two output offsets, must still give the reference's answer for the bytes as they were, and
 //! change no byte of any buffer outside the output's elements. Every refusal writes nothing.
+//!
+//! Every DirectML operator runs these checks: the XOR operators and the family's, whose
+//! one-input operators (BIT_NOT, LOGICAL_NOT) may own their one input, A.
 
 use gpu_xor::{
     Context, DataType, Error, KernelKind, KernelTuning, OwnedInputs, RecordSummary, TensorBinding,
@@ -16,7 +19,7 @@ use gpu_xor_conformance::engine::{self, AnyOperator};
 
 use crate::common::{
     Check, DmlCase, DmlOp, assert_kernel, compare, ctx, place, random_bytes, scatter_kind,
-    small_windows, tuned,
+    small_windows, speckle, tuned,
 };
 
 // ----- Which inputs the operator owns, and how a call runs ----------------------------------
@@ -116,9 +119,10 @@ fn check_owned(ctx: &Context, case: &DmlCase, path: Path, then: Then) -> RecordS
     };
 
     let bindings = case.bindings(&gpu);
+    // (A one-input operator's call never binds B.)
     assert_eq!(
         [bindings.a.is_none(), bindings.b.is_none()],
-        owned,
+        [owned[0], owned[1] || case.op.inputs() == 1],
         "a call binds only the inputs the operator does not own"
     );
     let fail = |e: Error| -> ! { panic!("the call failed: [{}] {e}\n{}", e.rule(), context()) };
@@ -178,6 +182,10 @@ fn check_all(ctx: &Context, case: &DmlCase) -> Vec<RecordSummary> {
     assert_eq!(case.owned(), [false; 2]);
     let mut summaries = Vec::new();
     for owns in OWNS {
+        if owns == Owns::B && case.op.inputs() == 1 {
+            // A one-input operator has no B to own.
+            continue;
+        }
         let case = owning(case.clone(), owns);
         for path in PATHS {
             for then in [Then::Overwrite, Then::Destroy] {
@@ -209,12 +217,27 @@ fn check_family(ctx: &Context, case: &DmlCase, kernel: Option<KernelKind>) -> Ve
     summaries
 }
 
-/// LOGICAL_XOR sees zeros as well as nonzero values in every lane.
-fn data_for(op: DmlOp, case: DmlCase) -> DmlCase {
-    if op.logical() { case.sparse(5) } else { case }
+/// A logical operator sees zeros as well as nonzero values in every lane, in A and B apart.
+fn data_for(op: DmlOp, mut case: DmlCase) -> DmlCase {
+    if op.logical() {
+        let seed = case.buffers[0].len() as u64;
+        speckle(&mut case.buffers, seed);
+    }
+    case
 }
 
-const OPS: [DmlOp; 2] = [DmlOp::BitXor, DmlOp::LogicalXor];
+/// Every DirectML operator, XOR and the family.
+const OPS: [DmlOp; 8] = DmlOp::ALL;
+
+/// The operators of two inputs, for the checks about B.
+fn binary() -> impl Iterator<Item = DmlOp> {
+    OPS.into_iter().filter(|op| op.inputs() == 2)
+}
+
+/// The operators of one input.
+fn unary() -> impl Iterator<Item = DmlOp> {
+    OPS.into_iter().filter(|op| op.inputs() == 1)
+}
 
 // ----- The kernel families ------------------------------------------------------------------
 
@@ -251,7 +274,9 @@ fn owned_inputs_transposed_a_tile_u32() {
         let case = data_for(op, DmlCase::distinct(op, a, t.clone(), t, 31));
         // The tile kernel, as chosen for GPUs (a context tuned for CPUs gathers).
         check_family(tuned(KernelTuning::Gpu), &case, Some(KernelKind::Tile));
-        check_family(tuned(KernelTuning::Cpu), &case, Some(KernelKind::Gather));
+        // (A NOT reads its input as both of XOR's: the CPU's choice for two transposed inputs.)
+        let cpu = (op.inputs() == 2).then_some(KernelKind::Gather);
+        check_family(tuned(KernelTuning::Cpu), &case, cpu);
     }
 }
 
@@ -285,6 +310,10 @@ fn owned_inputs_strided_output_scatter() {
         (DmlOp::BitXor, DataType::U8),
         (DmlOp::BitXor, DataType::U16),
         (DmlOp::LogicalXor, DataType::U8),
+        (DmlOp::BitAnd, DataType::U16),
+        (DmlOp::LogicalOr, DataType::U8),
+        (DmlOp::BitNot, DataType::I8),
+        (DmlOp::LogicalNot, DataType::U8),
     ] {
         let t = TensorDesc::new(dt, &[4, 5]);
         for out in [
@@ -385,6 +414,9 @@ fn new_on_a_flagged_description_is_owned_input_missing() {
             (Owns::B, TensorName::B),
             (Owns::Both, TensorName::A),
         ] {
+            if owns == Owns::B && op.inputs() == 1 {
+                continue;
+            }
             let case = small(op, owns);
             let e = case.check_error("owned_input_missing");
             assert_eq!(e, Error::OwnedInputMissing { tensor });
@@ -394,7 +426,7 @@ fn new_on_a_flagged_description_is_owned_input_missing() {
 
 #[test]
 fn with_owned_inputs_checks_what_is_given() {
-    for op in OPS {
+    for op in binary() {
         // An input given as owned that the description does not flag.
         let case = small(op, Owns::B);
         let e = refused(&case, "owned_input_bound", |ctx, gpu| {
@@ -449,7 +481,7 @@ fn with_owned_inputs_checks_what_is_given() {
 
 #[test]
 fn owned_binding_needs_copy_src() {
-    for op in OPS {
+    for op in binary() {
         let case = small(op, Owns::B);
         let e = refused(&case, "missing_usage", |ctx, _| {
             // B's bytes in a buffer that cannot be copied from (and so cannot be read back:
@@ -560,7 +592,19 @@ fn every_call_refused(
 
 #[test]
 fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
-    for op in OPS {
+    for op in unary() {
+        // A owned, bound again as the one input.
+        let case = small(op, Owns::A);
+        every_call_refused(
+            &case,
+            |gpu| {
+                let all = case.all_bindings(gpu);
+                XorBindings::unary(all.a.unwrap(), all.output)
+            },
+            "owned_input_bound",
+        );
+    }
+    for op in binary() {
         // B owned, bound again.
         let case = small(op, Owns::B);
         every_call_refused(&case, |gpu| case.all_bindings(gpu), "owned_input_bound");
@@ -579,7 +623,7 @@ fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
 
 #[test]
 fn a_call_that_leaves_an_input_unbound_is_missing_binding() {
-    for op in OPS {
+    for op in binary() {
         // B owned, A left unbound as well.
         let case = small(op, Owns::B);
         every_call_refused(
@@ -633,6 +677,64 @@ fn an_owned_output_is_refused() {
             case.op.operator(ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(e, Error::OwnedByDmlOnOutput);
+    }
+}
+
+/// A one-input operator given what it cannot own: B, or A when A is not flagged; its one
+/// input flagged and not given; its one input in a buffer that cannot be copied from. Each
+/// refused when made, with nothing written.
+#[test]
+fn a_one_input_operator_checks_what_is_given() {
+    for op in unary() {
+        let case = small(op, Owns::A);
+        let e = refused(&case, "owned_input_bound", |ctx, gpu| {
+            let all = case.all_bindings(gpu);
+            let given = OwnedInputs::both(all.a.unwrap(), all.b.unwrap());
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        assert_eq!(
+            e,
+            Error::OwnedInputBound {
+                tensor: TensorName::B
+            }
+        );
+        let plain = DmlCase::packed(op, DataType::U8, &[64], 7);
+        let e = refused(&plain, "owned_input_bound", |ctx, gpu| {
+            let given = OwnedInputs::a(plain.all_bindings(gpu).a.unwrap());
+            plain.op.operator(ctx, plain.descs(), &given).map(drop)
+        });
+        assert_eq!(
+            e,
+            Error::OwnedInputBound {
+                tensor: TensorName::A
+            }
+        );
+        let e = refused(&case, "owned_input_missing", |ctx, gpu| {
+            let given = OwnedInputs::b(case.all_bindings(gpu).b.unwrap());
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        assert_eq!(
+            e.rule(),
+            "owned_input_missing",
+            "A flagged and not given: {e}"
+        );
+        let e = refused(&case, "missing_usage", |ctx, _| {
+            let source = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("no COPY_SRC"),
+                size: case.buffers[0].len() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            ctx.queue().write_buffer(&source, 0, &case.buffers[0]);
+            let given = OwnedInputs::a(TensorBinding::range(&source, 32, 64));
+            case.op.operator(ctx, case.descs(), &given).map(drop)
+        });
+        match e {
+            Error::MissingUsage { tensor, needed, .. } => {
+                assert_eq!((tensor, needed), (Some(TensorName::A), "COPY_SRC"));
+            }
+            other => panic!("{other}"),
+        }
     }
 }
 
