@@ -22,6 +22,7 @@ use std::sync::Mutex;
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use crate::error::Error;
+use crate::sync::lock;
 
 /// A popped scope's future (`Send` where wgpu's futures are, that is on native targets).
 #[cfg(not(target_arch = "wasm32"))]
@@ -122,12 +123,6 @@ fn scoped<T>(
         }
     }
     Ok((value, pending))
-}
-
-/// Locks the list, recovering it if a thread panicked while holding it (it only ever holds
-/// whole entries).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

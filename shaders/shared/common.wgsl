@@ -29,7 +29,7 @@
 // `load` for 16-byte blocks) from shared/blocks.wgsl or words.wgsl; both are
 // placed between this file and the kernel.
 //
-// Metadata (must match `Params` in src/kernels/params.rs; a test compares the layouts):
+// Metadata (must match `Params` in core/src/schedule/params.rs; a test compares the layouts):
 //   head.x  work units of the call (vec4s, words or elements, per kernel)
 //   head.y  rank of the iteration space (1 to 8)
 //   head.z  invocations per row of the dispatch grid (the flat kernels' 2-D grid)
@@ -116,7 +116,7 @@ fn mul_hi(a: u32, b: u32) -> u32 {
 }
 
 // n / d for the divisor whose multiplier is `magic` and whose shifts are the low two bytes
-// of `shifts` (exact for every n; see `Divisor` in src/kernels/params.rs): a multiply-high,
+// of `shifts` (exact for every n; see `Divisor` in core/src/schedule/params.rs): a multiply-high,
 // an add and two shifts instead of a division, which GPUs and CPU adapters run slowly.
 fn div_by(n: u32, magic: u32, shifts: u32) -> u32 {
     let t = mul_hi(magic, n);

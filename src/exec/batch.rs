@@ -7,13 +7,14 @@ use std::collections::HashMap;
 use super::binding::{TensorBinding, XorBindings, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
-use super::lower::{Operand, RecordSummary, Target, lower, pipeline_keys};
-use super::merge::Schedule;
 use super::shared::Shared;
-use crate::error::{Error, TensorName};
-use crate::kernels::KernelTuning;
-use crate::kernels::pipelines::PipelineKey;
+use crate::desc::TensorName;
+use crate::error::Error;
 use crate::layout::{A, B, OUT, Plan};
+use crate::schedule::KernelTuning;
+use crate::schedule::PipelineKey;
+use crate::schedule::lower::{Operand, RecordSummary, Target, lower, pipeline_keys};
+use crate::schedule::merge::Schedule;
 
 /// Many calls recorded together, as few dispatches as their independence allows.
 ///
@@ -344,7 +345,7 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
 }
 
 /// Compiles the pipelines of `pieces` that are not compiled yet.
-fn compile(shared: &Shared, pieces: &[super::lower::LoweredPiece]) -> Result<(), Error> {
+fn compile(shared: &Shared, pieces: &[crate::schedule::lower::LoweredPiece]) -> Result<(), Error> {
     for piece in pieces {
         shared
             .kernels
@@ -360,7 +361,7 @@ pub(crate) fn resolve<'a>(
     owned: [Option<&'a wgpu::Buffer>; 2],
     bindings: &XorBindings<'a>,
 ) -> Result<[TensorBinding<'a>; 2], Error> {
-    let inputs = plan.operator.inputs();
+    let inputs = plan.operator().inputs();
     let given = [bindings.a, bindings.b];
     let names = [TensorName::A, TensorName::B];
     let mut out = [bindings.output; 2];
@@ -376,7 +377,7 @@ pub(crate) fn resolve<'a>(
         // One input, read in B's place too (the kernels never use the value).
         if given[1].is_some() {
             return Err(Error::ExtraBinding {
-                operator: plan.operator,
+                operator: plan.operator(),
                 tensor: TensorName::B,
             });
         }

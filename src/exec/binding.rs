@@ -1,6 +1,7 @@
 //! Where a tensor lives: a range of a caller's buffer.
 
-use crate::error::{Error, TensorName};
+use crate::desc::TensorName;
+use crate::error::Error;
 
 /// One tensor's binding: a buffer, the byte offset of the tensor in it, and the size of the
 /// bound range (`DML_BUFFER_BINDING`).

@@ -5,10 +5,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::desc::FeatureLevel;
 use crate::error::{Error, WgpuError};
-use crate::kernels::KernelTuning;
-use crate::kernels::params::{MAX_KERNEL_RANK, RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
+use crate::schedule::KernelTuning;
+use crate::schedule::params::{MAX_KERNEL_RANK, RECORD_BYTES, RECORDS_PER_BINDING};
 
 use super::arena::Arena;
 use super::env::{EnvOptions, LimitsChoice, options_from};
@@ -180,7 +180,9 @@ impl Context {
         let kernels = KernelCache::new(&device, options.pipeline_cache.clone());
         let info = device.adapter_info();
         let backend = info.backend;
-        let tuning = options.kernel_tuning.resolve(info.device_type);
+        let tuning = options
+            .kernel_tuning
+            .resolve(info.device_type == wgpu::DeviceType::Cpu);
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-xor unused slot"),
             size: 16,

@@ -6,11 +6,12 @@ use super::binding::XorBindings;
 use super::context::Context;
 use super::operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
 use super::tensor::Tensor;
+use crate::desc::TensorName;
 use crate::desc::{
     AutoBroadcast, BitXorDesc, BitwiseXorDesc, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc,
     DmlUnaryOp, LogicalXorDesc, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
 };
-use crate::error::{Error, TensorName};
+use crate::error::Error;
 
 impl Context {
     /// DirectML BIT_XOR of two tensors of one type and shape, into a new packed tensor.

@@ -3,17 +3,19 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
 use super::arena::Lease;
 use super::context::Context;
-use super::lower::RecordSummary;
-use super::merge::{BindSet, MERGE_MAX, Schedule};
 use super::shared::Shared;
-use crate::error::{Error, TensorName, WgpuError};
-use crate::kernels::params::{Params, RECORD_BYTES};
+use crate::desc::TensorName;
+use crate::error::{Error, WgpuError};
+use crate::schedule::lower::RecordSummary;
+use crate::schedule::merge::{BindSet, MERGE_MAX, Schedule};
+use crate::schedule::params::{Params, RECORD_BYTES};
 use crate::scope::capture;
+use crate::sync::lock;
 
 /// The most records one run of the arena holds (256 KiB): a schedule is cut into chunks of
 /// at most this many, a dispatch never straddling two.
@@ -402,12 +404,6 @@ pub(crate) fn flush_records(shared: &Shared) -> Result<(), Error> {
     Err(shared.lost_or(Error::Map(WgpuError::message_only(
         "the queue refused to write the calls' metadata".to_string(),
     ))))
-}
-
-/// Locks the arena, recovering it if another thread panicked while holding it (every
-/// change to it is made after the last step that can fail, so it is never left half-done).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn bind_group(

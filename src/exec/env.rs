@@ -9,7 +9,7 @@
 
 use super::shared::MIN_WINDOW;
 use crate::error::Error;
-use crate::kernels::KernelTuning;
+use crate::schedule::KernelTuning;
 
 /// Which limits [`Context::from_env`](crate::Context::from_env) asks the adapter for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -18,7 +18,8 @@ use std::sync::atomic::Ordering;
 
 use super::shared::Shared;
 use super::signal::{Signal, Unanswered};
-use crate::error::{Error, TensorName, WgpuError};
+use crate::desc::TensorName;
+use crate::error::{Error, WgpuError};
 use crate::scope::{capture, probe, unmap};
 
 /// What the probe reports when the device's objects are invalid without a lost callback.

@@ -4,13 +4,14 @@ use super::batch::{XorOperator, resolve, sealed};
 use super::binding::{OwnedInputs, TensorBinding, XorBindings, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
-use super::lower::{RecordSummary, pipeline_keys};
+use crate::desc::TensorName;
 use crate::desc::{
     BitXorDesc, BitwiseXorDesc, DmlBinaryDesc, DmlUnaryDesc, LogicalXorDesc, OvBinaryDesc,
     OvUnaryDesc, TensorFlags,
 };
-use crate::error::{Error, TensorName, WgpuError};
-use crate::layout::{Plan, slot};
+use crate::error::{Error, WgpuError};
+use crate::layout::Plan;
+use crate::schedule::lower::{RecordSummary, pipeline_keys};
 use crate::scope::capture;
 
 /// What the compiled operators share.
@@ -168,7 +169,7 @@ fn own(
     binding: &TensorBinding<'_>,
 ) -> Result<wgpu::Buffer, Error> {
     let shared = &*ctx.shared;
-    let spec = &plan.operands[slot(tensor)];
+    let spec = plan.operand(tensor);
     require_usage(binding.buffer, Some(tensor), wgpu::BufferUsages::COPY_SRC)?;
     check_binding(tensor, binding, spec)?;
     if let Some(lost) = shared.lost() {
@@ -176,7 +177,7 @@ fn own(
     }
     // DirectML sizes are multiples of 4, and at least 4: a valid copy size. The storage is
     // rounded up to 16 bytes so that the vec4 kernels can read the last block whole.
-    let size = spec.required_bytes.max(4);
+    let size = spec.required_binding_size().max(4);
     let storage = size.div_ceil(16) * 16;
     let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
         label: Some("gpu-xor owned input"),
@@ -211,11 +212,11 @@ fn own(
 fn check_binding(
     tensor: TensorName,
     binding: &TensorBinding<'_>,
-    spec: &crate::layout::OperandSpec,
+    spec: &crate::desc::Operand,
 ) -> Result<(), Error> {
-    super::lower::check_binding(
+    crate::schedule::lower::check_binding(
         tensor,
-        &super::lower::Operand {
+        &crate::schedule::lower::Operand {
             buffer: 0,
             buffer_size: binding.buffer.size(),
             offset: binding.offset,

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::arena::Arena;
-use crate::kernels::KernelTuning;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
+use crate::schedule::KernelTuning;
 use crate::scope::Late;
 
 /// The smallest window any device accepts (a device may ask for more: twice its storage

@@ -6,6 +6,7 @@
 //! non-blocking poll each time it is polled and asks to be polled again: any executor
 //! (`pollster::block_on`, an async runtime's worker) brings it to an end.
 
+use crate::sync::lock;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -121,10 +122,4 @@ impl<T: Send + 'static> Future for Wait<'_, T> {
         }
         Poll::Pending
     }
-}
-
-/// Locks the slot, recovering it if a callback panicked while holding it (it only ever holds
-/// finished values).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

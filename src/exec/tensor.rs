@@ -4,8 +4,9 @@ use half::f16;
 
 use super::binding::{TensorBinding, require_usage};
 use super::context::Context;
+use crate::desc::TensorName;
 use crate::desc::{DataType, TensorDesc};
-use crate::error::{Error, TensorName, WgpuError};
+use crate::error::{Error, WgpuError};
 
 mod sealed {
     pub trait Sealed {}

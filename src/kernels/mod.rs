@@ -1,11 +1,7 @@
-//! Layer 3, kernels: the WGSL sources and their table, the metadata record, kernel choice,
-//! dispatch sizing, and the pipeline cache. Every kernel sees only `u32` words, so no
-//! optional device feature (SHADER_INT64, SHADER_F16) is ever needed.
+//! The kernels on the device: the WGSL sources and their table, and the pipeline cache. What
+//! a kernel is chosen for, its metadata record and its dispatch sizes are decided without a
+//! device, in `gpu_xor_core::schedule`. Every kernel sees only `u32` words, so no optional
+//! device feature (SHADER_INT64, SHADER_F16) is ever needed.
 
-pub(crate) mod dispatch;
-pub(crate) mod params;
 pub(crate) mod pipelines;
-pub(crate) mod select;
-
-pub use select::KernelTuning;
-pub mod shaders;
+pub(crate) mod shaders;

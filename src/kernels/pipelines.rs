@@ -5,20 +5,13 @@ use std::num::NonZeroU64;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::params::{RECORD_BYTES, RECORDS_PER_BINDING};
-use super::shaders::{self, Overrides};
+use super::shaders;
 use crate::error::{Error, WgpuError};
 use crate::layout::KernelKind;
+use crate::schedule::PipelineKey;
+use crate::schedule::params::{RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::scope::{Late, capture};
-
-/// What distinguishes one pipeline from another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PipelineKey {
-    pub kernel: KernelKind,
-    /// Whether the input bindings are `read_write`.
-    pub inputs_rw: bool,
-    pub overrides: Overrides,
-}
+use crate::sync::lock;
 
 /// The two bind group layouts (inputs read-only, inputs read-write) and the pipelines made
 /// so far.
@@ -168,10 +161,4 @@ fn capture_errors<T>(
 ) -> Result<T, Error> {
     capture(device, late, |e| Error::Pipeline(WgpuError::new(e)), f)
         .map_err(|e| Error::Pipeline(WgpuError::new(e)))
-}
-
-/// Locks a cache, recovering it if another thread panicked while holding it (the maps hold
-/// only finished pipelines, so they are never left half-written).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

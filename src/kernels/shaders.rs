@@ -125,49 +125,6 @@ pub fn source(kernel: KernelKind, inputs_read_write: bool) -> Option<&'static Sh
         .find(|s| s.kernel == kernel && s.inputs_read_write == inputs_read_write)
 }
 
-/// The override constants of one pipeline (see `shaders/shared/common.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Overrides {
-    /// Element size in bytes: 1, 2, 4 or 8.
-    pub width: u32,
-    /// The word-wide function (`BitFunction::code`: 0 XOR, 1 AND, 2 OR, 3 NOT).
-    pub function: u32,
-    /// The function on truth values rather than raw bits.
-    pub logical: bool,
-    /// The binding A is read from (0 output, 1 and 2 inputs).
-    pub a_src: u32,
-    /// The binding B is read from.
-    pub b_src: u32,
-    /// How A is read, for the rows and tile kernels (0 elsewhere).
-    pub a_mode: u32,
-    /// How B is read.
-    pub b_mode: u32,
-    /// The rank compiled in (1 to 4), or 0 to read it from the metadata.
-    pub rank: u32,
-}
-
-impl Overrides {
-    /// The constants by name, as pipeline creation takes them.
-    pub fn constants(&self) -> [(&'static str, f64); 8] {
-        [
-            ("WIDTH", f64::from(self.width)),
-            ("FUNC", f64::from(self.function)),
-            ("LOGICAL", if self.logical { 1.0 } else { 0.0 }),
-            ("A_SRC", f64::from(self.a_src)),
-            ("B_SRC", f64::from(self.b_src)),
-            ("A_MODE", f64::from(self.a_mode)),
-            ("B_MODE", f64::from(self.b_mode)),
-            ("RANK", f64::from(self.rank)),
-        ]
-    }
-}
-
-/// The (A, B) source pairs of the five binding patterns, in the order of
-/// [`crate::BindingPattern`]: distinct, inputs share, output shares A, output shares B, all
-/// share. The tests compile every kernel with each.
-#[cfg(test)]
-pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0)];
-
 /// The constants the WGSL and the host share, read from the parsed modules rather than
 /// compared by hand: records per binding, the metadata record's size and field offsets,
 /// workgroup sizes, the tile's side and passes, and the rule that no kernel keeps
@@ -180,8 +137,9 @@ pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::dispatch::{ROWS_PER_PASS, TILE, WORKGROUP_SIZE};
-    use crate::kernels::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
+    use crate::schedule::dispatch::{ROWS_PER_PASS, TILE, WORKGROUP_SIZE};
+    use crate::schedule::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
+    use crate::schedule::{Overrides, SOURCE_PAIRS};
     use naga::back::{glsl, hlsl, msl, spv};
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 

@@ -1,4 +1,4 @@
-//! Every rule of DESIGN §1 has a test that gets its typed error, and no byte of any buffer
+//! Every rule of the operators' specifications has a test that gets its typed error, and no byte of any buffer
 //! changes when a call is refused.
 
 use gpu_xor::{
@@ -396,4 +396,34 @@ fn tensors_larger_than_the_device_allows_are_refused() {
     assert_eq!(e.rule(), "size_overflow", "{e}");
     let e = gpu_xor::Tensor::from_slice(ctx, &[3], &[1u8, 2]).unwrap_err();
     assert_eq!(e.rule(), "data_length", "{e}");
+}
+
+#[test]
+fn wgpu_errors_are_kept_as_sources() {
+    let refused = wgpu::Error::Validation {
+        source: Box::new(std::io::Error::other("buffer destroyed")),
+        description: "Validation Error\n\nCaused by:\n  In Queue::submit\n    buffer destroyed\n"
+            .to_string(),
+    };
+    let e = gpu_xor::Error::Wgpu {
+        call: "Queue::submit",
+        source: gpu_xor::WgpuError::new(refused),
+    };
+    assert_eq!(e.kind(), gpu_xor::ErrorKind::Wgpu);
+    let gpu_xor::Error::Wgpu { source, .. } = &e else {
+        unreachable!()
+    };
+    assert!(matches!(
+        source.downcast_ref::<wgpu::Error>(),
+        Some(wgpu::Error::Validation { description, .. }) if description.contains("destroyed")
+    ));
+    // The chain runs Error -> WgpuError -> wgpu::Error -> wgpu's own cause.
+    let first = std::error::Error::source(&e).expect("a source");
+    let second = first.source().expect("wgpu's error");
+    assert!(second.downcast_ref::<wgpu::Error>().is_some());
+    assert!(second.source().is_some());
+    // One line, for logs.
+    assert!(!e.to_string().contains('\n'), "{e}");
+    // Clones share the error and compare equal.
+    assert_eq!(e.clone(), e);
 }

@@ -3,7 +3,7 @@
 //!
 //! The first two properties draw small layouts of every kind. The rest draw, per kernel
 //! family, layouts that land on that family by construction (the rules are
-//! `src/kernels/select.rs`), check every byte of every buffer against the reference, and
+//! `core/src/schedule/select.rs`), check every byte of every buffer against the reference, and
 //! check from the [`gpu_xor::RecordSummary`] that the family's kernel is the one that ran.
 //! A last test draws from one broad generator that knows nothing of those rules and counts
 //! the calls that reach each kernel.

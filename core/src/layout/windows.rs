@@ -13,7 +13,7 @@ use crate::error::Error;
 
 /// What a piece must respect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Limits {
+pub struct Limits {
     /// The most bytes one binding may span.
     pub max_window: u64,
     /// Binding offsets are multiples of this (a power of two, at least 16).

@@ -14,16 +14,17 @@ mod windows;
 pub(crate) use crate::desc::Operand as OperandSpec;
 pub use overlap::BindingPattern;
 pub(crate) use overlap::{BoundOperand, Sharing, analyze_bindings};
-pub(crate) use plan::slot;
+pub use plan::slot;
 pub use plan::{KernelKind, Plan};
-pub(crate) use windows::{Limits, Piece, split};
+pub use windows::Limits;
+pub(crate) use windows::{Piece, split};
 
 /// Operand slots, in the order the kernels and [`Layout`] use: output first.
-pub(crate) const OUT: usize = 0;
+pub const OUT: usize = 0;
 /// Operand A.
-pub(crate) const A: usize = 1;
+pub const A: usize = 1;
 /// Operand B.
-pub(crate) const B: usize = 2;
+pub const B: usize = 2;
 
 /// A strided iteration space shared by the three operands: one size per dimension and, per
 /// operand, one element stride per dimension (0 repeats an element).

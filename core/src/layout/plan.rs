@@ -54,7 +54,7 @@ pub enum KernelKind {
 /// check which path a description takes.
 ///
 /// ```
-/// use gpu_xor::{BitXorDesc, DataType, FeatureLevel, KernelKind, Plan, TensorDesc};
+/// use gpu_xor_core::{BitXorDesc, DataType, FeatureLevel, KernelKind, Plan, TensorDesc};
 ///
 /// // A padded input still coalesces with the packed output into rows.
 /// let mut desc = BitXorDesc::packed(DataType::U32, &[4, 8]);
@@ -62,7 +62,7 @@ pub enum KernelKind {
 /// let plan = Plan::new(&desc.operands(FeatureLevel::Fl4_1)?);
 /// assert_eq!(plan.kernel(), KernelKind::Gather);
 /// assert_eq!(plan.shape(), &[4, 8]);
-/// # Ok::<(), gpu_xor::Error>(())
+/// # Ok::<(), gpu_xor_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -153,6 +153,12 @@ impl Plan {
         &self.layout.strides[slot(tensor)]
     }
 
+    /// One operand's description, as validation handed it out: its sizes and strides before
+    /// layout analysis, and the bytes a binding of it needs.
+    pub fn operand(&self, tensor: TensorName) -> &Operand {
+        &self.operands[slot(tensor)]
+    }
+
     /// The number of output elements.
     pub fn element_count(&self) -> u64 {
         self.elements
@@ -173,7 +179,7 @@ impl Plan {
 const SLOTS: [TensorName; 3] = [TensorName::Output, TensorName::A, TensorName::B];
 
 /// The slot of `tensor`, the inverse of [`SLOTS`].
-pub(crate) fn slot(tensor: TensorName) -> usize {
+pub fn slot(tensor: TensorName) -> usize {
     match tensor {
         TensorName::Output => OUT,
         TensorName::A => A,

@@ -3,44 +3,52 @@
 
 use std::collections::HashMap;
 
+use super::key::PipelineKey;
 use super::lower::{Access, LoweredPiece, Range};
-use crate::kernels::params::{Params, RECORDS_PER_BINDING};
-use crate::kernels::pipelines::PipelineKey;
+use super::params::{Params, RECORDS_PER_BINDING};
 
 /// Calls one dispatch can hold (one per workgroup layer in z).
-pub(crate) const MERGE_MAX: usize = RECORDS_PER_BINDING;
+pub const MERGE_MAX: usize = RECORDS_PER_BINDING;
 
 /// What one bind group binds: three ranges (buffers by index), with read-only or read-write
 /// inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct BindSet {
+pub struct BindSet {
+    /// The range bound in each slot (output, A, B); `None` for an unused slot.
     pub slots: [Option<Range>; 3],
+    /// Whether the input slots are bound `read_write`.
     pub inputs_rw: bool,
 }
 
 /// One dispatch: consecutive records run by one pipeline on one bind group.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Group {
+pub struct Group {
+    /// The pipeline.
     pub key: PipelineKey,
     /// Index into [`Schedule::bind_sets`].
     pub bind: usize,
+    /// Workgroups in x and y (z counts its records).
     pub grid: [u32; 2],
     /// Index of its first record in [`Schedule::records`].
     pub first: usize,
+    /// How many records it runs.
     pub count: usize,
     /// What its calls touch, to keep dependent calls out.
     accesses: Vec<Access>,
 }
 
 /// Two indices: (first, count) of a chunk's records, or (chunk, offset) of a group's.
-pub(crate) type Span = (usize, usize);
+pub type Span = (usize, usize);
 
 /// Calls merged into dispatches: every record, the dispatches that run them, and the distinct
 /// sets of bound ranges.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Schedule {
+pub struct Schedule {
+    /// Every record, in the order the groups run them.
     pub records: Vec<Params>,
+    /// The dispatches.
     pub groups: Vec<Group>,
+    /// The distinct sets of bound ranges.
     pub bind_sets: Vec<BindSet>,
     bind_index: HashMap<BindSet, usize>,
 }
@@ -145,9 +153,9 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::dispatch::Dispatch;
-    use crate::kernels::shaders::Overrides;
     use crate::layout::KernelKind;
+    use crate::schedule::dispatch::Dispatch;
+    use crate::schedule::key::Overrides;
 
     fn key(kernel: KernelKind) -> PipelineKey {
         PipelineKey {

@@ -1,5 +1,6 @@
 //! Layer 1, descriptions: types, tensors, feature levels, the operator descriptions
-//! and every rule of DESIGN §1. Pure CPU: nothing here touches wgpu, and nothing here knows
+//! and every rule of their specifications (DirectML's tensor and binding rules, OpenVINO's
+//! types and broadcasts). Pure CPU: nothing here touches wgpu, and nothing here knows
 //! the layers below. A validated description hands out its [`Operands`], which layout
 //! analysis takes.
 

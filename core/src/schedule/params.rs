@@ -3,33 +3,38 @@
 use bytemuck::{Pod, Zeroable};
 
 /// Dimensions a kernel takes; higher ranks are cut into pieces by the host.
-pub(crate) const MAX_KERNEL_RANK: usize = 8;
+pub const MAX_KERNEL_RANK: usize = 8;
 
 /// Bytes of one record: a multiple of every device's `min_uniform_buffer_offset_alignment`
 /// (WebGPU caps it at 256), so that any record can start a dispatch's binding.
-pub(crate) const RECORD_BYTES: u64 = 256;
+pub const RECORD_BYTES: u64 = 256;
 
 /// Records one binding holds (`RECORDS` in common.wgsl): 16 KiB, within every device's
 /// `max_uniform_buffer_binding_size`. It is also the most calls one dispatch runs.
-pub(crate) const RECORDS_PER_BINDING: usize = 64;
+pub const RECORDS_PER_BINDING: usize = 64;
 
 /// Mirrors `struct Params` of `shaders/shared/common.wgsl`, field for field; the arrays of
 /// eight are `array<vec4<u32>, 2>` there. The tests of `shaders.rs`, where the WGSL is parsed,
 /// check that the sizes and field offsets agree.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
-pub(crate) struct Params {
+pub struct Params {
     /// Work units, rank, invocations per grid row, elements (or rows).
     pub head: [u32; 4],
     /// Element offsets of out, a, b in their windows; first row or tile row.
     pub base: [u32; 4],
+    /// Sizes, outermost first (unused dimensions 0).
     pub sizes: [u32; MAX_KERNEL_RANK],
+    /// The output's element strides.
     pub out_strides: [u32; MAX_KERNEL_RANK],
+    /// A's element strides.
     pub a_strides: [u32; MAX_KERNEL_RANK],
+    /// B's element strides.
     pub b_strides: [u32; MAX_KERNEL_RANK],
     /// Per dimension, the multiplier that divides by its size, and by its output stride
     /// ([`Divisor`]): the kernels unravel indices and offsets without a division.
     pub size_magic: [u32; MAX_KERNEL_RANK],
+    /// The multipliers that divide by the output strides.
     pub stride_magic: [u32; MAX_KERNEL_RANK],
     /// Per dimension, the two shifts of each divisor, a byte each: size's, then stride's.
     pub shifts: [u32; MAX_KERNEL_RANK],

@@ -48,7 +48,7 @@ pub(crate) struct Sharing {
     pub in_place: [bool; 2],
 }
 
-/// Applies the binding rules of DESIGN §1 (rule 7): an input may share the output's buffer
+/// Applies DirectML's binding rule for in-place execution: an input may share the output's buffer
 /// when the two ranges `[offset, offset + TotalTensorSizeInBytes)` are disjoint, or when they
 /// are the same range with identical sizes, strides and total size (in place). Any other
 /// overlap is refused. Inputs may overlap each other freely.

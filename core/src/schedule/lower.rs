@@ -2,15 +2,16 @@
 //! windows, kernel choice and metadata records. Pure CPU: buffers are known by a key and a
 //! size, so every rule here is tested without a device.
 
-use crate::error::{Error, TensorName};
-use crate::kernels::dispatch::{self, Dispatch};
-use crate::kernels::pipelines::PipelineKey;
-use crate::kernels::select::{self, Bound};
-use crate::kernels::shaders::Overrides;
+use crate::desc::TensorName;
+use crate::error::Error;
 use crate::layout::{
     A, B, BindingPattern, BoundOperand, KernelKind, Limits, OUT, OperandSpec, Piece, Plan, Sharing,
     analyze_bindings, split,
 };
+use crate::schedule::dispatch::{self, Dispatch};
+use crate::schedule::key::Overrides;
+use crate::schedule::key::PipelineKey;
+use crate::schedule::select::{self, Bound};
 
 /// What one recorded call did; tests use it to prove which path ran.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,9 +48,12 @@ impl RecordSummary {
 /// One operand's binding as lowering sees it: its buffer by key (equal keys, same buffer;
 /// the output's is 0), the buffer's size, and the bound range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Operand {
+pub struct Operand {
+    /// The buffer's key: operands with equal keys share a buffer.
     pub buffer: usize,
+    /// The buffer's size in bytes.
     pub buffer_size: u64,
+    /// The binding's byte offset in the buffer.
     pub offset: u64,
     /// Bytes bound from `offset`; `None` for the rest of the buffer.
     pub size: Option<u64>,
@@ -57,30 +61,38 @@ pub(crate) struct Operand {
 
 /// What lowering needs to know of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Target {
+pub struct Target {
+    /// The largest binding and its offset alignment.
     pub windows: Limits,
     /// `max_compute_workgroups_per_dimension`.
     pub max_groups: u32,
     /// Whether no writable binding may overlap another binding of its buffer (WebGPU's rule).
     pub strict_aliasing: bool,
-    /// Whether kernel choices are tuned for a CPU adapter ([`crate::KernelTuning`]).
+    /// Whether kernel choices are tuned for a CPU adapter ([`KernelTuning`](super::KernelTuning)).
     pub cpu: bool,
 }
 
 /// A bound byte range of one of the call's buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Range {
+pub struct Range {
+    /// The buffer's key.
     pub buffer: usize,
+    /// The first byte.
     pub start: u64,
+    /// One past the last byte.
     pub end: u64,
 }
 
 /// Bytes a piece reads or writes in one buffer, widened to 16-byte blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Access {
+pub struct Access {
+    /// The buffer's key.
     pub buffer: usize,
+    /// The first byte.
     pub start: u64,
+    /// One past the last byte.
     pub end: u64,
+    /// Whether the piece writes these bytes.
     pub write: bool,
 }
 
@@ -96,7 +108,8 @@ impl Access {
 
 /// One piece of a call, ready to merge and encode.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct LoweredPiece {
+pub struct LoweredPiece {
+    /// The pipeline that runs it.
     pub key: PipelineKey,
     /// One record, or several for a tile piece of more than `max_groups` tile rows.
     pub records: Vec<Dispatch>,
@@ -110,13 +123,15 @@ pub(crate) struct LoweredPiece {
 
 /// A call lowered to pieces.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Lowered {
+pub struct Lowered {
+    /// What the call records, for callers and tests.
     pub summary: RecordSummary,
+    /// The pieces, in the order they run.
     pub pieces: Vec<LoweredPiece>,
 }
 
 /// Lowers one call of `plan` on `bound` (indexed by `OUT`, `A`, `B`).
-pub(crate) fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowered, Error> {
+pub fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowered, Error> {
     let names = [TensorName::Output, TensorName::A, TensorName::B];
     for o in 0..3 {
         check_binding(names[o], &bound[o], &plan.operands[o])?;
@@ -236,7 +251,7 @@ fn pipeline_key(
 /// each way of binding the operands (distinct buffers, in place, one input in the output's
 /// buffer, both inputs in one buffer, all in one), with read-only or read-write inputs, and
 /// each kernel the bindings' alignment can select. A call cut into windows may need more.
-pub(crate) fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
+pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
     let mut keys: Vec<PipelineKey> = Vec::new();
     if plan.elements == 0 {
         return keys;
@@ -422,7 +437,7 @@ fn bind_range(buffer_size: u64, used_start: u64, used_end: u64, max_window: u64)
 }
 
 /// The binding rules that need no other operand: offset alignment, bounds, size.
-pub(crate) fn check_binding(
+pub fn check_binding(
     tensor: TensorName,
     binding: &Operand,
     spec: &OperandSpec,

@@ -1,5 +1,5 @@
-//! The OpenVINO operations (BitwiseXor-13 and its family) and their broadcast rules (DESIGN §1,
-//! SEMANTICS §3).
+//! The OpenVINO operations (BitwiseXor-13 and its family) and their broadcast rules (OpenVINO's
+//! `AutoBroadcastSpec`: none, numpy and pdpd).
 
 use crate::desc::tensor::packed_strides;
 use crate::desc::{AutoBroadcast, DataType, Operand, Operands, Operator, OvBinaryOp, OvUnaryOp};
@@ -13,7 +13,7 @@ use crate::error::Error;
 /// and zero-size dimensions (an empty output, for which nothing is dispatched).
 ///
 /// ```
-/// use gpu_xor::{AutoBroadcast, BitwiseXorDesc, DataType};
+/// use gpu_xor_core::{AutoBroadcast, BitwiseXorDesc, DataType};
 ///
 /// let desc = BitwiseXorDesc::new(DataType::I32, &[8, 1, 6, 1], &[7, 1, 5]);
 /// assert_eq!(desc.output_shape().unwrap(), vec![8, 7, 6, 5]);
@@ -98,7 +98,7 @@ impl From<BitwiseXorDesc> for OvBinaryDesc {
 /// field. Boolean inputs are read as `byte != 0` and the output is a 0/1 byte.
 ///
 /// ```
-/// use gpu_xor::{AutoBroadcast, DataType, OvBinaryDesc, OvBinaryOp};
+/// use gpu_xor_core::{AutoBroadcast, DataType, OvBinaryDesc, OvBinaryOp};
 ///
 /// let and = OvBinaryDesc::new(OvBinaryOp::BitwiseAnd, DataType::I16, &[8, 1, 6, 1], &[7, 1, 5]);
 /// assert_eq!(and.output_shape().unwrap(), vec![8, 7, 6, 5]);
@@ -203,7 +203,7 @@ impl OvBinaryDesc {
 /// input's type and shape.
 ///
 /// ```
-/// use gpu_xor::{DataType, OvUnaryDesc, OvUnaryOp};
+/// use gpu_xor_core::{DataType, OvUnaryDesc, OvUnaryOp};
 ///
 /// assert!(OvUnaryDesc::new(OvUnaryOp::BitwiseNot, DataType::I8, &[2, 3]).validate().is_ok());
 /// let err = OvUnaryDesc::new(OvUnaryOp::LogicalNot, DataType::I8, &[2, 3]).validate();
@@ -312,7 +312,7 @@ fn packed_bytes(sizes: &[u64], width: u64) -> Result<u64, Error> {
 /// (`PartialShape::broadcast_merge_into` for static shapes).
 ///
 /// ```
-/// use gpu_xor::{AutoBroadcast, infer_output_shape};
+/// use gpu_xor_core::{AutoBroadcast, infer_output_shape};
 ///
 /// assert_eq!(infer_output_shape(&[2, 1], &[1, 0], AutoBroadcast::Numpy).unwrap(), vec![2, 0]);
 /// assert_eq!(infer_output_shape(&[], &[], AutoBroadcast::Numpy).unwrap(), Vec::<usize>::new());

@@ -5,8 +5,8 @@
 //! crate's tests, and a public API for checking a driver.
 //!
 //! ```
-//! use gpu_xor::DataType;
-//! use gpu_xor::reference::{StridedView, StridedViewMut, bit_xor};
+//! use gpu_xor_core::DataType;
+//! use gpu_xor_core::reference::{StridedView, StridedViewMut, bit_xor};
 //!
 //! let a = [0u8, 128, 42, 255];
 //! let b = [255u8; 4];
@@ -129,8 +129,8 @@ pub fn logical_xor(
 /// and shape, every element inside its bytes; the operator's type table is not applied).
 ///
 /// ```
-/// use gpu_xor::{DataType, DmlBinaryOp};
-/// use gpu_xor::reference::{StridedView, StridedViewMut, dml_binary};
+/// use gpu_xor_core::{DataType, DmlBinaryOp};
+/// use gpu_xor_core::reference::{StridedView, StridedViewMut, dml_binary};
 ///
 /// let (a, b, mut out) = ([0u8, 2, 0, 7], [0u8, 0, 9, 1], [0u8; 4]);
 /// let view = |bytes| StridedView::packed(DataType::U8, &[4], bytes);

@@ -1,6 +1,6 @@
 //! Broadcast lowering: each operand's own strides, placed in the output's index space.
 //!
-//! The kernels never see broadcast rules (DESIGN §3): a dimension an input lacks, or holds
+//! The kernels never see broadcast rules: a dimension an input lacks, or holds
 //! as 1 against a larger output dimension, gets stride 0, so that one element is read for
 //! every index along it. DirectML tensors already share the output's sizes and keep their
 //! strides as they are.

@@ -4,15 +4,15 @@ use super::params::{Divisor, Params};
 use crate::layout::{KernelKind, Piece};
 
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
-pub(crate) const WORKGROUP_SIZE: u32 = 256;
+pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Side of the tile kernel's square tile (`TILE` in tile.wgsl): a TILE x TILE tile per
 /// TILE x ROWS_PER_PASS workgroup (`@workgroup_size(32, 8)`).
-pub(crate) const TILE: u64 = 32;
+pub const TILE: u64 = 32;
 
 /// Output rows of a tile each pass of the tile kernel covers (`ROWS_PER_PASS` in tile.wgsl),
 /// and the workgroup's height.
-pub(crate) const ROWS_PER_PASS: u32 = 8;
+pub const ROWS_PER_PASS: u32 = 8;
 
 /// The rows and columns of output one workgroup of the tile kernel covers: a TILE x TILE tile
 /// for 32- and 64-bit elements; for narrower ones an L x L block per invocation (L elements
@@ -28,7 +28,8 @@ pub(crate) fn tile_shape(width: u64) -> (u64, u64) {
 
 /// One call's record and the grid it runs on (x and y; the dispatch's z picks the record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Dispatch {
+pub struct Dispatch {
+    /// The call's metadata record.
     pub params: Params,
     /// Workgroups in x and y.
     pub groups: [u32; 2],

@@ -31,7 +31,7 @@ pub enum TensorFlags {
 /// overlap (sliding windows). `None` means packed row-major, as `Strides = nullptr`.
 ///
 /// ```
-/// use gpu_xor::{DataType, TensorDesc};
+/// use gpu_xor_core::{DataType, TensorDesc};
 ///
 /// let packed = TensorDesc::new(DataType::U16, &[2, 3]);
 /// assert_eq!(packed.min_buffer_size().unwrap(), 12);
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn min_size_matches_the_directml_examples() {
-        // SEMANTICS 1.2.
+        // DMLCalcBufferTensorSize's own examples: packed sizes round up to 4 bytes.
         assert_eq!(TensorDesc::new(DataType::U8, &[3]).min_buffer_size(), Ok(4));
         assert_eq!(
             TensorDesc::new(DataType::U16, &[2, 3])

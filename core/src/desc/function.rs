@@ -64,7 +64,7 @@ impl BitFunction {
 /// width: DirectML's `LOGICAL_*`, OpenVINO's `Logical*` and its `Bitwise*` on `boolean`.
 ///
 /// ```
-/// use gpu_xor::{BitFunction, ElementFunction};
+/// use gpu_xor_core::{BitFunction, ElementFunction};
 ///
 /// let and = ElementFunction::bitwise(BitFunction::And);
 /// assert_eq!(and.apply(0xf0f0, 0xff00, 2), 0xf000);

@@ -1,4 +1,5 @@
-//! The DirectML operator descriptions and their rules (DESIGN §1, SEMANTICS §5).
+//! The DirectML operator descriptions and their rules (DirectML's `DML_BUFFER_TENSOR_DESC`
+//! and each operator's "Tensor constraints" and "Tensor support" tables).
 
 use super::self_overlap::{SELF_OVERLAP_STEP_LIMIT, self_overlaps};
 use crate::desc::{
@@ -13,7 +14,7 @@ use crate::error::Error;
 /// payloads, signalling NaNs and `-0.0` pass through bit for bit.
 ///
 /// ```
-/// use gpu_xor::{BitXorDesc, DataType, FeatureLevel, TensorDesc};
+/// use gpu_xor_core::{BitXorDesc, DataType, FeatureLevel, TensorDesc};
 ///
 /// let desc = BitXorDesc::packed(DataType::F16, &[2, 3]);
 /// assert!(desc.validate(FeatureLevel::Fl4_1).is_ok());
@@ -108,7 +109,7 @@ dml_desc_impl!(LogicalXorDesc, DmlBinaryOp::LogicalXor);
 /// function and their type tables ([`min_feature_level`]).
 ///
 /// ```
-/// use gpu_xor::{DataType, DmlBinaryDesc, DmlBinaryOp, FeatureLevel};
+/// use gpu_xor_core::{DataType, DmlBinaryDesc, DmlBinaryOp, FeatureLevel};
 ///
 /// let and = DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, DataType::F32, &[2, 3]);
 /// assert!(and.validate(FeatureLevel::Fl4_1).is_ok());
@@ -167,7 +168,7 @@ impl DmlBinaryDesc {
 /// Errors name the input [`TensorName::A`] (it is read in A's place).
 ///
 /// ```
-/// use gpu_xor::{DataType, DmlUnaryDesc, DmlUnaryOp, FeatureLevel, TensorDesc};
+/// use gpu_xor_core::{DataType, DmlUnaryDesc, DmlUnaryOp, FeatureLevel, TensorDesc};
 ///
 /// let not = DmlUnaryDesc::packed(DmlUnaryOp::BitNot, DataType::U16, &[4, 4]);
 /// assert!(not.validate(FeatureLevel::Fl3_0).is_ok());
@@ -271,7 +272,7 @@ pub fn rank_range(operator: Operator, feature_level: FeatureLevel) -> (usize, us
     }
 }
 
-/// The rules of DESIGN §1 in the order they are checked, over the operator's tensors (A, B and
+/// The DirectML rules in the order they are checked, over the operator's tensors (A, B and
 /// Output; Input and Output for a one-input operator, the input named A):
 /// 1. A, B and Output have the same DataType.
 /// 2. The operator takes that type at this feature level.

@@ -1,5 +1,5 @@
-//! Whether an output overlaps itself: two different indices that reach one element (DESIGN
-//! rule 6). A description rule, so it lives with the descriptions; exact, and bounded in time
+//! Whether an output overlaps itself: two different indices that reach one element (a
+//! library rule, stricter than DirectML: writes would race). A description rule, so it lives with the descriptions; exact, and bounded in time
 //! and memory whatever the sizes.
 
 /// Most search steps [`self_overlaps`] takes (check 6) before it gives up on a layout.

@@ -93,7 +93,7 @@ impl Operand {
 ///    alignment is a power of two.
 ///
 /// ```
-/// use gpu_xor::{AutoBroadcast, BitwiseXorDesc, DataType, KernelKind, Plan, TensorName};
+/// use gpu_xor_core::{AutoBroadcast, BitwiseXorDesc, DataType, KernelKind, Plan, TensorName};
 ///
 /// let desc = BitwiseXorDesc::new(DataType::I32, &[2, 3, 4, 5], &[3, 1])
 ///     .with_broadcast(AutoBroadcast::Pdpd { axis: 1 });
@@ -108,7 +108,7 @@ impl Operand {
 /// assert_eq!(plan.shape(), &[2, 3, 20]);
 /// assert_eq!(plan.strides(TensorName::B), &[0, 1, 0]);
 /// assert_eq!(plan.kernel(), KernelKind::Gather);
-/// # Ok::<(), gpu_xor::Error>(())
+/// # Ok::<(), gpu_xor_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Operands {

@@ -18,30 +18,25 @@ const MIN_ROW_BLOCKS: u64 = 8;
 const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 
 /// Which class of adapter a context's kernel choices are tuned for, where the kernel measured
-/// best differs between classes ([`crate::ContextOptions::kernel_tuning`]).
+/// best differs between classes (`ContextOptions::kernel_tuning` in `gpu-xor`).
 ///
 /// One choice differs today: a two-dimensional call with 32- or 64-bit elements and an input
 /// read across its rows (a transposed or permuted input; a transposed output is reordered
 /// into one with both inputs read across their rows):
 /// - GPUs: the tile kernel, the transposed inputs staged through workgroup memory so that
-///   reads and writes both run along memory (the textbook transpose; not measured here, as
-///   no GPU was at hand);
+///   reads and writes both run along memory;
 /// - CPU adapters (lavapipe, llvmpipe, SwiftShader): for 64-bit elements, and for 32-bit ones
-///   up to 16 MiB of output, no workgroup memory. Both inputs read across their rows: the
-///   scatter kernel in the inputs' order (reads along memory, writes across it). One input:
-///   the gather kernel. Measured on lavapipe (`bench_report -- --strided`, one run per
-///   tuning on one machine): 64-bit transposes 1.5 to 2.1 times the tiles at 1, 16 and
-///   64 MiB; 32-bit ones 1.3 to 1.75 times at 1 and 16 MiB, but at 64 MiB the tiles win
-///   (1.06 to 2.2 times), so 32-bit transposes above 16 MiB keep them.
-///   llvmpipe runs workgroup barriers slowly, and for transposes that fit its caches the
-///   lines of a transposed row stay there between neighbouring invocations without staging.
+///   up to 16 MiB of output, no workgroup memory. Both inputs read across
+///   their rows: the scatter kernel in the inputs' order (reads along memory, writes across
+///   it). One input: the gather kernel.
 ///
-/// Every choice is exact on every adapter: the suites run both tunings.
+/// The measurements behind the rule are in the repository's `benches/RESULTS.md` ("Strided
+/// layouts"). Every choice is exact on every adapter: the suites run both tunings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum KernelTuning {
-    /// From the adapter: [`KernelTuning::Cpu`] where `wgpu::AdapterInfo::device_type` is
-    /// `Cpu`, else [`KernelTuning::Gpu`].
+    /// From the adapter: [`KernelTuning::Cpu`] where the adapter is a CPU (wgpu's
+    /// `DeviceType::Cpu`), else [`KernelTuning::Gpu`].
     #[default]
     Auto,
     /// The choices for GPUs, on any adapter.
@@ -51,10 +46,11 @@ pub enum KernelTuning {
 }
 
 impl KernelTuning {
-    /// The tuning a device of `device_type` gets: `Auto` resolved, the others as they are.
-    pub fn resolve(self, device_type: wgpu::DeviceType) -> KernelTuning {
+    /// The tuning an adapter gets: `Auto` resolved by whether the adapter is a CPU, the
+    /// others as they are.
+    pub fn resolve(self, cpu_adapter: bool) -> KernelTuning {
         match self {
-            KernelTuning::Auto if device_type == wgpu::DeviceType::Cpu => KernelTuning::Cpu,
+            KernelTuning::Auto if cpu_adapter => KernelTuning::Cpu,
             KernelTuning::Auto => KernelTuning::Gpu,
             other => other,
         }
@@ -310,11 +306,11 @@ const CPU_UNTILED_32_BIT_BYTES: u64 = 16 << 20;
 
 /// Whether a CPU-tuned context runs a transpose of `piece` without workgroup tiles: 64-bit
 /// elements always, 32-bit ones up to [`CPU_UNTILED_32_BIT_BYTES`] of output; narrower ones
-/// never (their tile path has no workgroup memory). Measured on lavapipe: gathering (or
-/// writing in the inputs' order) beats the tiles for 64-bit elements at 1, 16 and 64 MiB
-/// (1.5 to 2.1 times), for 32-bit ones at 1 and 16 MiB (1.3 to 1.75 times), while at 64 MiB
-/// (a 4096-row transpose, whose columns no longer stay in the caches between neighbouring
-/// rows) the tiles win for 32-bit elements (1.06 to 2.2 times).
+/// never (their tile path has no workgroup memory). On lavapipe the tiles lose to gathering
+/// (or writing in the inputs' order) for 64-bit transposes at every size measured and for
+/// 32-bit ones up to 16 MiB, and win for 32-bit ones at 64 MiB, where the columns of a
+/// 4096-row transpose no longer stay in the caches between neighbouring rows
+/// (`benches/RESULTS.md`, "Strided layouts").
 fn untiled_on_cpu(piece: &Piece, width: u64) -> bool {
     let bytes = piece.sizes.iter().product::<u64>().saturating_mul(width);
     width >= 8 || (width == 4 && bytes <= CPU_UNTILED_32_BIT_BYTES)

@@ -1,0 +1,57 @@
+//! What tells one compute pipeline from another: the kernel family, whether its inputs are
+//! bound `read_write`, and the override constants it is compiled with.
+
+use crate::layout::KernelKind;
+
+/// What distinguishes one pipeline from another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineKey {
+    /// The kernel family.
+    pub kernel: KernelKind,
+    /// Whether the input bindings are `read_write`.
+    pub inputs_rw: bool,
+    /// The override constants.
+    pub overrides: Overrides,
+}
+
+/// The override constants of one pipeline (see `shaders/shared/common.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Overrides {
+    /// Element size in bytes: 1, 2, 4 or 8.
+    pub width: u32,
+    /// The word-wide function (`BitFunction::code`: 0 XOR, 1 AND, 2 OR, 3 NOT).
+    pub function: u32,
+    /// The function on truth values rather than raw bits.
+    pub logical: bool,
+    /// The binding A is read from (0 output, 1 and 2 inputs).
+    pub a_src: u32,
+    /// The binding B is read from.
+    pub b_src: u32,
+    /// How A is read, for the rows and tile kernels (0 elsewhere).
+    pub a_mode: u32,
+    /// How B is read.
+    pub b_mode: u32,
+    /// The rank compiled in (1 to 4), or 0 to read it from the metadata.
+    pub rank: u32,
+}
+
+impl Overrides {
+    /// The constants by name, as pipeline creation takes them.
+    pub fn constants(&self) -> [(&'static str, f64); 8] {
+        [
+            ("WIDTH", f64::from(self.width)),
+            ("FUNC", f64::from(self.function)),
+            ("LOGICAL", if self.logical { 1.0 } else { 0.0 }),
+            ("A_SRC", f64::from(self.a_src)),
+            ("B_SRC", f64::from(self.b_src)),
+            ("A_MODE", f64::from(self.a_mode)),
+            ("B_MODE", f64::from(self.b_mode)),
+            ("RANK", f64::from(self.rank)),
+        ]
+    }
+}
+
+/// The (A, B) source pairs of the five binding patterns, in the order of
+/// [`BindingPattern`](crate::layout::BindingPattern): distinct, inputs share, output shares A, output shares B, all
+/// share. The tests compile every kernel with each.
+pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0)];

@@ -1,0 +1,20 @@
+//! From a [`Plan`](crate::layout::Plan) and the bindings of one call to the dispatches that
+//! run it, without a device.
+//!
+//! - `select.rs`: which kernel runs one piece, once its bindings are known ([`KernelTuning`]).
+//! - `dispatch.rs`: dispatch sizing and the metadata records of one piece.
+//! - `params.rs`: the metadata record, byte for byte as the WGSL reads it.
+//! - `key.rs`: what tells one pipeline from another ([`PipelineKey`]).
+//! - `lower.rs`: one call lowered to pieces, each with its pipeline, records and bindings.
+//! - `merge.rs`: pieces of many calls merged into shared dispatches.
+
+pub mod dispatch;
+pub mod key;
+pub mod lower;
+pub mod merge;
+pub mod params;
+pub mod select;
+
+pub use key::{Overrides, PipelineKey, SOURCE_PAIRS};
+pub use lower::RecordSummary;
+pub use select::KernelTuning;
