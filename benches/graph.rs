@@ -26,8 +26,8 @@
 use std::time::{Duration, Instant};
 
 use gpu_xor::{
-    BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, Prepared, TensorBinding,
-    XorBindings, XorOperator,
+    Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, CompiledOperator, Context, DataType,
+    Prepared, TensorBinding,
 };
 use gpu_xor_conformance::engine::SplitMix64;
 
@@ -178,7 +178,7 @@ impl Op {
         }
     }
 
-    fn as_dyn(&self) -> &dyn XorOperator {
+    fn as_dyn(&self) -> &dyn CompiledOperator {
         match self {
             Op::Bit(op) => op,
             Op::Bitwise(op) => op,
@@ -338,7 +338,7 @@ impl Graph {
                 } else {
                     &t.out
                 };
-                let bindings = XorBindings::new(
+                let bindings = Bindings::new(
                     TensorBinding::new(&t.a),
                     TensorBinding::new(&t.b),
                     TensorBinding::new(out),
@@ -507,7 +507,7 @@ pub fn cold(mix: Mix) -> Cold {
     ctx2.wait().expect("uploads");
     let made = Instant::now();
     let ops2: Vec<Op> = nodes.iter().map(|n| Op::new(&ctx2, n)).collect();
-    let graph: Vec<&dyn XorOperator> = ops2.iter().map(Op::as_dyn).collect();
+    let graph: Vec<&dyn CompiledOperator> = ops2.iter().map(Op::as_dyn).collect();
     ctx2.warm_up(&graph).expect("compiled");
     let prepared2 = Graph::prepare_with(&nodes, &tensors2, &ops2);
     let warmed_per_node = made.elapsed() / nodes.len() as u32;

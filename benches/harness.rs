@@ -13,10 +13,10 @@
 use std::time::{Duration, Instant};
 
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, DmlBinary,
-    DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, LogicalXor, LogicalXorDesc,
-    OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, Prepared, TensorBinding,
-    TensorDesc, XorBindings,
+    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
+    DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, LogicalXor,
+    LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, Prepared,
+    TensorBinding, TensorDesc,
 };
 
 /// Which shape of work a case is.
@@ -735,20 +735,23 @@ impl Case {
     }
 
     /// The bindings of one call.
-    fn bindings(&self) -> XorBindings<'_> {
+    fn bindings(&self) -> Bindings<'_> {
         let b = |i: usize| {
             let (buf, off, size) = self.ranges[i];
             TensorBinding::range(&self.buffers[buf], off, size)
         };
         if self.op.inputs() == 1 {
-            XorBindings::unary(b(0), b(2))
+            Bindings::unary(b(0), b(2))
         } else {
-            XorBindings::new(b(0), b(1), b(2))
+            Bindings::new(b(0), b(1), b(2))
         }
     }
 
     /// Records one call; returns what it recorded.
-    pub fn record_summary(&self, encoder: &mut wgpu::CommandEncoder) -> gpu_xor::RecordSummary {
+    pub fn record_summary(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> gpu_xor::inspect::RecordSummary {
         let bindings = self.bindings();
         each!(&self.compiled, |op| op.record(encoder, &bindings)).expect("record")
     }
@@ -1049,10 +1052,10 @@ impl SmallCalls {
         }
     }
 
-    pub fn bindings(&self, i: u64) -> XorBindings<'_> {
+    pub fn bindings(&self, i: u64) -> Bindings<'_> {
         let at = i * self.bytes;
         let b = |k: usize| TensorBinding::range(&self.buffers[k], at, self.bytes);
-        XorBindings::new(b(0), b(1), b(2))
+        Bindings::new(b(0), b(1), b(2))
     }
 
     /// Every call pushed into one batch.

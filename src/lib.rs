@@ -5,16 +5,16 @@
 //!
 //! Every operator shares the same kernels, rules and guarantees; the element function
 //! ([`ElementFunction`]) is a constant of the pipeline. A NOT binds its input as A
-//! ([`XorBindings::unary`]):
+//! ([`Bindings::unary`]):
 //!
 //! ```no_run
-//! use gpu_xor::{Context, DataType, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Tensor, XorBindings};
+//! use gpu_xor::{Context, DataType, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Tensor, Bindings};
 //!
 //! # fn main() -> Result<(), gpu_xor::Error> {
 //! let ctx = Context::from_env()?;
 //! let x = Tensor::from_slice(&ctx, &[4], &[0u16, 1, 0xff00, 0xffff])?;
 //! let not = DmlUnary::new(&ctx, &DmlUnaryDesc::packed(DmlUnaryOp::BitNot, DataType::U16, &[4]))?;
-//! not.submit(&XorBindings::unary(x.binding(), x.binding()))?; // in place
+//! not.submit(&Bindings::unary(x.binding(), x.binding()))?; // in place
 //! assert_eq!(x.to_vec::<u16>()?, [0xffff, 0xfffe, 0x00ff, 0]);
 //! // The LOGICAL_* operators take u8 and u32 only.
 //! assert_eq!(ctx.logical_and(&x, &x).unwrap_err().rule(), "unsupported_dtype");
@@ -28,7 +28,7 @@
 //! command encoder on your own buffers as often as you like:
 //!
 //! ```no_run
-//! use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
+//! use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
 //!
 //! # fn main() -> Result<(), gpu_xor::Error> {
 //! # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
@@ -38,7 +38,7 @@
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! op.record(
 //!     &mut encoder,
-//!     &XorBindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
+//!     &Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
 //! )?;
 //! queue.submit([encoder.finish()]);
 //! # Ok(())
@@ -114,10 +114,14 @@
 //!
 //! # Layers
 //!
-//! [`desc`] (descriptions and rules, which hand out validated [`Operands`]) → layout analysis
-//! ([`Plan::new`]: broadcasts as zero strides, coalescing, the kernel family) → the WGSL
-//! kernels (private; [`KernelKind`] names them) → execution ([`Context`], [`BitXor`],
-//! [`Tensor`]) → [`mod@reference`] (the CPU oracle). Each layer reads only the ones above it.
+//! Everything that needs no device lives in the `gpu-xor-core` crate, which does not depend
+//! on wgpu, so the build keeps it apart: [`desc`] (descriptions and rules, which hand out
+//! validated [`desc::Operands`]) → layout analysis ([`inspect::Plan`]: broadcasts as zero
+//! strides, coalescing, the kernel family) → the schedule (the kernel for each piece, dispatch
+//! sizes, metadata records, merged calls) → [`mod@reference`] (the CPU oracle). This crate
+//! records what the schedule decides: the WGSL kernels (private; [`inspect::KernelKind`] names
+//! them) and execution ([`Context`], [`DmlBinary`], [`Tensor`]). The repository's
+//! `ARCHITECTURE.md` walks through a call.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -132,22 +136,29 @@ mod sync;
 pub use gpu_xor_core::{desc, reference};
 use gpu_xor_core::{error, layout, schedule};
 
-#[allow(deprecated)]
-pub use desc::ElementOp;
 pub use desc::{
     AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnaryDesc, DmlUnaryOp, ElementFunction, FeatureLevel, LogicalXorDesc, Operand, Operands,
-    Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags,
-    TensorName, infer_output_shape,
+    DmlUnaryDesc, DmlUnaryOp, ElementFunction, FeatureLevel, LogicalXorDesc, Operator,
+    OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags, TensorName,
+    infer_output_shape,
 };
 pub use error::{Error, ErrorKind, WgpuError};
 pub use exec::{
-    Batch, BitXor, BitwiseXor, Context, ContextOptions, DmlBinary, DmlUnary, Element, LimitsChoice,
-    LogicalXor, OvBinary, OvUnary, OwnedInputs, Prepared, RecordingObjects, Tensor, TensorBinding,
-    XorBindings, XorOperator,
+    Batch, Bindings, BitXor, BitwiseXor, CompiledOperator, Context, ContextOptions, DmlBinary,
+    DmlUnary, Element, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs, Prepared,
+    RecordingObjects, Tensor, TensorBinding,
 };
-pub use layout::{BindingPattern, KernelKind, Plan};
-pub use schedule::{KernelTuning, RecordSummary};
+pub use schedule::KernelTuning;
+
+/// What the library decided for an operator or a call, for tests, tools and the curious:
+/// the [`Plan`](inspect::Plan) made when an operator is compiled, the kernel families
+/// ([`KernelKind`](inspect::KernelKind)), how a call's buffers are bound
+/// ([`BindingPattern`](inspect::BindingPattern)) and what one call recorded
+/// ([`RecordSummary`](inspect::RecordSummary)). Nothing here is needed to run an operator.
+pub mod inspect {
+    pub use gpu_xor_core::layout::{BindingPattern, KernelKind, Plan};
+    pub use gpu_xor_core::schedule::RecordSummary;
+}
 
 /// The README's code blocks, compiled as doc tests so that they stay true.
 #[doc = include_str!("../README.md")]

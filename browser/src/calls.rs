@@ -1,7 +1,8 @@
 //! Several calls on shared buffers (the conformance crate's [`Calls`]): run one by one, and
 //! pushed into one merged batch, without blocking.
 
-use gpu_xor::{Context, KernelKind, RecordSummary};
+use gpu_xor::Context;
+use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor_conformance::dml::Calls;
 use gpu_xor_conformance::engine;
 

@@ -1,6 +1,7 @@
 //! DirectML calls checked byte for byte against the CPU reference, without blocking.
 
-use gpu_xor::{Context, Error, RecordSummary};
+use gpu_xor::inspect::RecordSummary;
+use gpu_xor::{Context, Error};
 use gpu_xor_conformance::engine;
 
 use crate::{assert_accepted, watched};

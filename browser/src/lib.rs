@@ -32,7 +32,8 @@ mod web;
 
 use std::cell::OnceCell;
 
-use gpu_xor::{Context, ContextOptions, KernelKind, RecordSummary};
+use gpu_xor::inspect::{KernelKind, RecordSummary};
+use gpu_xor::{Context, ContextOptions};
 
 pub use calls::{CheckCalls, Merged};
 pub use dml::{Check, DmlCase, DmlOp, Place, place};

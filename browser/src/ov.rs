@@ -1,7 +1,8 @@
 //! OpenVINO calls (BitwiseXor-13 and its family) checked byte for byte against the CPU reference, without
 //! blocking.
 
-use gpu_xor::{Context, RecordSummary};
+use gpu_xor::Context;
+use gpu_xor::inspect::RecordSummary;
 use gpu_xor_conformance::engine;
 pub use gpu_xor_conformance::ov::OvCase;
 

@@ -8,11 +8,12 @@
 //! [`DmlCase::bindings`] leaves it unbound, as DirectML binds such a tensor at initialization
 //! and not at execution.
 
+use gpu_xor::inspect::RecordSummary;
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
-    Batch, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
-    DmlUnaryDesc, DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OwnedInputs, RecordSummary,
-    TensorDesc, TensorFlags, XorBindings,
+    Batch, Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp,
+    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OwnedInputs, TensorDesc,
+    TensorFlags,
 };
 
 use crate::engine::{self, AnyOperator, OutputLayout, Spoil, random_bytes};
@@ -307,11 +308,11 @@ impl DmlCase {
     /// The bindings of a call: each tensor bound at its place over its total size, cut at the
     /// buffer's end, except the inputs flagged `OWNED_BY_DML`, which the operator owns and a
     /// call leaves unbound.
-    pub fn bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
+    pub fn bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> Bindings<'a> {
         let all = self.all_bindings(gpu);
         let [a, b] = self.owned();
         let unary = self.op.inputs() == 1;
-        XorBindings {
+        Bindings {
             a: all.a.filter(|_| !a),
             b: all.b.filter(|_| !b && !unary),
             output: all.output,
@@ -320,7 +321,7 @@ impl DmlCase {
 
     /// Each tensor bound at its place over its total size, cut at the buffer's end, owned or
     /// not.
-    pub fn all_bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
+    pub fn all_bindings<'a>(&self, gpu: &'a [wgpu::Buffer]) -> Bindings<'a> {
         let range = |p: Place, t: &TensorDesc| {
             let room = gpu[p.buffer].size().saturating_sub(p.offset);
             (p.buffer, p.offset, t.total_size().unwrap_or(0).min(room))

@@ -6,9 +6,10 @@
 //! recorded into an encoder of its own and submitted, and [`read_back`] awaits
 //! [`Context::read_buffer_async`], whose copy is ordered after that submission.
 
+use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{
-    BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, Error, LogicalXor, OvBinary, OvUnary,
-    RecordSummary, TensorBinding, XorBindings,
+    Bindings, BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, Error, LogicalXor, OvBinary,
+    OvUnary, TensorBinding,
 };
 
 // ----- SplitMix64 ------------------------------------------------------------------------------
@@ -128,7 +129,7 @@ macro_rules! each {
 
 impl AnyOperator {
     /// The operator as the trait object that [`Context::warm_up`] and batches take.
-    pub fn as_dyn(&self) -> &dyn gpu_xor::XorOperator {
+    pub fn as_dyn(&self) -> &dyn gpu_xor::CompiledOperator {
         each!(self, |op| op)
     }
 
@@ -136,26 +137,26 @@ impl AnyOperator {
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        bindings: &XorBindings<'_>,
+        bindings: &Bindings<'_>,
     ) -> Result<RecordSummary, Error> {
         each!(self, |op| op.record(encoder, bindings))
     }
 
     /// Prepares one call of the operator (see [`BitXor::prepare`]).
-    pub fn prepare(&self, bindings: &XorBindings<'_>) -> Result<gpu_xor::Prepared, Error> {
+    pub fn prepare(&self, bindings: &Bindings<'_>) -> Result<gpu_xor::Prepared, Error> {
         each!(self, |op| op.prepare(bindings))
     }
 
     /// Records the operator into an encoder of its own, submits it and blocks until it has
     /// finished (see [`BitXor::run`]; native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+    pub fn run(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         each!(self, |op| op.run(bindings))
     }
 
     /// Records the operator into an encoder of its own, submits it and waits without
     /// blocking until the device has finished (see [`BitXor::run_async`]).
-    pub async fn run_async(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+    pub async fn run_async(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         each!(self, |op| op.run_async(bindings).await)
     }
 
@@ -168,14 +169,14 @@ impl AnyOperator {
     pub fn push(
         &self,
         batch: &mut gpu_xor::Batch,
-        bindings: &XorBindings<'_>,
+        bindings: &Bindings<'_>,
     ) -> Result<RecordSummary, Error> {
         each!(self, |op| batch.push(op, bindings))
     }
 
     /// Records the operator into an encoder of its own and submits it, without waiting (see
     /// [`BitXor::submit`]).
-    pub fn submit(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+    pub fn submit(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         each!(self, |op| op.submit(bindings))
     }
 
@@ -191,7 +192,7 @@ impl AnyOperator {
     }
 
     /// The plan decided when the operator was made.
-    pub fn plan(&self) -> &gpu_xor::Plan {
+    pub fn plan(&self) -> &gpu_xor::inspect::Plan {
         each!(self, |op| op.plan())
     }
 }
@@ -217,7 +218,7 @@ any_from!(
 pub fn submit(
     ctx: &Context,
     op: &AnyOperator,
-    bindings: &XorBindings<'_>,
+    bindings: &Bindings<'_>,
 ) -> Result<RecordSummary, Error> {
     let mut encoder = ctx
         .device()
@@ -230,13 +231,10 @@ pub fn submit(
 }
 
 /// The bindings of one call: each tensor's (buffer, byte offset, bound bytes).
-pub fn bindings<'a>(
-    buffers: &'a [wgpu::Buffer],
-    ranges: [(usize, u64, u64); 3],
-) -> XorBindings<'a> {
+pub fn bindings<'a>(buffers: &'a [wgpu::Buffer], ranges: [(usize, u64, u64); 3]) -> Bindings<'a> {
     let [a, b, out] =
         ranges.map(|(k, offset, size)| TensorBinding::range(&buffers[k], offset, size));
-    XorBindings::new(a, b, out)
+    Bindings::new(a, b, out)
 }
 
 /// The bindings of one call of an operator that owns the inputs `owned` marks (A, B): those
@@ -245,9 +243,9 @@ pub fn call_bindings<'a>(
     buffers: &'a [wgpu::Buffer],
     ranges: [(usize, u64, u64); 3],
     owned: [bool; 2],
-) -> XorBindings<'a> {
+) -> Bindings<'a> {
     let all = bindings(buffers, ranges);
-    XorBindings {
+    Bindings {
         a: all.a.filter(|_| !owned[0]),
         b: all.b.filter(|_| !owned[1]),
         output: all.output,

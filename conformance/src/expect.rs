@@ -1,7 +1,8 @@
 //! The kernel a test expects for a layout, decided from the tensors themselves rather than
 //! from the library's choice, which the native and the browser test suites both assert.
 
-use gpu_xor::{DataType, KernelKind, KernelTuning, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{DataType, KernelTuning, TensorDesc};
 
 /// The kernel of a two-dimensional call with a transposed input (a transposed output is
 /// reordered into one) whose dense output has rows of `cols` elements: the tile kernel for

@@ -4,8 +4,8 @@
 //! same cases, each with its own way of waiting.
 
 use gpu_xor::{
-    AutoBroadcast, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, OvBinary, OvBinaryDesc,
-    OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, XorBindings,
+    AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, OvBinary,
+    OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
 };
 
 use crate::engine::{AnyOperator, OutputLayout, random_bytes};
@@ -193,7 +193,7 @@ impl OvCase {
     }
 
     /// The bindings of `run` on `gpu`: B unbound for a one-input operation.
-    pub fn bindings<'a>(&self, run: &OvRun, gpu: &'a [wgpu::Buffer]) -> XorBindings<'a> {
+    pub fn bindings<'a>(&self, run: &OvRun, gpu: &'a [wgpu::Buffer]) -> Bindings<'a> {
         let mut bindings = crate::engine::bindings(gpu, run.ranges);
         if self.op.inputs() == 1 {
             bindings.b = None;

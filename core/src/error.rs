@@ -576,7 +576,7 @@ pub enum Error {
     Map(#[source] WgpuError),
 
     /// The device is lost or was destroyed (`wgpu::Device::destroy`, a driver reset, a
-    /// browser that took the GPU back). Nothing more runs on it: make a new [`crate::Context`]
+    /// browser that took the GPU back). Nothing more runs on it: make a new `Context`
     /// on a new device.
     #[error("the device is lost: {0}")]
     DeviceLost(String),
@@ -592,7 +592,7 @@ pub enum Error {
     },
 
     /// wgpu refused a call for a reason this crate could not attribute to the device or to one
-    /// of the buffers (see the caller's duties on [`crate::TensorBinding`]).
+    /// of the buffers (see the caller's duties on `TensorBinding` in `gpu-xor`).
     #[error("wgpu refused {call}: {source}")]
     Wgpu {
         /// The wgpu call refused.
@@ -602,7 +602,7 @@ pub enum Error {
         source: WgpuError,
     },
 
-    /// A tensor view ([`crate::Tensor::view`]) reaches past the end of its buffer.
+    /// A tensor view (`Tensor::view` in `gpu-xor`) reaches past the end of its buffer.
     #[error(
         "a view of {size} bytes at offset {offset} does not fit its buffer of {buffer_size} bytes"
     )]
@@ -626,7 +626,7 @@ pub enum Error {
         strides: Vec<u64>,
     },
 
-    /// A setting of [`crate::ContextOptions`] or an environment variable is invalid.
+    /// A setting of `ContextOptions` or an environment variable is invalid.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {
         /// The setting.

@@ -10,7 +10,7 @@
 //! - [`schedule`]: from a plan and the bindings of one call to the dispatches that run it: the
 //!   kernel chosen per piece, dispatch sizing, the metadata record, pipeline keys, lowering
 //!   and merging.
-//! - [`reference`]: a plain CPU implementation of every operator over strided views, the
+//! - [`reference`](mod@reference): a plain CPU implementation of every operator over strided views, the
 //!   oracle of every test.
 //!
 //! This crate has no wgpu dependency, so the build itself keeps these layers apart from the
@@ -26,8 +26,6 @@ pub mod layout;
 pub mod reference;
 pub mod schedule;
 
-#[allow(deprecated)]
-pub use desc::ElementOp;
 pub use desc::{
     AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
     DmlUnaryDesc, DmlUnaryOp, ElementFunction, FeatureLevel, LogicalXorDesc, Operand, Operands,

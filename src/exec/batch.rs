@@ -1,10 +1,10 @@
 //! A batch: many calls checked and lowered as they are pushed, merged into as few dispatches
-//! as their independence allows, and encoded once when prepared; and [`XorOperator`], what a
+//! as their independence allows, and encoded once when prepared; and [`CompiledOperator`], what a
 //! batch asks of the operators it records (defined here, implemented by the operators above).
 
 use std::collections::HashMap;
 
-use super::binding::{TensorBinding, XorBindings, require_usage};
+use super::binding::{Bindings, TensorBinding, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
 use super::shared::Shared;
@@ -28,7 +28,7 @@ use crate::schedule::merge::Schedule;
 /// effect in the order they were pushed.
 ///
 /// ```no_run
-/// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
+/// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
 ///
 /// # fn main() -> Result<(), gpu_xor::Error> {
 /// # let ctx = Context::from_env()?;
@@ -39,7 +39,7 @@ use crate::schedule::merge::Schedule;
 ///     let at = i * 4096;
 ///     batch.push(
 ///         &op,
-///         &XorBindings::new(
+///         &Bindings::new(
 ///             TensorBinding::range(&a, at, 4096),
 ///             TensorBinding::range(&b, at, 4096),
 ///             TensorBinding::range(&out, at, 4096),
@@ -90,20 +90,20 @@ impl Context {
     /// [`Error::Pipeline`].
     ///
     /// ```no_run
-    /// use gpu_xor::{BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, XorOperator};
+    /// use gpu_xor::{BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, CompiledOperator};
     ///
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// let ctx = Context::from_env()?;
     /// let conv = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F16, &[1, 64, 56, 56]))?;
     /// let bias = BitwiseXor::new(&ctx, &BitwiseXorDesc::new(DataType::I32, &[1, 64, 56, 56], &[1, 64, 1, 1]))?;
-    /// let graph: [&dyn XorOperator; 2] = [&conv, &bias];
+    /// let graph: [&dyn CompiledOperator; 2] = [&conv, &bias];
     /// let compiled = ctx.warm_up(&graph)?;
     /// assert_eq!(ctx.warm_up(&graph)?, 0); // everything is compiled now
     /// # let _ = compiled;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn warm_up(&self, ops: &[&dyn XorOperator]) -> Result<usize, Error> {
+    pub fn warm_up(&self, ops: &[&dyn CompiledOperator]) -> Result<usize, Error> {
         let shared = &*self.shared;
         if ops
             .iter()
@@ -154,8 +154,8 @@ impl Batch {
     /// the call needs are compiled now; on an error nothing is added.
     pub fn push(
         &mut self,
-        op: &impl XorOperator,
-        bindings: &XorBindings<'_>,
+        op: &impl CompiledOperator,
+        bindings: &Bindings<'_>,
     ) -> Result<RecordSummary, Error> {
         self.push_plan(op.context(), op.plan(), op.owned(), bindings)
     }
@@ -166,7 +166,7 @@ impl Batch {
         ctx: &Context,
         plan: &Plan,
         owned: [Option<&wgpu::Buffer>; 2],
-        bindings: &XorBindings<'_>,
+        bindings: &Bindings<'_>,
     ) -> Result<RecordSummary, Error> {
         if !std::sync::Arc::ptr_eq(&ctx.shared, &self.ctx.shared) {
             return Err(Error::ContextMismatch);
@@ -359,7 +359,7 @@ fn compile(shared: &Shared, pieces: &[crate::schedule::lower::LoweredPiece]) -> 
 pub(crate) fn resolve<'a>(
     plan: &Plan,
     owned: [Option<&'a wgpu::Buffer>; 2],
-    bindings: &XorBindings<'a>,
+    bindings: &Bindings<'a>,
 ) -> Result<[TensorBinding<'a>; 2], Error> {
     let inputs = plan.operator().inputs();
     let given = [bindings.a, bindings.b];
@@ -398,13 +398,13 @@ pub(super) mod sealed {
 /// ([`DmlBinary`](crate::DmlBinary), [`DmlUnary`](crate::DmlUnary),
 /// [`OvBinary`](crate::OvBinary), [`OvUnary`](crate::OvUnary), [`BitXor`](crate::BitXor),
 /// [`LogicalXor`](crate::LogicalXor), [`BitwiseXor`](crate::BitwiseXor)).
-pub trait XorOperator: sealed::Sealed {
+pub trait CompiledOperator: sealed::Sealed {
     /// The plan decided at creation.
     fn plan(&self) -> &Plan;
     /// The context it records on.
     fn context(&self) -> &Context;
     /// Checks, lowers and binds one call once: see [`BitXor::prepare`](crate::BitXor::prepare).
-    fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error>;
+    fn prepare(&self, bindings: &Bindings<'_>) -> Result<Prepared, Error>;
     /// Compiles every pipeline a call may need: see [`BitXor::warm_up`](crate::BitXor::warm_up).
     fn warm_up(&self) -> Result<usize, Error>;
 }

@@ -65,7 +65,7 @@ impl<'a> TensorBinding<'a> {
 }
 
 /// The bindings of one call: A, B and the output; an operator of one input (NOT) binds its
-/// input as A and leaves B `None` ([`XorBindings::unary`]).
+/// input as A and leaves B `None` ([`Bindings::unary`]).
 ///
 /// Any of them may name the same buffer: ranges that do not overlap are fine, an output
 /// bound to exactly an input's range runs in place, and inputs may overlap each other.
@@ -74,7 +74,7 @@ impl<'a> TensorBinding<'a> {
 /// once when the operator was made, see [`crate::BitXor::with_owned_inputs`]) is not bound
 /// again: its binding is `None`, as DirectML's `DML_BINDING_TYPE_NONE`.
 #[derive(Clone, Copy, Debug)]
-pub struct XorBindings<'a> {
+pub struct Bindings<'a> {
     /// Input A; `None` when the operator owns it.
     pub a: Option<TensorBinding<'a>>,
     /// Input B; `None` when the operator owns it.
@@ -83,14 +83,14 @@ pub struct XorBindings<'a> {
     pub output: TensorBinding<'a>,
 }
 
-impl<'a> XorBindings<'a> {
+impl<'a> Bindings<'a> {
     /// Bindings from three tensor bindings.
     pub fn new(
         a: TensorBinding<'a>,
         b: TensorBinding<'a>,
         output: TensorBinding<'a>,
-    ) -> XorBindings<'a> {
-        XorBindings {
+    ) -> Bindings<'a> {
+        Bindings {
             a: Some(a),
             b: Some(b),
             output,
@@ -98,8 +98,8 @@ impl<'a> XorBindings<'a> {
     }
 
     /// The bindings of an operator of one input (NOT): the input as A, no B.
-    pub fn unary(input: TensorBinding<'a>, output: TensorBinding<'a>) -> XorBindings<'a> {
-        XorBindings {
+    pub fn unary(input: TensorBinding<'a>, output: TensorBinding<'a>) -> Bindings<'a> {
+        Bindings {
             a: Some(input),
             b: None,
             output,
@@ -107,8 +107,8 @@ impl<'a> XorBindings<'a> {
     }
 
     /// Bindings of B and the output, for an operator that owns A.
-    pub fn owned_a(b: TensorBinding<'a>, output: TensorBinding<'a>) -> XorBindings<'a> {
-        XorBindings {
+    pub fn owned_a(b: TensorBinding<'a>, output: TensorBinding<'a>) -> Bindings<'a> {
+        Bindings {
             a: None,
             b: Some(b),
             output,
@@ -116,8 +116,8 @@ impl<'a> XorBindings<'a> {
     }
 
     /// Bindings of A and the output, for an operator that owns B.
-    pub fn owned_b(a: TensorBinding<'a>, output: TensorBinding<'a>) -> XorBindings<'a> {
-        XorBindings {
+    pub fn owned_b(a: TensorBinding<'a>, output: TensorBinding<'a>) -> Bindings<'a> {
+        Bindings {
             a: Some(a),
             b: None,
             output,
@@ -125,8 +125,8 @@ impl<'a> XorBindings<'a> {
     }
 
     /// The output's binding alone, for an operator that owns both inputs (or its one input).
-    pub fn owned_ab(output: TensorBinding<'a>) -> XorBindings<'a> {
-        XorBindings {
+    pub fn owned_ab(output: TensorBinding<'a>) -> Bindings<'a> {
+        Bindings {
             a: None,
             b: None,
             output,

@@ -37,7 +37,7 @@ pub struct ContextOptions {
     /// the context there always follows it; native backends do not check it, and by default
     /// the context uses such overlapping bindings there in the one case that needs them
     /// (operands of one buffer too close together to be bound apart, too far apart to share a
-    /// binding: [`crate::RecordSummary::overlapping_bindings`] counts them). With this set,
+    /// binding: [`crate::inspect::RecordSummary::overlapping_bindings`] counts them). With this set,
     /// that case is [`Error::SharedBufferSpanTooLarge`] natively too, as it is in a browser.
     pub webgpu_binding_rules: bool,
     /// A pipeline cache to compile every pipeline through (`wgpu::Device::create_pipeline_cache`,

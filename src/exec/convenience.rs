@@ -2,7 +2,7 @@
 //! and submit. Nothing waits: the read-back of the output (`to_vec_async`, or `to_vec` on
 //! native) sees the call's writes.
 
-use super::binding::XorBindings;
+use super::binding::Bindings;
 use super::context::Context;
 use super::operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
 use super::tensor::Tensor;
@@ -206,7 +206,7 @@ impl Context {
         let desc = DmlUnaryDesc::new(op, input.dml_desc()?, input.packed_desc()?);
         let operator = DmlUnary::new(self, &desc)?;
         let out = Tensor::zeros(self, input.data_type(), input.shape())?;
-        operator.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        operator.submit(&Bindings::unary(input.binding(), out.binding()))?;
         Ok(out)
     }
 
@@ -219,7 +219,7 @@ impl Context {
         out: &Tensor,
     ) -> Result<(), Error> {
         let desc = DmlUnaryDesc::new(op, input.dml_desc()?, out.dml_desc()?);
-        DmlUnary::new(self, &desc)?.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        DmlUnary::new(self, &desc)?.submit(&Bindings::unary(input.binding(), out.binding()))?;
         Ok(())
     }
 
@@ -272,7 +272,7 @@ impl Context {
     pub fn ov_unary(&self, op: OvUnaryOp, input: &Tensor) -> Result<Tensor, Error> {
         let operator = ov_unary_operator(self, op, input)?;
         let out = Tensor::zeros(self, input.data_type(), input.shape())?;
-        operator.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        operator.submit(&Bindings::unary(input.binding(), out.binding()))?;
         Ok(out)
     }
 
@@ -282,7 +282,7 @@ impl Context {
     pub fn ov_unary_into(&self, op: OvUnaryOp, input: &Tensor, out: &Tensor) -> Result<(), Error> {
         let operator = ov_unary_operator(self, op, input)?;
         check_ov_output(out, input, input.shape(), AutoBroadcast::None)?;
-        operator.submit(&XorBindings::unary(input.binding(), out.binding()))?;
+        operator.submit(&Bindings::unary(input.binding(), out.binding()))?;
         Ok(())
     }
 }
@@ -367,8 +367,8 @@ impl Context {
 }
 
 /// The three tensors' bindings: each buffer from its tensor's offset.
-fn bindings<'a>(a: &'a Tensor, b: &'a Tensor, out: &'a Tensor) -> XorBindings<'a> {
-    XorBindings::new(a.binding(), b.binding(), out.binding())
+fn bindings<'a>(a: &'a Tensor, b: &'a Tensor, out: &'a Tensor) -> Bindings<'a> {
+    Bindings::new(a.binding(), b.binding(), out.binding())
 }
 
 /// The BitwiseXor of two dense tensors, validated.

@@ -2,8 +2,8 @@
 //! environment), compiled operators that record into the caller's encoder, blocking
 //! convenience calls, and typed GPU tensors.
 //!
-//! Each file uses only files listed before it (the crate's layering test fails on any
-//! circle), lowest first:
+//! Each file uses only files listed before it, lowest first (a test of the crate checks that
+//! no file uses a file that uses it back):
 //!
 //! 1. `signal.rs`: callbacks as futures.
 //! 2. `binding.rs`: where a tensor lives, the caller's buffer ranges.
@@ -16,14 +16,13 @@
 //! 6. `readback.rs`: copying a buffer back to the host, blocking or async.
 //! 7. `env.rs`: the environment variables a context reads, parsed without a device.
 //! 8. `context.rs`: the public [`Context`] and its options, above its services.
-//! 9. `lower.rs`: one call lowered to pieces (pure CPU).
-//! 10. `merge.rs`: pieces merged into dispatches (pure CPU).
-//! 11. `encode.rs`: a schedule's wgpu objects, made once, its records leased from the arena,
-//!     and its recording ([`Prepared`]).
-//! 12. `batch.rs`: [`Batch`], and [`XorOperator`], what it asks of an operator.
-//! 13. `operator.rs`: the compiled operators.
-//! 14. `tensor.rs`: typed GPU tensors.
-//! 15. `convenience.rs`: the one-call forms on tensors.
+//! 9. `encode.rs`: a schedule's wgpu objects (lowered and merged without a device, in
+//!    `gpu_xor_core::schedule`), made once, its records leased from the arena, and its
+//!    recording ([`Prepared`]).
+//! 10. `batch.rs`: [`Batch`], and [`CompiledOperator`], what it asks of an operator.
+//! 11. `operator.rs`: the compiled operators.
+//! 12. `tensor.rs`: typed GPU tensors.
+//! 13. `convenience.rs`: the one-call forms on tensors.
 
 mod arena;
 mod batch;
@@ -39,8 +38,8 @@ mod shared;
 mod signal;
 mod tensor;
 
-pub use batch::{Batch, XorOperator};
-pub use binding::{OwnedInputs, TensorBinding, XorBindings};
+pub use batch::{Batch, CompiledOperator};
+pub use binding::{Bindings, OwnedInputs, TensorBinding};
 pub use context::{Context, ContextOptions, RecordingObjects};
 pub use encode::Prepared;
 pub use env::LimitsChoice;

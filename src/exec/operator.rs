@@ -1,7 +1,7 @@
 //! Compiled operators: validated once, recorded many times.
 
-use super::batch::{XorOperator, resolve, sealed};
-use super::binding::{OwnedInputs, TensorBinding, XorBindings, require_usage};
+use super::batch::{CompiledOperator, resolve, sealed};
+use super::binding::{Bindings, OwnedInputs, TensorBinding, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
 use crate::desc::TensorName;
@@ -65,7 +65,7 @@ impl Compiled {
     fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        bindings: &XorBindings<'_>,
+        bindings: &Bindings<'_>,
     ) -> Result<RecordSummary, Error> {
         let mut batch = self.ctx.batch();
         let summary = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
@@ -73,7 +73,7 @@ impl Compiled {
         Ok(summary)
     }
 
-    fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error> {
+    fn prepare(&self, bindings: &Bindings<'_>) -> Result<Prepared, Error> {
         let mut batch = self.ctx.batch();
         batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
         batch.prepare_named(&self.named(bindings))
@@ -99,7 +99,7 @@ impl Compiled {
     /// Records into a new encoder and submits it, without waiting.
     fn submit(
         &self,
-        bindings: &XorBindings<'_>,
+        bindings: &Bindings<'_>,
     ) -> Result<(RecordSummary, wgpu::SubmissionIndex), Error> {
         let shared = &*self.ctx.shared;
         let device = &shared.device;
@@ -127,14 +127,14 @@ impl Compiled {
         Ok((summary, index))
     }
 
-    async fn run_async(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+    async fn run_async(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         let (summary, _) = self.submit(bindings)?;
         self.ctx.wait_async().await?;
         Ok(summary)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+    fn run(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         let shared = &*self.ctx.shared;
         let (summary, index) = self.submit(bindings)?;
         shared
@@ -148,7 +148,7 @@ impl Compiled {
     }
 
     /// Each bound buffer with its tensor, A first, so that a refused buffer is named.
-    fn named<'a>(&'a self, bindings: &XorBindings<'a>) -> Vec<(TensorName, &'a wgpu::Buffer)> {
+    fn named<'a>(&'a self, bindings: &Bindings<'a>) -> Vec<(TensorName, &'a wgpu::Buffer)> {
         let mut named = Vec::with_capacity(3);
         if let Ok([a, b]) = resolve(&self.plan, self.owned(), bindings) {
             named.push((TensorName::A, a.buffer));
@@ -280,7 +280,7 @@ macro_rules! compiled_operator {
             pub fn record(
                 &self,
                 encoder: &mut wgpu::CommandEncoder,
-                bindings: &XorBindings<'_>,
+                bindings: &Bindings<'_>,
             ) -> Result<RecordSummary, Error> {
                 self.compiled.record(encoder, bindings)
             }
@@ -291,7 +291,7 @@ macro_rules! compiled_operator {
             /// operator in a program that runs the same call many times.
             ///
             /// Errors are those of [`Self::record`]; on an error nothing is made.
-            pub fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error> {
+            pub fn prepare(&self, bindings: &Bindings<'_>) -> Result<Prepared, Error> {
                 self.compiled.prepare(bindings)
             }
 
@@ -317,7 +317,7 @@ macro_rules! compiled_operator {
             /// [`Error::Wgpu`] for a refusal that names no buffer. In a browser, what the GPU
             /// process reports later is returned by the next asynchronous call on the context
             /// ([`Context::check_async`]).
-            pub fn submit(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+            pub fn submit(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
                 Ok(self.compiled.submit(bindings)?.0)
             }
 
@@ -326,7 +326,7 @@ macro_rules! compiled_operator {
             /// is returned here.
             pub async fn run_async(
                 &self,
-                bindings: &XorBindings<'_>,
+                bindings: &Bindings<'_>,
             ) -> Result<RecordSummary, Error> {
                 self.compiled.run_async(bindings).await
             }
@@ -338,7 +338,7 @@ macro_rules! compiled_operator {
             /// [`Error::InvalidBuffer`] (destroyed, mapped or of another device), or
             /// [`Error::Wgpu`] for a refusal that names no buffer.
             #[cfg(not(target_arch = "wasm32"))]
-            pub fn run(&self, bindings: &XorBindings<'_>) -> Result<RecordSummary, Error> {
+            pub fn run(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
                 self.compiled.run(bindings)
             }
 
@@ -364,7 +364,7 @@ macro_rules! compiled_operator {
             }
         }
 
-        impl XorOperator for $name {
+        impl CompiledOperator for $name {
             fn plan(&self) -> &Plan {
                 &self.compiled.plan
             }
@@ -373,7 +373,7 @@ macro_rules! compiled_operator {
                 &self.compiled.ctx
             }
 
-            fn prepare(&self, bindings: &XorBindings<'_>) -> Result<Prepared, Error> {
+            fn prepare(&self, bindings: &Bindings<'_>) -> Result<Prepared, Error> {
                 self.compiled.prepare(bindings)
             }
 
@@ -388,7 +388,7 @@ compiled_operator!(
     /// A compiled DirectML BIT_XOR.
     ///
     /// ```no_run
-    /// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
+    /// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
     ///
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
@@ -398,7 +398,7 @@ compiled_operator!(
     /// let mut encoder = device.create_command_encoder(&Default::default());
     /// op.record(
     ///     &mut encoder,
-    ///     &XorBindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
+    ///     &Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
     /// )?;
     /// queue.submit([encoder.finish()]);
     /// # Ok(())
@@ -424,8 +424,8 @@ macro_rules! owned_inputs {
             /// Validates `desc`, makes the operator, and copies the bytes of the inputs that
             /// `desc` flags `OWNED_BY_DML` (`TotalTensorSizeInBytes` from each binding's
             /// offset) into storage the operator owns: DirectML's operator initializer. Later
-            /// calls bind only the other tensors ([`XorBindings::owned_a`],
-            /// [`XorBindings::owned_b`], [`XorBindings::owned_ab`]) and read the owned bytes as
+            /// calls bind only the other tensors ([`Bindings::owned_a`],
+            /// [`Bindings::owned_b`], [`Bindings::owned_ab`]) and read the owned bytes as
             /// they were now; the caller's buffer may change or go.
             ///
             /// The copy is submitted on the context's queue before this returns, so every
@@ -436,7 +436,7 @@ macro_rules! owned_inputs {
             /// [`Error::OwnedInputBound`].
             ///
             /// ```no_run
-            #[doc = concat!("use gpu_xor::{", stringify!($name), ", ", stringify!($desc), ", Context, DataType, OwnedInputs, TensorBinding, TensorDesc, TensorFlags, XorBindings};")]
+            #[doc = concat!("use gpu_xor::{", stringify!($name), ", ", stringify!($desc), ", Context, DataType, OwnedInputs, TensorBinding, TensorDesc, TensorFlags, Bindings};")]
             ///
             /// # fn main() -> Result<(), gpu_xor::Error> {
             /// # let ctx = Context::from_env()?;
@@ -446,7 +446,7 @@ macro_rules! owned_inputs {
             /// desc.b.flags = TensorFlags::OwnedByDml;
             #[doc = concat!("let op = ", stringify!($name), "::with_owned_inputs(&ctx, &desc, &OwnedInputs::b(TensorBinding::new(&weights)))?;")]
             /// // B is the operator's now: calls bind A and the output only.
-            /// op.submit(&XorBindings::owned_b(TensorBinding::new(&a), TensorBinding::new(&out)))?;
+            /// op.submit(&Bindings::owned_b(TensorBinding::new(&a), TensorBinding::new(&out)))?;
             /// # Ok(())
             /// # }
             /// ```
@@ -495,13 +495,13 @@ compiled_operator!(
     /// and owned inputs.
     ///
     /// ```no_run
-    /// use gpu_xor::{Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorBinding, XorBindings};
+    /// use gpu_xor::{Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorBinding, Bindings};
     ///
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// # let ctx = Context::from_env()?;
     /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
     /// let op = DmlBinary::new(&ctx, &DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, DataType::U16, &[64, 64]))?;
-    /// op.submit(&XorBindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)))?;
+    /// op.submit(&Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)))?;
     /// # Ok(())
     /// # }
     /// ```
@@ -514,18 +514,18 @@ compiled_operator!(
 compiled_operator!(
     /// A compiled DirectML operator of one input: BIT_NOT or LOGICAL_NOT
     /// ([`DmlUnaryDesc::op`]). Its calls bind the input as A and no B
-    /// ([`XorBindings::unary`]); it runs in place when the output is the input's range.
+    /// ([`Bindings::unary`]); it runs in place when the output is the input's range.
     ///
     /// ```no_run
-    /// use gpu_xor::{Context, DataType, DmlUnary, DmlUnaryDesc, DmlUnaryOp, TensorBinding, XorBindings};
+    /// use gpu_xor::{Context, DataType, DmlUnary, DmlUnaryDesc, DmlUnaryOp, TensorBinding, Bindings};
     ///
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// # let ctx = Context::from_env()?;
     /// # let (input, out): (wgpu::Buffer, wgpu::Buffer) = unimplemented!();
     /// let op = DmlUnary::new(&ctx, &DmlUnaryDesc::packed(DmlUnaryOp::BitNot, DataType::U8, &[1024]))?;
-    /// op.submit(&XorBindings::unary(TensorBinding::new(&input), TensorBinding::new(&out)))?;
+    /// op.submit(&Bindings::unary(TensorBinding::new(&input), TensorBinding::new(&out)))?;
     /// // In place: the output bound to the input's range.
-    /// op.submit(&XorBindings::unary(TensorBinding::new(&input), TensorBinding::new(&input)))?;
+    /// op.submit(&Bindings::unary(TensorBinding::new(&input), TensorBinding::new(&input)))?;
     /// # Ok(())
     /// # }
     /// ```
@@ -553,7 +553,7 @@ compiled_operator!(
 
 compiled_operator!(
     /// A compiled OpenVINO operation of one input: BitwiseNot-13 or LogicalNot-1
-    /// ([`OvUnaryDesc::op`]). Its calls bind the input as A and no B ([`XorBindings::unary`]).
+    /// ([`OvUnaryDesc::op`]). Its calls bind the input as A and no B ([`Bindings::unary`]).
     OvUnary,
     OvUnaryDesc,
     |ctx, desc| {
@@ -599,7 +599,7 @@ impl DmlUnary {
     /// Validates `desc`, makes the operator, and, when `desc` flags the input
     /// `OWNED_BY_DML`, copies its bytes ([`OwnedInputs::a`]) into storage the operator owns,
     /// with the rules of [`BitXor::with_owned_inputs`]. Calls then bind the output alone
-    /// ([`XorBindings::owned_ab`]).
+    /// ([`Bindings::owned_ab`]).
     pub fn with_owned_inputs(
         ctx: &Context,
         desc: &DmlUnaryDesc,

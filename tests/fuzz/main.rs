@@ -29,11 +29,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use gpu_xor::inspect::{KernelKind, Plan};
 use gpu_xor::reference::{self, StridedView, StridedViewMut};
 use gpu_xor::{
     AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc,
-    DmlUnaryOp, Error, FeatureLevel, KernelKind, LogicalXorDesc, OvBinaryDesc, OvBinaryOp,
-    OvUnaryDesc, OvUnaryOp, Plan, TensorDesc, TensorFlags, TensorName, infer_output_shape,
+    DmlUnaryOp, Error, FeatureLevel, LogicalXorDesc, OvBinaryDesc, OvBinaryOp, OvUnaryDesc,
+    OvUnaryOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
 
 /// The longest one case may take.

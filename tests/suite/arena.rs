@@ -4,7 +4,7 @@
 //!
 //! Each test runs on a device of its own, so that the counts are the test's alone.
 
-use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, XorBindings};
+use gpu_xor::{Bindings, BitXor, BitXorDesc, Context, DataType, TensorBinding};
 
 use crate::common::{buffer, random_bytes};
 
@@ -47,8 +47,8 @@ impl Buffers {
     }
 
     /// The bindings of `bytes` bytes at `at` in each buffer.
-    fn at(&self, at: u64, bytes: u64) -> XorBindings<'_> {
-        XorBindings::new(
+    fn at(&self, at: u64, bytes: u64) -> Bindings<'_> {
+        Bindings::new(
             TensorBinding::range(&self.a, at, bytes),
             TensorBinding::range(&self.b, at, bytes),
             TensorBinding::range(&self.out, at, bytes),

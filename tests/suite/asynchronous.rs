@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use futures_util::future::join_all;
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, Error,
-    LogicalXor, LogicalXorDesc, Tensor, TensorBinding, TensorName, XorBindings,
+    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
+    Error, LogicalXor, LogicalXorDesc, Tensor, TensorBinding, TensorName,
 };
 
 use crate::common::{buffer, ctx, random_bytes};
@@ -82,7 +82,7 @@ fn run_async_and_submit_give_what_run_gives() {
             .iter()
             .map(|bytes| buffer(ctx, bytes))
             .collect();
-        let bindings = XorBindings::new(
+        let bindings = Bindings::new(
             TensorBinding::new(&gpu[0]),
             TensorBinding::new(&gpu[1]),
             TensorBinding::new(&gpu[2]),
@@ -169,7 +169,7 @@ fn async_forms_report_faults_as_the_blocking_forms_do() {
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: true,
     });
-    let bindings = XorBindings::new(
+    let bindings = Bindings::new(
         TensorBinding::new(&a),
         TensorBinding::new(&b),
         TensorBinding::new(&mapped),

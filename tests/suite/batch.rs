@@ -11,7 +11,8 @@
 //! The element function is part of the pipeline: each operator of the family merges as XOR
 //! does, and calls of different functions never share a dispatch, on every kernel.
 
-use gpu_xor::{Context, DataType, KernelKind, KernelTuning, RecordSummary, TensorDesc};
+use gpu_xor::inspect::{KernelKind, RecordSummary};
+use gpu_xor::{Context, DataType, KernelTuning, TensorDesc};
 use gpu_xor_conformance::dml::{Call, Calls};
 use gpu_xor_conformance::engine;
 

@@ -1,7 +1,8 @@
 //! DirectML BIT_XOR on the GPU against the reference: every type, special values, awkward
 //! sizes, ranks, strides and offsets.
 
-use gpu_xor::{BitXor, BitXorDesc, DataType, KernelKind, KernelTuning, Tensor, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{BitXor, BitXorDesc, DataType, KernelTuning, Tensor, TensorDesc};
 use half::f16;
 
 use crate::common::{
@@ -368,12 +369,12 @@ fn bit_xor_compiled_once_records_many_times() {
     // out0 = a ^ b, then out1 = out0 ^ b (== a), in one encoder.
     op.record(
         &mut encoder,
-        &gpu_xor::XorBindings::new(bufs[0].binding(), bufs[1].binding(), bufs[2].binding()),
+        &gpu_xor::Bindings::new(bufs[0].binding(), bufs[1].binding(), bufs[2].binding()),
     )
     .unwrap();
     op.record(
         &mut encoder,
-        &gpu_xor::XorBindings::new(bufs[2].binding(), bufs[1].binding(), bufs[3].binding()),
+        &gpu_xor::Bindings::new(bufs[2].binding(), bufs[1].binding(), bufs[3].binding()),
     )
     .unwrap();
     ctx.queue().submit([encoder.finish()]);

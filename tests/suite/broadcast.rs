@@ -1,7 +1,8 @@
 //! OpenVINO BitwiseXor-13 on the GPU: the seed examples, numpy / pdpd / none broadcasting,
 //! scalars, zero-size dimensions, ranks above 8 and non-canonical booleans.
 
-use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Error, KernelKind, Tensor};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Error, Tensor};
 use proptest::prelude::*;
 
 use crate::common::{CheckOv, OvCase, assert_kernel, ctx, small_windows};
@@ -223,7 +224,7 @@ fn in_place_on_the_first_input() {
     let b = Tensor::zeros(ctx(), DataType::U16, &[4, 9]).unwrap();
     let shared = Tensor::zeros(ctx(), DataType::U16, &[4, 9]).unwrap();
     let e = op
-        .run(&gpu_xor::XorBindings::new(
+        .run(&gpu_xor::Bindings::new(
             gpu_xor::TensorBinding::range(shared.buffer(), 0, 20),
             b.binding(),
             shared.binding(),
@@ -252,7 +253,7 @@ fn binding_offsets_follow_the_element_size() {
     let op = BitwiseXor::new(ctx(), &BitwiseXorDesc::new(DataType::U64, &[1], &[1])).unwrap();
     let t = Tensor::zeros(ctx(), DataType::U64, &[4]).unwrap();
     let e = op
-        .run(&gpu_xor::XorBindings::new(
+        .run(&gpu_xor::Bindings::new(
             gpu_xor::TensorBinding::at(t.buffer(), 4),
             t.binding(),
             gpu_xor::TensorBinding::at(t.buffer(), 16),

@@ -9,7 +9,8 @@
 
 use std::sync::OnceLock;
 
-use gpu_xor::{Context, ContextOptions, Error, KernelTuning, RecordSummary};
+use gpu_xor::inspect::RecordSummary;
+use gpu_xor::{Context, ContextOptions, Error, KernelTuning};
 use gpu_xor_conformance::engine;
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
@@ -310,7 +311,7 @@ impl CheckOv for OvCase {
 }
 
 /// Every dispatch of the call ran `kernel` (there may be several, one per window).
-pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::KernelKind) {
+pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::inspect::KernelKind) {
     assert!(
         !summary.dispatches.is_empty() && summary.dispatches.iter().all(|&k| k == kernel),
         "expected only {kernel:?}: {summary:?}"

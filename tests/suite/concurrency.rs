@@ -219,7 +219,7 @@ fn ov_case(rng: &mut Rng, seed: u64) -> OvCase {
 }
 
 /// Pushes `op` into `batch` (a batch takes every compiled operator).
-fn push(batch: &mut Batch, op: &AnyOperator, bindings: &gpu_xor::XorBindings<'_>) {
+fn push(batch: &mut Batch, op: &AnyOperator, bindings: &gpu_xor::Bindings<'_>) {
     op.push(batch, bindings).unwrap_or_else(|e| panic!("{e}"));
 }
 

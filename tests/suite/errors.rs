@@ -2,8 +2,8 @@
 //! changes when a call is refused.
 
 use gpu_xor::{
-    BitXor, BitXorDesc, Context, DataType, Error, FeatureLevel, LogicalXorDesc, Operator,
-    TensorBinding, TensorDesc, TensorFlags, TensorName, XorBindings,
+    Bindings, BitXor, BitXorDesc, Context, DataType, Error, FeatureLevel, LogicalXorDesc, Operator,
+    TensorBinding, TensorDesc, TensorFlags, TensorName,
 };
 
 use crate::common::{Check, DmlCase, DmlOp, ctx, place};
@@ -358,21 +358,21 @@ fn bindings_are_checked_before_anything_is_recorded() {
     let small = storage_buffer(ctx, 48, usage);
     let no_storage = storage_buffer(ctx, 64, wgpu::BufferUsages::COPY_SRC);
     let ok = TensorBinding::new(&good);
-    let cases: Vec<(XorBindings, &str)> = vec![
+    let cases: Vec<(Bindings, &str)> = vec![
         (
-            XorBindings::new(TensorBinding::new(&small), ok, ok),
+            Bindings::new(TensorBinding::new(&small), ok, ok),
             "binding_too_small",
         ),
         (
-            XorBindings::new(ok, ok, TensorBinding::range(&good, 16, 64)),
+            Bindings::new(ok, ok, TensorBinding::range(&good, 16, 64)),
             "binding_out_of_bounds",
         ),
         (
-            XorBindings::new(ok, TensorBinding::at(&good, 128), ok),
+            Bindings::new(ok, TensorBinding::at(&good, 128), ok),
             "binding_out_of_bounds",
         ),
         (
-            XorBindings::new(ok, TensorBinding::new(&no_storage), ok),
+            Bindings::new(ok, TensorBinding::new(&no_storage), ok),
             "missing_usage",
         ),
     ];

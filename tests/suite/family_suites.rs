@@ -4,10 +4,9 @@
 //! every byte of every buffer with the CPU reference.
 
 use gpu_xor::{
-    AutoBroadcast, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
+    AutoBroadcast, Bindings, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
     DmlUnaryDesc, DmlUnaryOp, Error, FeatureLevel, Operator, OvBinary, OvBinaryDesc, OvBinaryOp,
     OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, Tensor, TensorBinding, TensorDesc, TensorFlags,
-    XorBindings,
 };
 use gpu_xor_conformance::dml::{Call, Calls};
 use gpu_xor_conformance::engine::{self, AnyOperator};
@@ -242,9 +241,9 @@ fn warm_up_covers_every_binding_of_a_one_input_operator() {
                 .collect();
             let t = |b, k: u64| TensorBinding::range(b, k * span + at, bytes);
             let bindings = match pattern % 3 {
-                0 => XorBindings::unary(t(&bufs[0], 0), t(&bufs[1], 0)),
-                1 => XorBindings::unary(t(&bufs[0], 0), t(&bufs[0], 0)),
-                _ => XorBindings::unary(t(&bufs[0], 0), t(&bufs[0], 1)),
+                0 => Bindings::unary(t(&bufs[0], 0), t(&bufs[1], 0)),
+                1 => Bindings::unary(t(&bufs[0], 0), t(&bufs[0], 0)),
+                _ => Bindings::unary(t(&bufs[0], 0), t(&bufs[0], 1)),
             };
             let mut encoder = ctx.device().create_command_encoder(&Default::default());
             op.prepare(&bindings)
@@ -281,8 +280,8 @@ fn family_calls_on_a_destroyed_device_or_buffer_are_typed_errors() {
         &DmlUnaryDesc::packed(DmlUnaryOp::LogicalNot, DataType::U32, &[8]),
     )
     .unwrap();
-    let binary = XorBindings::new(a.binding(), b.binding(), out.binding());
-    let unary = XorBindings::unary(a.binding(), out.binding());
+    let binary = Bindings::new(a.binding(), b.binding(), out.binding());
+    let unary = Bindings::unary(a.binding(), out.binding());
     and.run(&binary).unwrap();
     assert_eq!(out.to_vec::<u32>().unwrap(), [0, 0, 2, 2, 0, 4, 0, 6]);
     not.run(&unary).unwrap();
@@ -295,7 +294,7 @@ fn family_calls_on_a_destroyed_device_or_buffer_are_typed_errors() {
     let e = not
         .record(
             &mut encoder,
-            &XorBindings::unary(doomed.binding(), out.binding()),
+            &Bindings::unary(doomed.binding(), out.binding()),
         )
         .unwrap_err();
     assert_eq!(e.rule(), "invalid_buffer", "{e}");
@@ -355,12 +354,12 @@ fn family_operators_own_their_flagged_inputs() {
     ctx.queue().write_buffer(&input, 0, &[0x33; 8]);
     ctx.queue().write_buffer(&other, 0, &[0; 8]);
 
-    not.run(&XorBindings::owned_ab(TensorBinding::new(&out)))
+    not.run(&Bindings::owned_ab(TensorBinding::new(&out)))
         .unwrap();
     let got = ctx.read_buffer(&out, 0, 8).unwrap();
     assert_eq!(got, x.map(|v| !v));
     // A binds the changed `input` (0x33, true everywhere); B is the owned `y`.
-    and.run(&XorBindings::owned_b(
+    and.run(&Bindings::owned_b(
         TensorBinding::new(&input),
         TensorBinding::new(&out),
     ))
@@ -370,7 +369,7 @@ fn family_operators_own_their_flagged_inputs() {
 
     // A NOT that owns its input takes no binding for it, and never a B.
     let e = not
-        .run(&XorBindings::unary(
+        .run(&Bindings::unary(
             TensorBinding::new(&input),
             TensorBinding::new(&out),
         ))
@@ -401,19 +400,17 @@ fn one_input_calls_refuse_bad_bindings_and_write_nothing() {
     let bytes = random_bytes(71, 1024);
     let buf = buffer(ctx, &bytes);
     let at = |offset| TensorBinding::range(&buf, offset, 256);
-    let cases: [(XorBindings<'_>, &str); 3] = [
-        (XorBindings::new(at(0), at(256), at(512)), "extra_binding"),
-        (XorBindings::owned_ab(at(512)), "missing_binding"),
-        (XorBindings::unary(at(0), at(128)), "partial_overlap"),
+    let cases: [(Bindings<'_>, &str); 3] = [
+        (Bindings::new(at(0), at(256), at(512)), "extra_binding"),
+        (Bindings::owned_ab(at(512)), "missing_binding"),
+        (Bindings::unary(at(0), at(128)), "partial_overlap"),
     ];
     for (bindings, want) in cases {
         let e = op.run(&bindings).unwrap_err();
         assert_eq!(e.rule(), want, "{e}");
         assert_eq!(ctx.read_buffer(&buf, 0, 1024).unwrap(), bytes, "{want}");
     }
-    let e = op
-        .run(&XorBindings::new(at(0), at(256), at(512)))
-        .unwrap_err();
+    let e = op.run(&Bindings::new(at(0), at(256), at(512))).unwrap_err();
     assert_eq!(
         e,
         Error::ExtraBinding {
@@ -422,7 +419,7 @@ fn one_input_calls_refuse_bad_bindings_and_write_nothing() {
         }
     );
     // In place is the one overlap allowed.
-    op.run(&XorBindings::unary(at(0), at(0))).unwrap();
+    op.run(&Bindings::unary(at(0), at(0))).unwrap();
     let got = ctx.read_buffer(&buf, 0, 256).unwrap();
     let want: Vec<u8> = bytes[..256].iter().map(|b| !b).collect();
     assert_eq!(got, want);
@@ -677,7 +674,7 @@ fn openvino_family_operators_broadcast_on_their_kernels() {
     )
     .unwrap();
     let prepared = op
-        .prepare(&XorBindings::unary(x.binding(), x.binding()))
+        .prepare(&Bindings::unary(x.binding(), x.binding()))
         .unwrap();
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
     prepared.record(&mut encoder).unwrap();
@@ -701,7 +698,7 @@ fn openvino_family_operators_broadcast_on_their_kernels() {
 /// in `Ok` or a typed error, never a panic, and small valid ones run on the CPU reference.
 mod fuzz {
     use super::*;
-    use gpu_xor::Plan;
+    use gpu_xor::inspect::Plan;
 
     fn any_type() -> impl Strategy<Value = DataType> {
         proptest::sample::select(DataType::ALL.to_vec())

@@ -7,9 +7,9 @@
 //! must stay alive for the other tests.
 
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary,
-    OvUnaryDesc, OvUnaryOp, Tensor, TensorBinding, TensorName, XorBindings,
+    AutoBroadcast, Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc,
+    DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, OvBinary, OvBinaryDesc, OvBinaryOp,
+    OvUnary, OvUnaryDesc, OvUnaryOp, Tensor, TensorBinding, TensorName,
 };
 use gpu_xor_conformance::engine::AnyOperator;
 
@@ -55,16 +55,16 @@ fn bind<'a>(
     x: &'a wgpu::Buffer,
     y: &'a wgpu::Buffer,
     out: &'a wgpu::Buffer,
-) -> XorBindings<'a> {
+) -> Bindings<'a> {
     let (x, y, out) = (
         TensorBinding::new(x),
         TensorBinding::new(y),
         TensorBinding::new(out),
     );
     if unary(op) {
-        XorBindings::unary(x, out)
+        Bindings::unary(x, out)
     } else {
-        XorBindings::new(x, y, out)
+        Bindings::new(x, y, out)
     }
 }
 
@@ -139,7 +139,7 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
     let b = Tensor::from_slice(&ctx, &[8], &[6u32; 8]).unwrap();
     let out = Tensor::zeros(&ctx, DataType::U32, &[8]).unwrap();
     let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
-    let bindings = XorBindings::new(a.binding(), b.binding(), out.binding());
+    let bindings = Bindings::new(a.binding(), b.binding(), out.binding());
     op.run(&bindings).unwrap();
     assert_eq!(out.to_vec::<u32>().unwrap(), [7; 8]);
     // The family, each run once before the loss.
@@ -433,7 +433,7 @@ fn a_buffer_destroyed_after_record_is_reported_at_the_callers_submit() {
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
     op.record(
         &mut encoder,
-        &XorBindings::new(
+        &Bindings::new(
             TensorBinding::new(&bufs[0]),
             TensorBinding::new(&bufs[1]),
             TensorBinding::new(&bufs[2]),
@@ -463,7 +463,7 @@ fn a_mapped_buffer_is_refused_at_run_without_a_panic() {
         mapped_at_creation: true,
     });
     let e = op
-        .run(&XorBindings::new(
+        .run(&Bindings::new(
             TensorBinding::new(&a),
             TensorBinding::new(&b),
             TensorBinding::new(&out),
@@ -613,7 +613,7 @@ fn a_buffer_of_another_device_is_invalid_buffer() {
     let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[16])).unwrap();
     let mine: Vec<wgpu::Buffer> = (0..2).map(|i| buffer(&ctx, &random_bytes(i, 16))).collect();
     let foreign = buffer(&other, &random_bytes(9, 16));
-    let bindings = XorBindings::new(
+    let bindings = Bindings::new(
         TensorBinding::new(&mine[0]),
         TensorBinding::new(&foreign),
         TensorBinding::new(&mine[1]),

@@ -1,7 +1,8 @@
 //! Binding patterns: in place, shared input buffers, disjoint ranges of one buffer, and the
 //! overlaps that are refused.
 
-use gpu_xor::{BindingPattern, DataType, KernelKind, TensorDesc};
+use gpu_xor::inspect::{BindingPattern, KernelKind};
+use gpu_xor::{DataType, TensorDesc};
 
 use crate::common::{
     Check, DmlCase, DmlOp, assert_kernel, place, random_bytes, scatter_kind, small_windows,

@@ -1,8 +1,8 @@
 //! Tensors beyond one storage binding, and batches of many calls.
 
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
-    TensorBinding, TensorDesc, XorBindings,
+    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
+    TensorBinding, TensorDesc,
 };
 
 use crate::common::{buffer, ctx, random_bytes};
@@ -45,7 +45,7 @@ fn bit_xor_u8_300_mib_is_exact_and_leaves_its_surroundings() {
     let go = buffer(ctx, &around);
     let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U8, &[n as u32])).unwrap();
     let r = op
-        .run(&XorBindings::new(
+        .run(&Bindings::new(
             TensorBinding::new(&ga),
             TensorBinding::new(&gb),
             TensorBinding::range(&go, lead, n),
@@ -80,7 +80,7 @@ fn in_place_u32_beyond_one_binding() {
     let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[(n / 4) as u32])).unwrap();
     let on_a = TensorBinding::range(&ga, 32, n);
     let r = op
-        .run(&XorBindings::new(on_a, TensorBinding::new(&gb), on_a))
+        .run(&Bindings::new(on_a, TensorBinding::new(&gb), on_a))
         .unwrap();
     assert!(r.a_in_place && r.dispatches.len() >= 2, "{r:?}");
     let mut want = a.clone();
@@ -112,7 +112,7 @@ fn row_broadcast_beyond_one_binding() {
     )
     .unwrap();
     let r = op
-        .run(&XorBindings::new(
+        .run(&Bindings::new(
             TensorBinding::new(&ga),
             TensorBinding::new(&gb),
             TensorBinding::range(&go, 256, (rows * cols) as u64),
@@ -153,7 +153,7 @@ fn a_thousand_calls_in_one_batch() {
     for i in 0..calls {
         let at = (i * len) as u64;
         let bind = |out| {
-            XorBindings::new(
+            Bindings::new(
                 TensorBinding::range(&ga, at, len as u64),
                 TensorBinding::range(&gb, at, len as u64),
                 TensorBinding::range(out, at, len as u64),
@@ -207,7 +207,7 @@ fn batches_merge_independent_calls_and_order_dependent_ones() {
     let mut batch = ctx.batch();
     for i in 0..calls {
         batch
-            .push(&op, &XorBindings::new(at(&ga, i), at(&gb, i), at(&out, i)))
+            .push(&op, &Bindings::new(at(&ga, i), at(&gb, i), at(&out, i)))
             .unwrap();
     }
     assert_eq!(batch.dispatch_count(), calls.div_ceil(64), "{batch:?}");
@@ -216,7 +216,7 @@ fn batches_merge_independent_calls_and_order_dependent_ones() {
         batch
             .push(
                 &op,
-                &XorBindings::new(at(&out, i), at(&gb, i + 1), at(&out, i + 1)),
+                &Bindings::new(at(&out, i), at(&gb, i + 1), at(&out, i + 1)),
             )
             .unwrap();
     }
@@ -245,10 +245,7 @@ fn batches_refuse_operators_of_other_contexts() {
     let t = gpu_xor::Tensor::zeros(ctx, DataType::U8, &[4]).unwrap();
     let mut batch = ctx.batch();
     let e = batch
-        .push(
-            &op,
-            &XorBindings::new(t.binding(), t.binding(), t.binding()),
-        )
+        .push(&op, &Bindings::new(t.binding(), t.binding(), t.binding()))
         .unwrap_err();
     assert_eq!(e.rule(), "context_mismatch");
     assert!(batch.is_empty());

@@ -1,6 +1,7 @@
 //! DirectML LOGICAL_XOR on the GPU: full-width truth, feature levels, strides and in place.
 
-use gpu_xor::{DataType, Element, FeatureLevel, KernelKind, Tensor, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{DataType, Element, FeatureLevel, Tensor, TensorDesc};
 
 use crate::common::{Check, DmlCase, DmlOp, assert_kernel, ctx, small_windows};
 use crate::per_type;

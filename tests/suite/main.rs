@@ -18,6 +18,7 @@ mod conveniences;
 mod errors;
 mod family_suites;
 mod faults;
+mod files;
 mod in_place;
 mod large;
 mod logical_xor;

@@ -11,9 +11,10 @@
 //! Every DirectML operator runs these checks: the XOR operators and the family's, whose
 //! one-input operators (BIT_NOT, LOGICAL_NOT) may own their one input, A.
 
+use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor::{
-    Context, DataType, Error, KernelKind, KernelTuning, OwnedInputs, RecordSummary, TensorBinding,
-    TensorDesc, TensorFlags, TensorName, XorBindings,
+    Bindings, Context, DataType, Error, KernelTuning, OwnedInputs, TensorBinding, TensorDesc,
+    TensorFlags, TensorName,
 };
 use gpu_xor_conformance::engine::{self, AnyOperator};
 
@@ -539,13 +540,13 @@ fn owned_binding_follows_the_call_binding_rules() {
 }
 
 /// One way of making a call.
-type CallFn = fn(&AnyOperator, &XorBindings<'_>) -> Result<(), Error>;
+type CallFn = fn(&AnyOperator, &Bindings<'_>) -> Result<(), Error>;
 
 /// Every way of making a call, each refused with `rule` and writing nothing; through a batch
 /// that already holds one good call, which the refused push leaves as it was.
 fn every_call_refused(
     case: &DmlCase,
-    bindings: impl Fn(&[wgpu::Buffer]) -> XorBindings<'_>,
+    bindings: impl Fn(&[wgpu::Buffer]) -> Bindings<'_>,
     rule: &str,
 ) {
     let calls: [(&str, CallFn); 5] = [
@@ -599,7 +600,7 @@ fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
             &case,
             |gpu| {
                 let all = case.all_bindings(gpu);
-                XorBindings::unary(all.a.unwrap(), all.output)
+                Bindings::unary(all.a.unwrap(), all.output)
             },
             "owned_input_bound",
         );
@@ -614,7 +615,7 @@ fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
             &case,
             |gpu| {
                 let all = case.all_bindings(gpu);
-                XorBindings::owned_a(all.b.unwrap(), all.output)
+                Bindings::owned_a(all.b.unwrap(), all.output)
             },
             "owned_input_bound",
         );
@@ -628,14 +629,14 @@ fn a_call_that_leaves_an_input_unbound_is_missing_binding() {
         let case = small(op, Owns::B);
         every_call_refused(
             &case,
-            |gpu| XorBindings::owned_ab(case.all_bindings(gpu).output),
+            |gpu| Bindings::owned_ab(case.all_bindings(gpu).output),
             "missing_binding",
         );
         // A owned, B left unbound.
         let case = small(op, Owns::A);
         every_call_refused(
             &case,
-            |gpu| XorBindings::owned_ab(case.all_bindings(gpu).output),
+            |gpu| Bindings::owned_ab(case.all_bindings(gpu).output),
             "missing_binding",
         );
     }
@@ -645,14 +646,8 @@ fn a_call_that_leaves_an_input_unbound_is_missing_binding() {
     let op = case.operator(ctx()).unwrap();
     let all = case.all_bindings(&gpu);
     for (bindings, tensor) in [
-        (
-            XorBindings::owned_a(all.b.unwrap(), all.output),
-            TensorName::A,
-        ),
-        (
-            XorBindings::owned_b(all.a.unwrap(), all.output),
-            TensorName::B,
-        ),
+        (Bindings::owned_a(all.b.unwrap(), all.output), TensorName::A),
+        (Bindings::owned_b(all.a.unwrap(), all.output), TensorName::B),
     ] {
         let e = op.run(&bindings).expect_err("an unbound input");
         assert_eq!(e, Error::MissingBinding { tensor });

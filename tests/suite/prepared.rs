@@ -8,10 +8,10 @@
 //! ones included, run through every check the XOR operators do.
 
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, ContextOptions,
-    DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error,
-    LogicalXor, LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc,
-    OvUnaryOp, TensorBinding, TensorDesc, XorBindings,
+    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context,
+    ContextOptions, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc,
+    DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary,
+    OvUnaryDesc, OvUnaryOp, TensorBinding, TensorDesc,
 };
 use gpu_xor_conformance::engine::AnyOperator;
 
@@ -51,7 +51,7 @@ fn recording_a_prepared_call_makes_no_buffer_bind_group_or_pipeline() {
         buffer(&ctx, &hb),
         buffer(&ctx, &[0; 4096]),
     );
-    let bindings = XorBindings::new(
+    let bindings = Bindings::new(
         TensorBinding::new(&a),
         TensorBinding::new(&b),
         TensorBinding::new(&out),
@@ -112,7 +112,7 @@ fn a_prepared_batch_records_again_with_nothing_made() {
         batch
             .push(
                 &op,
-                &XorBindings::new(
+                &Bindings::new(
                     TensorBinding::range(&a, at, 4096),
                     TensorBinding::range(&b, at, 4096),
                     TensorBinding::range(&out, at, 4096),
@@ -326,15 +326,15 @@ impl Subject {
         let t = |b, k: u64| TensorBinding::range(b, k * span + at, bytes);
         let unary = matches!(op, AnyOperator::DmlUnary(_) | AnyOperator::OvUnary(_));
         let bindings = match pattern % 5 {
-            0 | 4 if unary => XorBindings::unary(t(x, 0), t(z, 0)),
-            1 if unary => XorBindings::unary(t(x, 0), t(x, 0)),
-            2 if unary => XorBindings::unary(t(x, 1), t(x, 0)),
-            3 if unary => XorBindings::unary(t(x, 0), t(x, 2)),
-            0 => XorBindings::new(t(x, 0), t(y, 0), t(z, 0)),
-            1 => XorBindings::new(t(x, 0), t(y, 0), t(x, 0)),
-            2 => XorBindings::new(t(x, 0), t(y, 0), t(y, 0)),
-            3 => XorBindings::new(t(x, 0), t(x, 0), t(z, 0)),
-            _ => XorBindings::new(t(x, 0), t(x, 1), t(x, 2)),
+            0 | 4 if unary => Bindings::unary(t(x, 0), t(z, 0)),
+            1 if unary => Bindings::unary(t(x, 0), t(x, 0)),
+            2 if unary => Bindings::unary(t(x, 1), t(x, 0)),
+            3 if unary => Bindings::unary(t(x, 0), t(x, 2)),
+            0 => Bindings::new(t(x, 0), t(y, 0), t(z, 0)),
+            1 => Bindings::new(t(x, 0), t(y, 0), t(x, 0)),
+            2 => Bindings::new(t(x, 0), t(y, 0), t(y, 0)),
+            3 => Bindings::new(t(x, 0), t(x, 0), t(z, 0)),
+            _ => Bindings::new(t(x, 0), t(x, 1), t(x, 2)),
         };
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
         op.prepare(&bindings)?.record(&mut encoder)?;
@@ -442,7 +442,7 @@ fn a_prepared_call_runs_between_the_callers_own_dispatches_in_one_pass() {
     let (on_a, on_out) = (group(&a), group(&out));
     let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[n as u32])).unwrap();
     let call = op
-        .prepare(&XorBindings::new(
+        .prepare(&Bindings::new(
             TensorBinding::new(&a),
             TensorBinding::new(&b),
             TensorBinding::new(&out),
@@ -574,7 +574,7 @@ fn warm_up_fills_the_callers_pipeline_cache_and_a_new_device_reuses_it() {
         buffer(&ctx, &hb),
         buffer(&ctx, &[0; 8192]),
     );
-    op.run(&XorBindings::new(
+    op.run(&Bindings::new(
         TensorBinding::new(&a),
         TensorBinding::new(&b),
         TensorBinding::new(&out),
@@ -599,7 +599,7 @@ fn one_warm_up_compiles_a_whole_graph_and_each_pipeline_once() {
             .unwrap(),
         ));
     }
-    let graph: Vec<&dyn gpu_xor::XorOperator> = ops.iter().map(AnyOperator::as_dyn).collect();
+    let graph: Vec<&dyn gpu_xor::CompiledOperator> = ops.iter().map(AnyOperator::as_dyn).collect();
     let before = ctx.recording_objects().pipelines;
     let compiled = ctx.warm_up(&graph).unwrap();
     assert!(compiled > 0);
@@ -616,7 +616,7 @@ fn one_warm_up_compiles_a_whole_graph_and_each_pipeline_once() {
     // An operator of another context compiles nothing.
     let other = own_context();
     let stranger = BitXor::new(&other, &BitXorDesc::packed(DataType::U8, &[4])).unwrap();
-    let mixed: [&dyn gpu_xor::XorOperator; 2] = [graph[0], &stranger];
+    let mixed: [&dyn gpu_xor::CompiledOperator; 2] = [graph[0], &stranger];
     assert_eq!(ctx.warm_up(&mixed).unwrap_err().rule(), "context_mismatch");
     assert_eq!(other.recording_objects().pipelines, 0);
 }
@@ -654,8 +654,8 @@ fn prepared_family_calls_record_again_with_nothing_made() {
         TensorBinding::new(&y),
         TensorBinding::new(&z),
     );
-    let not_x = not.prepare(&XorBindings::unary(bx, bx)).unwrap();
-    let and_xy = and.prepare(&XorBindings::new(bx, by, bz)).unwrap();
+    let not_x = not.prepare(&Bindings::unary(bx, bx)).unwrap();
+    let and_xy = and.prepare(&Bindings::new(bx, by, bz)).unwrap();
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
     not_x.record(&mut encoder).unwrap();
     let (ours, theirs) = (ctx.recording_objects(), live(&ctx));
@@ -686,9 +686,9 @@ fn prepared_family_calls_record_again_with_nothing_made() {
     let w = buffer(&ctx, &hw);
     let bw = TensorBinding::new(&w);
     let mut batch = ctx.batch();
-    batch.push(&not, &XorBindings::unary(bx, bx)).unwrap();
-    batch.push(&and, &XorBindings::new(bx, by, bz)).unwrap();
-    batch.push(&or, &XorBindings::new(bz, bw, bz)).unwrap();
+    batch.push(&not, &Bindings::unary(bx, bx)).unwrap();
+    batch.push(&and, &Bindings::new(bx, by, bz)).unwrap();
+    batch.push(&or, &Bindings::new(bz, bw, bz)).unwrap();
     assert_eq!(batch.dispatch_count(), 3);
     let prepared = batch.prepare().unwrap();
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
@@ -736,13 +736,14 @@ fn one_warm_up_compiles_every_function_of_a_graph_once() {
     };
     let alone = own_context();
     let xor: Vec<AnyOperator> = t(&alone).into_iter().take(1).collect();
-    let xor_graph: Vec<&dyn gpu_xor::XorOperator> = xor.iter().map(AnyOperator::as_dyn).collect();
+    let xor_graph: Vec<&dyn gpu_xor::CompiledOperator> =
+        xor.iter().map(AnyOperator::as_dyn).collect();
     let one = alone.warm_up(&xor_graph).unwrap();
     assert!(one > 0);
 
     let ctx = own_context();
     let ops = t(&ctx);
-    let graph: Vec<&dyn gpu_xor::XorOperator> = ops.iter().map(AnyOperator::as_dyn).collect();
+    let graph: Vec<&dyn gpu_xor::CompiledOperator> = ops.iter().map(AnyOperator::as_dyn).collect();
     let before = ctx.recording_objects().pipelines;
     let compiled = ctx.warm_up(&graph).unwrap();
     assert!(
@@ -769,14 +770,14 @@ fn one_warm_up_compiles_every_function_of_a_graph_once() {
         let unary = matches!(op, AnyOperator::DmlUnary(_));
         for bindings in [
             if unary {
-                XorBindings::unary(x, z)
+                Bindings::unary(x, z)
             } else {
-                XorBindings::new(x, y, z)
+                Bindings::new(x, y, z)
             },
             if unary {
-                XorBindings::unary(z, z)
+                Bindings::unary(z, z)
             } else {
-                XorBindings::new(z, y, z)
+                Bindings::new(z, y, z)
             },
         ] {
             let mut encoder = ctx.device().create_command_encoder(&Default::default());

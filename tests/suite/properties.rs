@@ -4,14 +4,15 @@
 //! The first two properties draw small layouts of every kind. The rest draw, per kernel
 //! family, layouts that land on that family by construction (the rules are
 //! `core/src/schedule/select.rs`), check every byte of every buffer against the reference, and
-//! check from the [`gpu_xor::RecordSummary`] that the family's kernel is the one that ran.
+//! check from the [`gpu_xor::inspect::RecordSummary`] that the family's kernel is the one that ran.
 //! A last test draws from one broad generator that knows nothing of those rules and counts
 //! the calls that reach each kernel.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use gpu_xor::{AutoBroadcast, DataType, KernelKind, KernelTuning, RecordSummary, TensorDesc};
+use gpu_xor::inspect::{KernelKind, RecordSummary};
+use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

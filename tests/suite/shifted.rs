@@ -7,7 +7,8 @@
 //! elements between rows put the end of one row and the start of the next in one word (for
 //! 8- and 16-bit elements), which only the later row may write.
 
-use gpu_xor::{AutoBroadcast, DataType, KernelKind, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{AutoBroadcast, DataType, TensorDesc};
 
 use crate::common::{
     Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, few_groups, small_windows,

@@ -2,8 +2,8 @@
 //! and the `to_*_async` read-backs; faults found only asynchronously are typed errors.
 
 use gpu_xor::{
-    AutoBroadcast, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, DataType, Error, LogicalXor,
-    LogicalXorDesc, Tensor, TensorBinding, XorBindings,
+    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, DataType, Error,
+    LogicalXor, LogicalXorDesc, Tensor, TensorBinding,
 };
 use gpu_xor_browser::{ctx, random_bytes};
 use gpu_xor_conformance::engine;
@@ -61,7 +61,7 @@ async fn run_async_submit_and_wait_async() {
     let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[n as u32])).unwrap();
 
     let out = engine::storage_buffer(&ctx, "out", &vec![0xEE; 2 * n + 64]);
-    let bindings = XorBindings::new(
+    let bindings = Bindings::new(
         TensorBinding::new(&ga),
         TensorBinding::new(&gb),
         TensorBinding::range(&out, 32, 2 * n as u64),
@@ -78,7 +78,7 @@ async fn run_async_submit_and_wait_async() {
 
     // Submitted, then waited for: the bytes are there when wait_async returns.
     let out2 = engine::storage_buffer(&ctx, "out2", &vec![0; 2 * n]);
-    op.submit(&XorBindings::new(
+    op.submit(&Bindings::new(
         TensorBinding::new(&ga),
         TensorBinding::new(&gb),
         TensorBinding::new(&out2),
@@ -95,7 +95,7 @@ async fn run_async_submit_and_wait_async() {
     let lop =
         LogicalXor::new(&ctx, &LogicalXorDesc::packed(DataType::U8, &[2 * n as u32])).unwrap();
     let out3 = engine::storage_buffer(&ctx, "out3", &vec![7; 2 * n]);
-    lop.run_async(&XorBindings::new(
+    lop.run_async(&Bindings::new(
         TensorBinding::new(&ga),
         TensorBinding::new(&gb),
         TensorBinding::new(&out3),
@@ -116,7 +116,7 @@ async fn run_async_submit_and_wait_async() {
     .unwrap();
     let gb20 = engine::storage_buffer(&ctx, "b20", &b[..20]);
     let out4 = engine::storage_buffer(&ctx, "out4", &vec![0; 2 * n]);
-    bop.run_async(&XorBindings::new(
+    bop.run_async(&Bindings::new(
         TensorBinding::new(&ga),
         TensorBinding::new(&gb20),
         TensorBinding::new(&out4),
@@ -139,7 +139,7 @@ async fn destroyed_buffer_is_a_typed_error() {
     let out = engine::storage_buffer(&ctx, "out", &[3; 64]);
     let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     b.destroy();
-    let bindings = XorBindings::new(
+    let bindings = Bindings::new(
         TensorBinding::new(&a),
         TensorBinding::new(&b),
         TensorBinding::new(&out),

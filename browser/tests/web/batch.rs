@@ -1,7 +1,8 @@
 //! Merged batches: calls of different shapes pushed into one batch share dispatches, and leave
 //! every byte of every buffer as the reference does with the calls applied in order.
 
-use gpu_xor::{DataType, KernelKind, KernelTuning, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{DataType, KernelTuning, TensorDesc};
 use gpu_xor_browser::{Call, Calls, CheckCalls, DmlOp, ctx, place, say, tuned, windowed};
 use wasm_bindgen_test::wasm_bindgen_test;
 

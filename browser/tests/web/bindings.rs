@@ -2,7 +2,8 @@
 //! A and B in one buffer (one range, and different offsets), all three in one buffer (one
 //! range, and disjoint ranges), on every element width and on strided layouts.
 
-use gpu_xor::{BindingPattern, DataType, KernelKind, TensorDesc};
+use gpu_xor::inspect::{BindingPattern, KernelKind};
+use gpu_xor::{DataType, TensorDesc};
 use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 

@@ -1,7 +1,8 @@
 //! DirectML BIT_XOR on all eleven types: special values pass through bit for bit, word tails,
 //! every rank.
 
-use gpu_xor::{DataType, KernelKind, Tensor, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{DataType, Tensor, TensorDesc};
 use gpu_xor_browser::specials::specials;
 use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx, le_bytes};
 use wasm_bindgen_test::wasm_bindgen_test;

@@ -1,7 +1,8 @@
 //! OpenVINO BitwiseXor-13: every broadcast mode (none, numpy, pdpd) on every type, booleans
 //! included, scalars, empty outputs, ranks above 8, and in place.
 
-use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, KernelKind, Tensor};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Tensor};
 use gpu_xor_browser::{CheckOv, OvCase, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 

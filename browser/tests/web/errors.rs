@@ -2,7 +2,7 @@
 //! any buffer.
 
 use gpu_xor::{
-    BitXor, BitXorDesc, DataType, Error, TensorBinding, TensorDesc, TensorName, XorBindings,
+    Bindings, BitXor, BitXorDesc, DataType, Error, TensorBinding, TensorDesc, TensorName,
 };
 use gpu_xor_browser::{Check, DmlCase, DmlOp, ctx, place, random_bytes};
 use gpu_xor_conformance::engine;
@@ -106,13 +106,13 @@ async fn a_refused_push_leaves_the_batch_as_it_was() {
     let host: Vec<Vec<u8>> = (0..3).map(|k| random_bytes(200 + k, 512)).collect();
     let gpu = engine::upload(&ctx, &names, &host);
     let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
-    let good = XorBindings::new(
+    let good = Bindings::new(
         TensorBinding::range(&gpu[0], 0, 64),
         TensorBinding::range(&gpu[1], 0, 64),
         TensorBinding::range(&gpu[2], 0, 64),
     );
     // The output half over A's range.
-    let bad = XorBindings::new(
+    let bad = Bindings::new(
         TensorBinding::range(&gpu[0], 256, 64),
         TensorBinding::range(&gpu[1], 256, 64),
         TensorBinding::range(&gpu[0], 288, 64),

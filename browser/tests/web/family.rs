@@ -3,7 +3,8 @@
 //! runs on the same layout (a NOT reads its input in B's place, so its twin is the XOR of the
 //! input with itself); and the OpenVINO family's broadcasts and NOTs.
 
-use gpu_xor::{AutoBroadcast, DataType, KernelKind, KernelTuning, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
 use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, ctx, tuned};
 use gpu_xor_conformance::ov::OvOp;
 use wasm_bindgen_test::wasm_bindgen_test;

@@ -2,7 +2,8 @@
 //! rows, shifted rows, gather, tile, scatter (shared words or spaced), and the empty call that
 //! dispatches nothing.
 
-use gpu_xor::{AutoBroadcast, DataType, KernelKind, KernelTuning, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
 use gpu_xor_browser::{
     Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, scatter_kind, tuned,
 };

@@ -1,9 +1,8 @@
 //! DirectML LOGICAL_XOR: truth at full width (nonzero values other than 1 are true), strided
 //! views, feature levels.
 
-use gpu_xor::{
-    DataType, Element, FeatureLevel, KernelKind, LogicalXor, LogicalXorDesc, Tensor, TensorDesc,
-};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{DataType, Element, FeatureLevel, LogicalXor, LogicalXorDesc, Tensor, TensorDesc};
 use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 

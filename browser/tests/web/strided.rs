@@ -1,7 +1,8 @@
 //! DirectML tensors with strides: transposed, padded, broadcast (zero) and overlapping
 //! (sliding-window) inputs; padded, spaced and transposed outputs.
 
-use gpu_xor::{DataType, KernelKind, TensorDesc};
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{DataType, TensorDesc};
 use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx, scatter_kind, tile_kernel};
 use wasm_bindgen_test::wasm_bindgen_test;
 

@@ -21,8 +21,6 @@ pub use data_type::DataType;
 pub use feature_level::FeatureLevel;
 pub use function::{BitFunction, DmlBinaryOp, DmlUnaryOp, ElementFunction, OvBinaryOp, OvUnaryOp};
 pub use names::{Operator, TensorName};
-#[allow(deprecated)]
-pub use operands::ElementOp;
 pub use operands::{Operand, Operands};
 pub use ops::{
     BitXorDesc, DmlBinaryDesc, DmlUnaryDesc, LogicalXorDesc, min_feature_level, rank_range,

@@ -2,20 +2,6 @@
 
 use crate::desc::{DataType, ElementFunction, Operator, TensorName};
 
-/// Whether the kernels work on raw bits or on truth values: all that the XOR operators
-/// needed to say. Superseded by [`ElementFunction`], which names the function too.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[deprecated(
-    since = "0.1.0",
-    note = "use `ElementFunction`: it names the function too"
-)]
-pub enum ElementOp {
-    /// `a ^ b` on the raw bits.
-    Xor,
-    /// `(a != 0) != (b != 0)`, written as 0 or 1 in the element width.
-    Logical,
-}
-
 /// One operand of a validated description: its own sizes and element strides (before
 /// broadcasting), where its dimensions sit among the output's, and what its binding must
 /// satisfy.
@@ -129,18 +115,6 @@ impl Operands {
     /// The element function.
     pub fn function(&self) -> ElementFunction {
         self.function
-    }
-
-    /// [`ElementOp::Logical`] where the function works on truth values, else
-    /// [`ElementOp::Xor`] (for the XOR operators, the function itself).
-    #[deprecated(since = "0.1.0", note = "use `Operands::function`")]
-    #[allow(deprecated)]
-    pub fn element_op(&self) -> ElementOp {
-        if self.function.logical {
-            ElementOp::Logical
-        } else {
-            ElementOp::Xor
-        }
     }
 
     /// The element type.

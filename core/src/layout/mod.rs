@@ -19,7 +19,7 @@ pub use plan::{KernelKind, Plan};
 pub use windows::Limits;
 pub(crate) use windows::{Piece, split};
 
-/// Operand slots, in the order the kernels and [`Layout`] use: output first.
+/// Operand slots, in the order the kernels and `Layout` use: output first.
 pub const OUT: usize = 0;
 /// Operand A.
 pub const A: usize = 1;

@@ -4,7 +4,6 @@ use super::broadcast::broadcast_strides;
 use super::coalesce::coalesce;
 use super::{A, B, Layout, OUT};
 #[allow(deprecated)]
-use crate::desc::ElementOp;
 use crate::desc::{DataType, ElementFunction, Operand, Operands, Operator, TensorName};
 
 /// The kernel family a plan uses.
@@ -114,18 +113,6 @@ impl Plan {
         self.function
     }
 
-    /// [`ElementOp::Logical`] where the function works on truth values, else
-    /// [`ElementOp::Xor`].
-    #[deprecated(since = "0.1.0", note = "use `Plan::function`")]
-    #[allow(deprecated)]
-    pub fn element_op(&self) -> ElementOp {
-        if self.function.logical {
-            ElementOp::Logical
-        } else {
-            ElementOp::Xor
-        }
-    }
-
     /// The element type.
     pub fn data_type(&self) -> DataType {
         self.data_type
@@ -178,7 +165,7 @@ impl Plan {
 /// The tensors in slot order: [`OUT`], [`A`], [`B`].
 const SLOTS: [TensorName; 3] = [TensorName::Output, TensorName::A, TensorName::B];
 
-/// The slot of `tensor`, the inverse of [`SLOTS`].
+/// The slot of `tensor`, the inverse of `SLOTS`.
 pub fn slot(tensor: TensorName) -> usize {
     match tensor {
         TensorName::Output => OUT,

@@ -26,14 +26,14 @@ pub struct RecordSummary {
     /// The kernel of each piece of the call, in order: one piece, or one per window for a
     /// call larger than one binding, or one per nested part of an 8- or 16-bit output whose
     /// rows interleave (the scatter kernel's rule, [`KernelKind::Scatter`]); none for an
-    /// empty output. (In a [`crate::Batch`], pieces
+    /// empty output. (In a `Batch`, pieces
     /// of independent calls may then share a dispatch.)
     pub dispatches: Vec<KernelKind>,
     /// How many of those pieces bind a writable range that overlaps another binding of the
     /// same buffer. WebGPU forbids that, and a browser's WebGPU refuses it; the library binds
     /// apart wherever it can, and takes such bindings only on native backends (which allow
     /// them) when operands of one buffer lie too close together to be bound apart and too far
-    /// apart to share a binding. Always 0 under [`crate::ContextOptions::webgpu_binding_rules`]
+    /// apart to share a binding. Always 0 under `ContextOptions::webgpu_binding_rules`
     /// and in a browser.
     pub overlapping_bindings: usize,
 }

@@ -32,7 +32,7 @@ pub struct Params {
     /// B's element strides.
     pub b_strides: [u32; MAX_KERNEL_RANK],
     /// Per dimension, the multiplier that divides by its size, and by its output stride
-    /// ([`Divisor`]): the kernels unravel indices and offsets without a division.
+    /// (`Divisor`): the kernels unravel indices and offsets without a division.
     pub size_magic: [u32; MAX_KERNEL_RANK],
     /// The multipliers that divide by the output strides.
     pub stride_magic: [u32; MAX_KERNEL_RANK],
