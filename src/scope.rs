@@ -126,6 +126,10 @@ fn scoped<T>(
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the tests wait for the futures they make"
+)]
 mod tests {
     use super::*;
     use crate::error::WgpuError;

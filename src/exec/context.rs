@@ -241,6 +241,10 @@ impl Context {
     /// The context installs a device-lost callback on the device it makes, so that
     /// [`Error::DeviceLost`] carries wgpu's reason.
     #[cfg(not(target_arch = "wasm32"))]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the blocking form, for native callers"
+    )]
     pub fn from_env() -> Result<Context, Error> {
         pollster::block_on(Context::from_env_async())
     }
@@ -343,6 +347,10 @@ impl Context {
     /// device is lost (a lost device has no work left, so the poll alone would succeed).
     /// Native only: in a browser, or inside an async runtime, await [`Context::wait_async`].
     #[cfg(not(target_arch = "wasm32"))]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the blocking form, for native callers"
+    )]
     pub fn wait(&self) -> Result<(), Error> {
         self.shared
             .device

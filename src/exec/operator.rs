@@ -134,6 +134,10 @@ impl Compiled {
     }
 
     #[cfg(not(target_arch = "wasm32"))]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the blocking form, for native callers"
+    )]
     fn run(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         let shared = &*self.ctx.shared;
         let (summary, index) = self.submit(bindings)?;

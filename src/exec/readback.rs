@@ -114,6 +114,10 @@ impl PendingRead {
     /// Blocks until the copy has finished and the map has completed (native only: a browser
     /// cannot block).
     #[cfg(not(target_arch = "wasm32"))]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the blocking form, for native callers"
+    )]
     pub(crate) fn wait(self) -> Result<Vec<u8>, Error> {
         let shared = &*self.shared;
         shared

@@ -103,6 +103,7 @@ impl<T: Send + 'static> Future for Wait<'_, T> {
         #[cfg(not(target_arch = "wasm32"))]
         {
             // The lock is not held across the poll: the callback takes it.
+            #[expect(clippy::disallowed_methods, reason = "PollType::Poll returns at once")]
             let status = match self.device.poll(wgpu::PollType::Poll) {
                 Ok(status) => status,
                 Err(e) => return Poll::Ready(Err(Unanswered::Poll(e))),

@@ -1,6 +1,10 @@
 //! The page's cases natively, on the default adapter (the one `Context::from_env` picks), with
 //! the same `async` code the browser runs, driven by `pollster`.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests wait for the device; the lint keeps blocking calls out of the library"
+)]
 #![cfg(not(target_arch = "wasm32"))]
 
 use gpu_xor::Context;
