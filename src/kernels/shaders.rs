@@ -137,9 +137,10 @@ pub fn source(kernel: KernelKind, inputs_read_write: bool) -> Option<&'static Sh
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::BindingPattern;
+    use crate::schedule::Overrides;
     use crate::schedule::dispatch::{ROWS_PER_PASS, TILE, WORKGROUP_SIZE};
     use crate::schedule::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
-    use crate::schedule::{Overrides, SOURCE_PAIRS};
     use naga::back::{glsl, hlsl, msl, spv};
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -340,7 +341,8 @@ mod tests {
                 .flat_map(|w| [0u32, 1, 2, 3].map(|f| (w, f)))
             {
                 for logical in [false, true] {
-                    for (((a_src, b_src), (a_mode, b_mode)), rank) in SOURCE_PAIRS
+                    for (((a_src, b_src), (a_mode, b_mode)), rank) in BindingPattern::ALL
+                        .map(|p| (p.slots()[1] as u32, p.slots()[2] as u32))
                         .into_iter()
                         .flat_map(|p| [(0, 0), (0, 1), (1, 0), (1, 1)].map(|m| (p, m)))
                         .flat_map(|pm| [0, 1, 2, 3, 4].map(|r| (pm, r)))
@@ -452,7 +454,7 @@ mod tests {
         assert_eq!(
             translated,
             // XOR with 4 modes and 5 ranks; AND, OR and NOT with 2 modes and 3 ranks.
-            KERNELS.len() * 4 * 2 * SOURCE_PAIRS.len() * (4 * 5 + 3 * 2 * 3)
+            KERNELS.len() * 4 * 2 * BindingPattern::ALL.len() * (4 * 5 + 3 * 2 * 3)
         );
     }
 

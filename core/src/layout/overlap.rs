@@ -28,6 +28,30 @@ pub enum BindingPattern {
     AllShareBuffer,
 }
 
+impl BindingPattern {
+    /// Every pattern.
+    pub const ALL: [BindingPattern; 5] = [
+        BindingPattern::Distinct,
+        BindingPattern::InputsShareBuffer,
+        BindingPattern::OutputSharesA,
+        BindingPattern::OutputSharesB,
+        BindingPattern::AllShareBuffer,
+    ];
+
+    /// The binding slot each operand is read from, indexed by `OUT`, `A`, `B`: 0 is the
+    /// output's binding, 1 and 2 the inputs' (the kernels' `A_SRC` and `B_SRC`). Each
+    /// distinct buffer is bound once.
+    pub const fn slots(self) -> [usize; 3] {
+        match self {
+            BindingPattern::Distinct => [0, 1, 2],
+            BindingPattern::InputsShareBuffer => [0, 1, 1],
+            BindingPattern::OutputSharesA => [0, 0, 1],
+            BindingPattern::OutputSharesB => [0, 1, 0],
+            BindingPattern::AllShareBuffer => [0, 0, 0],
+        }
+    }
+}
+
 /// One operand's binding as the analysis sees it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BoundOperand {
@@ -104,16 +128,16 @@ pub(crate) fn analyze_bindings(
     let a_out = bound[A].buffer == out.buffer;
     let b_out = bound[B].buffer == out.buffer;
     let a_b = bound[A].buffer == bound[B].buffer;
-    let (pattern, a_slot, b_slot) = match (a_out, b_out, a_b) {
-        (true, true, _) => (BindingPattern::AllShareBuffer, 0, 0),
-        (true, false, _) => (BindingPattern::OutputSharesA, 0, 1),
-        (false, true, _) => (BindingPattern::OutputSharesB, 1, 0),
-        (false, false, true) => (BindingPattern::InputsShareBuffer, 1, 1),
-        (false, false, false) => (BindingPattern::Distinct, 1, 2),
+    let pattern = match (a_out, b_out, a_b) {
+        (true, true, _) => BindingPattern::AllShareBuffer,
+        (true, false, _) => BindingPattern::OutputSharesA,
+        (false, true, _) => BindingPattern::OutputSharesB,
+        (false, false, true) => BindingPattern::InputsShareBuffer,
+        (false, false, false) => BindingPattern::Distinct,
     };
     Ok(Sharing {
         pattern,
-        slot: [0, a_slot, b_slot],
+        slot: pattern.slots(),
         in_place,
     })
 }

@@ -50,8 +50,3 @@ impl Overrides {
         ]
     }
 }
-
-/// The (A, B) source pairs of the five binding patterns, in the order of
-/// [`BindingPattern`](crate::layout::BindingPattern): distinct, inputs share, output shares A, output shares B, all
-/// share. The tests compile every kernel with each.
-pub const SOURCE_PAIRS: [(u32, u32); 5] = [(1, 2), (1, 1), (0, 1), (1, 0), (0, 0)];

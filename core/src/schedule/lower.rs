@@ -265,7 +265,7 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
     };
     let width = u64::from(plan.data_type.size_in_bytes());
     for kernel in select::candidates(plan.kernel, &piece, width, max_groups) {
-        for slot in [[0, 1, 2], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 0, 0]] {
+        for slot in BindingPattern::ALL.map(BindingPattern::slots) {
             // A one-input operator reads its input in B's place: B is bound where A is.
             if plan.operator.inputs() == 1 && slot[A] != slot[B] {
                 continue;

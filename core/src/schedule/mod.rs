@@ -15,6 +15,6 @@ pub mod merge;
 pub mod params;
 pub mod select;
 
-pub use key::{Overrides, PipelineKey, SOURCE_PAIRS};
+pub use key::{Overrides, PipelineKey};
 pub use lower::RecordSummary;
 pub use select::KernelTuning;
