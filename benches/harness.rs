@@ -156,22 +156,11 @@ impl Op {
             Op::BitXor => "bit_xor",
             Op::LogicalXor => "logical_xor",
             Op::BitwiseXor => "bitwise_xor",
-            Op::Dml(DmlBinaryOp::BitAnd) => "bit_and",
-            Op::Dml(DmlBinaryOp::BitOr) => "bit_or",
-            Op::Dml(DmlBinaryOp::BitXor) => "bit_xor (family)",
-            Op::Dml(DmlBinaryOp::LogicalAnd) => "logical_and",
-            Op::Dml(DmlBinaryOp::LogicalOr) => "logical_or",
-            Op::Dml(DmlBinaryOp::LogicalXor) => "logical_xor (family)",
-            Op::DmlNot(DmlUnaryOp::BitNot) => "bit_not",
-            Op::DmlNot(DmlUnaryOp::LogicalNot) => "logical_not",
-            Op::Ov(OvBinaryOp::BitwiseAnd) => "bitwise_and",
-            Op::Ov(OvBinaryOp::BitwiseOr) => "bitwise_or",
-            Op::Ov(OvBinaryOp::BitwiseXor) => "bitwise_xor (family)",
-            Op::Ov(OvBinaryOp::LogicalAnd) => "logical_and-1",
-            Op::Ov(OvBinaryOp::LogicalOr) => "logical_or-1",
-            Op::Ov(OvBinaryOp::LogicalXor) => "logical_xor-1",
-            Op::OvNot(OvUnaryOp::BitwiseNot) => "bitwise_not",
-            Op::OvNot(OvUnaryOp::LogicalNot) => "logical_not-1",
+            // The rest by the name of their one-call form, from the operator table.
+            Op::Dml(op) => op.operator().spec().call,
+            Op::DmlNot(op) => op.operator().spec().call,
+            Op::Ov(op) => op.operator().spec().call,
+            Op::OvNot(op) => op.operator().spec().call,
         }
     }
 

@@ -4,154 +4,23 @@
 
 use super::binding::Bindings;
 use super::context::Context;
-use super::operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
+use super::operator::{DmlBinary, DmlUnary, OvBinary, OvUnary};
 use super::tensor::Tensor;
 use crate::desc::TensorName;
 use crate::desc::{
-    AutoBroadcast, BitXorDesc, BitwiseXorDesc, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc,
-    DmlUnaryOp, LogicalXorDesc, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
+    AutoBroadcast, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, OvBinaryDesc, OvBinaryOp,
+    OvUnaryDesc, OvUnaryOp,
 };
 use crate::error::Error;
 
 impl Context {
-    /// DirectML BIT_XOR of two tensors of one type and shape, into a new packed tensor.
+    /// A DirectML operator of two inputs ([`DmlBinaryOp`]) on tensors of one type and shape,
+    /// into a new packed tensor.
     ///
     /// The inputs may be views ([`Tensor::view`]) at offsets that are multiples of 16, with
     /// any strides DirectML allows. The call is submitted when this returns, not finished:
     /// read the output back with [`Tensor::to_vec_async`] (or [`Tensor::to_vec`] on native),
     /// which sees its writes.
-    pub fn bit_xor(&self, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
-        let desc = BitXorDesc::new(a.dml_desc()?, b.dml_desc()?, a.packed_desc()?);
-        let op = BitXor::new(self, &desc)?;
-        let out = Tensor::zeros(self, a.data_type(), a.shape())?;
-        op.submit(&bindings(a, b, &out))?;
-        Ok(out)
-    }
-
-    /// DirectML BIT_XOR of `a` and `b` into `out`, an existing tensor: no allocation.
-    ///
-    /// `out` has the inputs' type and DirectML Sizes: a wrong type is
-    /// [`Error::DataTypeMismatch`], wrong sizes [`Error::SizesMismatch`], each naming the
-    /// `OutputTensor`, with nothing written. Any tensor may be a view ([`Tensor::view`]) at an
-    /// offset that is a multiple of 16, with strides (an output's may pad, not overlap).
-    /// Only `out`'s elements are written: its padding and the rest of its buffer keep their
-    /// bytes. `out` may be `a` or `b` itself, or a view of exactly the same range, offset,
-    /// sizes and strides, to run in place (DirectML's rule); a partial overlap is refused.
-    ///
-    /// Submitted when this returns, not finished, like [`Context::bit_xor`].
-    ///
-    /// ```no_run
-    /// use gpu_xor::{Context, Tensor};
-    ///
-    /// # fn main() -> Result<(), gpu_xor::Error> {
-    /// let ctx = Context::from_env()?;
-    /// let a = Tensor::from_slice(&ctx, &[4], &[1u32, 2, 3, 4])?;
-    /// let b = Tensor::from_slice(&ctx, &[4], &[0xffu32; 4])?;
-    /// let out = Tensor::zeros(&ctx, gpu_xor::DataType::U32, &[4])?;
-    /// ctx.bit_xor_into(&a, &b, &out)?;
-    /// ctx.bit_xor_into(&a, &b, &a)?; // in place: a ^= b
-    /// assert_eq!(out.to_vec::<u32>()?, [0xfe, 0xfd, 0xfc, 0xfb]);
-    /// assert_eq!(a.to_vec::<u32>()?, [0xfe, 0xfd, 0xfc, 0xfb]);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn bit_xor_into(&self, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<(), Error> {
-        let desc = BitXorDesc::new(a.dml_desc()?, b.dml_desc()?, out.dml_desc()?);
-        BitXor::new(self, &desc)?.submit(&bindings(a, b, out))?;
-        Ok(())
-    }
-
-    /// DirectML LOGICAL_XOR of two tensors of one type and shape, into a new packed tensor.
-    /// The inputs may be views, as for [`Context::bit_xor`].
-    pub fn logical_xor(&self, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
-        let desc = LogicalXorDesc::new(a.dml_desc()?, b.dml_desc()?, a.packed_desc()?);
-        let op = LogicalXor::new(self, &desc)?;
-        let out = Tensor::zeros(self, a.data_type(), a.shape())?;
-        op.submit(&bindings(a, b, &out))?;
-        Ok(out)
-    }
-
-    /// DirectML LOGICAL_XOR of `a` and `b` into `out`, an existing tensor: the rules of
-    /// [`Context::bit_xor_into`] (type and sizes checked, only `out`'s elements written, in
-    /// place when `out` is `a` or `b`), without waiting.
-    ///
-    /// ```no_run
-    /// use gpu_xor::{Context, Tensor};
-    ///
-    /// # fn main() -> Result<(), gpu_xor::Error> {
-    /// let ctx = Context::from_env()?;
-    /// let a = Tensor::from_slice(&ctx, &[4], &[0u8, 0, 3, 9])?;
-    /// let b = Tensor::from_slice(&ctx, &[4], &[0u8, 7, 0, 1])?;
-    /// ctx.logical_xor_into(&a, &b, &b)?; // in place into b
-    /// assert_eq!(b.to_vec::<u8>()?, [0, 1, 1, 0]);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn logical_xor_into(&self, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<(), Error> {
-        let desc = LogicalXorDesc::new(a.dml_desc()?, b.dml_desc()?, out.dml_desc()?);
-        LogicalXor::new(self, &desc)?.submit(&bindings(a, b, out))?;
-        Ok(())
-    }
-
-    /// OpenVINO BitwiseXor-13 of two tensors under `broadcast`, into a new tensor of the
-    /// broadcast shape.
-    ///
-    /// OpenVINO's tensors are dense: the inputs may be views at an offset that is a multiple
-    /// of 4 and of the element size ([`Tensor::view`] without strides), and a strided view is
-    /// refused with [`Error::NotDense`] naming the tensor (use [`Context::bit_xor`] for
-    /// strided layouts: its XOR is the same on integers).
-    pub fn bitwise_xor(
-        &self,
-        a: &Tensor,
-        b: &Tensor,
-        broadcast: AutoBroadcast,
-    ) -> Result<Tensor, Error> {
-        let op = bitwise_operator(self, a, b, broadcast)?;
-        let out = Tensor::zeros(self, a.data_type(), &op.output_shape())?;
-        op.submit(&bindings(a, b, &out))?;
-        Ok(out)
-    }
-
-    /// OpenVINO BitwiseXor-13 of `a` and `b` under `broadcast`, into `out`, an existing
-    /// tensor of the broadcast shape: no allocation.
-    ///
-    /// The inputs' rules are checked first, as for [`Context::bitwise_xor`]; then `out` must
-    /// hold the inputs' type ([`Error::TensorTypeMismatch`]) and have the broadcast shape
-    /// ([`Error::ShapeInconsistent`], with the broadcast shape first and `out`'s second).
-    /// Every tensor is dense: views at offsets that are multiples of 4 and of the element
-    /// size are taken, strided views refused ([`Error::NotDense`]). Only `out`'s
-    /// elements are written. `out` may be `a` or `b` itself when that input has the output's
-    /// shape (in place); submitted without waiting.
-    ///
-    /// ```no_run
-    /// use gpu_xor::{AutoBroadcast, Context, Tensor};
-    ///
-    /// # fn main() -> Result<(), gpu_xor::Error> {
-    /// let ctx = Context::from_env()?;
-    /// let a = Tensor::from_slice(&ctx, &[2, 3], &[1i32, 2, 3, 4, 5, 6])?;
-    /// let b = Tensor::from_slice(&ctx, &[3], &[-1i32, 0, 7])?;
-    /// ctx.bitwise_xor_into(&a, &b, &a, AutoBroadcast::Numpy)?; // a ^= b, broadcast
-    /// assert_eq!(a.to_vec::<i32>()?, [-2, 2, 4, -5, 5, 1]);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn bitwise_xor_into(
-        &self,
-        a: &Tensor,
-        b: &Tensor,
-        out: &Tensor,
-        broadcast: AutoBroadcast,
-    ) -> Result<(), Error> {
-        let op = bitwise_operator(self, a, b, broadcast)?;
-        check_ov_output(out, a, &op.output_shape(), broadcast)?;
-        op.submit(&bindings(a, b, out))?;
-        Ok(())
-    }
-}
-
-impl Context {
-    /// A DirectML operator of two inputs ([`DmlBinaryOp`]) on tensors of one type and shape,
-    /// into a new packed tensor: the rules of [`Context::bit_xor`].
     ///
     /// ```no_run
     /// use gpu_xor::{Context, DmlBinaryOp, Tensor};
@@ -173,9 +42,33 @@ impl Context {
         Ok(out)
     }
 
-    /// A DirectML operator of two inputs into `out`, an existing tensor: the rules of
-    /// [`Context::bit_xor_into`] (type and sizes checked, only `out`'s elements written, in
-    /// place when `out` is `a` or `b`), without waiting.
+    /// A DirectML operator of two inputs into `out`, an existing tensor: no allocation.
+    ///
+    /// `out` has the inputs' type and DirectML Sizes: a wrong type is
+    /// [`Error::DataTypeMismatch`], wrong sizes [`Error::SizesMismatch`], each naming the
+    /// `OutputTensor`, with nothing written. Any tensor may be a view ([`Tensor::view`]) at an
+    /// offset that is a multiple of 16, with strides (an output's may pad, not overlap).
+    /// Only `out`'s elements are written: its padding and the rest of its buffer keep their
+    /// bytes. `out` may be `a` or `b` itself, or a view of exactly the same range, offset,
+    /// sizes and strides, to run in place (DirectML's rule); a partial overlap is refused.
+    ///
+    /// Submitted when this returns, not finished, like [`Context::dml_binary`].
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, DmlBinaryOp, Tensor};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// let a = Tensor::from_slice(&ctx, &[4], &[1u32, 2, 3, 4])?;
+    /// let b = Tensor::from_slice(&ctx, &[4], &[0xffu32; 4])?;
+    /// let out = Tensor::zeros(&ctx, gpu_xor::DataType::U32, &[4])?;
+    /// ctx.dml_binary_into(DmlBinaryOp::BitXor, &a, &b, &out)?;
+    /// ctx.bit_xor_into(&a, &b, &a)?; // in place: a ^= b
+    /// assert_eq!(out.to_vec::<u32>()?, [0xfe, 0xfd, 0xfc, 0xfb]);
+    /// assert_eq!(a.to_vec::<u32>()?, [0xfe, 0xfd, 0xfc, 0xfb]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn dml_binary_into(
         &self,
         op: DmlBinaryOp,
@@ -189,7 +82,7 @@ impl Context {
     }
 
     /// A DirectML operator of one input ([`DmlUnaryOp`]: BIT_NOT, LOGICAL_NOT) into a new
-    /// packed tensor. The input may be a view, as for [`Context::bit_xor`].
+    /// packed tensor. The input may be a view, as for [`Context::dml_binary`].
     ///
     /// ```no_run
     /// use gpu_xor::{Context, DmlUnaryOp, Tensor};
@@ -211,7 +104,7 @@ impl Context {
     }
 
     /// A DirectML operator of one input into `out`, an existing tensor: the rules of
-    /// [`Context::bit_xor_into`]; `out` may be `input` itself (in place).
+    /// [`Context::dml_binary_into`]; `out` may be `input` itself (in place).
     pub fn dml_unary_into(
         &self,
         op: DmlUnaryOp,
@@ -224,7 +117,12 @@ impl Context {
     }
 
     /// An OpenVINO operation of two inputs ([`OvBinaryOp`]) under `broadcast`, into a new
-    /// tensor of the broadcast shape: the rules of [`Context::bitwise_xor`] (dense tensors).
+    /// tensor of the broadcast shape.
+    ///
+    /// OpenVINO's tensors are dense: the inputs may be views at an offset that is a multiple
+    /// of 4 and of the element size ([`Tensor::view`] without strides), and a strided view is
+    /// refused with [`Error::NotDense`] naming the tensor (the DirectML operators take
+    /// strided layouts, and compute the same on integers).
     ///
     /// ```no_run
     /// use gpu_xor::{AutoBroadcast, Context, OvBinaryOp, Tensor};
@@ -252,7 +150,28 @@ impl Context {
     }
 
     /// An OpenVINO operation of two inputs into `out`, an existing tensor of the broadcast
-    /// shape: the rules of [`Context::bitwise_xor_into`].
+    /// shape: no allocation.
+    ///
+    /// The inputs' rules are checked first, as for [`Context::ov_binary`]; then `out` must
+    /// hold the inputs' type ([`Error::TensorTypeMismatch`]) and have the broadcast shape
+    /// ([`Error::ShapeInconsistent`], with the broadcast shape first and `out`'s second).
+    /// Every tensor is dense: views at offsets that are multiples of 4 and of the element
+    /// size are taken, strided views refused ([`Error::NotDense`]). Only `out`'s
+    /// elements are written. `out` may be `a` or `b` itself when that input has the output's
+    /// shape (in place); submitted without waiting.
+    ///
+    /// ```no_run
+    /// use gpu_xor::{AutoBroadcast, Context, Tensor};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// let a = Tensor::from_slice(&ctx, &[2, 3], &[1i32, 2, 3, 4, 5, 6])?;
+    /// let b = Tensor::from_slice(&ctx, &[3], &[-1i32, 0, 7])?;
+    /// ctx.bitwise_xor_into(&a, &b, &a, AutoBroadcast::Numpy)?; // a ^= b, broadcast
+    /// assert_eq!(a.to_vec::<i32>()?, [-2, 2, 4, -5, 5, 1]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn ov_binary_into(
         &self,
         op: OvBinaryOp,
@@ -287,111 +206,94 @@ impl Context {
     }
 }
 
-/// The named one-call forms of the family: each a [`DmlBinaryOp`], [`DmlUnaryOp`],
-/// [`OvBinaryOp`] or [`OvUnaryOp`] given to the general form.
-macro_rules! named_calls {
-    (dml_binary: $($name:ident, $into:ident, $op:ident, $spec:literal;)*) => {
+/// The named one-call forms, one pair per row of the operator table
+/// ([`gpu_xor_core::for_each_operator!`]): each gives its operator to the general form of its
+/// group.
+macro_rules! one_call_forms {
+    ($(
+        $group:ident: $group_doc:literal {
+            $(
+                $(#[$doc:meta])*
+                $variant:ident as $operator:ident {
+                    $standard:ident, $name:literal, $function:ident, $truth:ident, $types:ident,
+                    $conformance:literal, $call:ident, $call_into:ident, [$($onnx:literal),*]
+                }
+            )*
+        }
+    )*) => {
+        $( one_call_forms!(@ $group $( $variant $name $call $call_into )*); )*
+    };
+    (@ DmlBinaryOp $($op:ident $name:literal $call:ident $into:ident)*) => {
         impl Context {
             $(
-                #[doc = concat!("DirectML ", $spec, " of two tensors of one type and shape, into a new packed tensor: [`Context::dml_binary`] with [`DmlBinaryOp::", stringify!($op), "`].")]
-                pub fn $name(&self, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+                #[doc = concat!("DirectML ", $name, " of two tensors of one type and shape, into a new packed tensor: [`Context::dml_binary`] with [`DmlBinaryOp::", stringify!($op), "`].")]
+                pub fn $call(&self, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
                     self.dml_binary(DmlBinaryOp::$op, a, b)
                 }
 
-                #[doc = concat!("DirectML ", $spec, " into `out`, an existing tensor (in place when `out` is `a` or `b`): [`Context::dml_binary_into`] with [`DmlBinaryOp::", stringify!($op), "`].")]
+                #[doc = concat!("DirectML ", $name, " into `out`, an existing tensor (in place when `out` is `a` or `b`): [`Context::dml_binary_into`] with [`DmlBinaryOp::", stringify!($op), "`].")]
                 pub fn $into(&self, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<(), Error> {
                     self.dml_binary_into(DmlBinaryOp::$op, a, b, out)
                 }
             )*
         }
     };
-    (dml_unary: $($name:ident, $into:ident, $op:ident, $spec:literal;)*) => {
+    (@ DmlUnaryOp $($op:ident $name:literal $call:ident $into:ident)*) => {
         impl Context {
             $(
-                #[doc = concat!("DirectML ", $spec, " of one tensor, into a new packed tensor: [`Context::dml_unary`] with [`DmlUnaryOp::", stringify!($op), "`].")]
-                pub fn $name(&self, input: &Tensor) -> Result<Tensor, Error> {
+                #[doc = concat!("DirectML ", $name, " of one tensor, into a new packed tensor: [`Context::dml_unary`] with [`DmlUnaryOp::", stringify!($op), "`].")]
+                pub fn $call(&self, input: &Tensor) -> Result<Tensor, Error> {
                     self.dml_unary(DmlUnaryOp::$op, input)
                 }
 
-                #[doc = concat!("DirectML ", $spec, " into `out`, an existing tensor (in place when `out` is `input`): [`Context::dml_unary_into`] with [`DmlUnaryOp::", stringify!($op), "`].")]
+                #[doc = concat!("DirectML ", $name, " into `out`, an existing tensor (in place when `out` is `input`): [`Context::dml_unary_into`] with [`DmlUnaryOp::", stringify!($op), "`].")]
                 pub fn $into(&self, input: &Tensor, out: &Tensor) -> Result<(), Error> {
                     self.dml_unary_into(DmlUnaryOp::$op, input, out)
                 }
             )*
         }
     };
-    (ov_binary: $($name:ident, $into:ident, $op:ident, $spec:literal;)*) => {
+    (@ OvBinaryOp $($op:ident $name:literal $call:ident $into:ident)*) => {
         impl Context {
             $(
-                #[doc = concat!("OpenVINO ", $spec, " of two dense tensors under `broadcast`, into a new tensor of the broadcast shape: [`Context::ov_binary`] with [`OvBinaryOp::", stringify!($op), "`].")]
-                pub fn $name(&self, a: &Tensor, b: &Tensor, broadcast: AutoBroadcast) -> Result<Tensor, Error> {
+                #[doc = concat!("OpenVINO ", $name, " of two dense tensors under `broadcast`, into a new tensor of the broadcast shape: [`Context::ov_binary`] with [`OvBinaryOp::", stringify!($op), "`].")]
+                pub fn $call(&self, a: &Tensor, b: &Tensor, broadcast: AutoBroadcast) -> Result<Tensor, Error> {
                     self.ov_binary(OvBinaryOp::$op, a, b, broadcast)
                 }
 
-                #[doc = concat!("OpenVINO ", $spec, " into `out`, an existing tensor of the broadcast shape: [`Context::ov_binary_into`] with [`OvBinaryOp::", stringify!($op), "`].")]
+                #[doc = concat!("OpenVINO ", $name, " into `out`, an existing tensor of the broadcast shape: [`Context::ov_binary_into`] with [`OvBinaryOp::", stringify!($op), "`].")]
                 pub fn $into(&self, a: &Tensor, b: &Tensor, out: &Tensor, broadcast: AutoBroadcast) -> Result<(), Error> {
                     self.ov_binary_into(OvBinaryOp::$op, a, b, out, broadcast)
                 }
             )*
         }
     };
+    (@ OvUnaryOp $($op:ident $name:literal $call:ident $into:ident)*) => {
+        impl Context {
+            $(
+                #[doc = concat!("OpenVINO ", $name, " of a dense tensor, into a new tensor: [`Context::ov_unary`] with [`OvUnaryOp::", stringify!($op), "`].")]
+                pub fn $call(&self, input: &Tensor) -> Result<Tensor, Error> {
+                    self.ov_unary(OvUnaryOp::$op, input)
+                }
+
+                #[doc = concat!("OpenVINO ", $name, " into `out`, an existing tensor (in place when `out` is `input`): [`Context::ov_unary_into`] with [`OvUnaryOp::", stringify!($op), "`].")]
+                pub fn $into(&self, input: &Tensor, out: &Tensor) -> Result<(), Error> {
+                    self.ov_unary_into(OvUnaryOp::$op, input, out)
+                }
+            )*
+        }
+    };
 }
 
-named_calls!(dml_binary:
-    bit_and, bit_and_into, BitAnd, "BIT_AND";
-    bit_or, bit_or_into, BitOr, "BIT_OR";
-    logical_and, logical_and_into, LogicalAnd, "LOGICAL_AND";
-    logical_or, logical_or_into, LogicalOr, "LOGICAL_OR";
-);
-named_calls!(dml_unary:
-    bit_not, bit_not_into, BitNot, "BIT_NOT";
-    logical_not, logical_not_into, LogicalNot, "LOGICAL_NOT";
-);
-named_calls!(ov_binary:
-    bitwise_and, bitwise_and_into, BitwiseAnd, "BitwiseAnd-13";
-    bitwise_or, bitwise_or_into, BitwiseOr, "BitwiseOr-13";
-);
-
-impl Context {
-    /// OpenVINO BitwiseNot-13 of a dense tensor (integers bit by bit; boolean, logical not),
-    /// into a new tensor: [`Context::ov_unary`] with [`OvUnaryOp::BitwiseNot`].
-    pub fn bitwise_not(&self, input: &Tensor) -> Result<Tensor, Error> {
-        self.ov_unary(OvUnaryOp::BitwiseNot, input)
-    }
-
-    /// OpenVINO BitwiseNot-13 into `out`, an existing tensor (in place when `out` is
-    /// `input`): [`Context::ov_unary_into`] with [`OvUnaryOp::BitwiseNot`].
-    pub fn bitwise_not_into(&self, input: &Tensor, out: &Tensor) -> Result<(), Error> {
-        self.ov_unary_into(OvUnaryOp::BitwiseNot, input, out)
-    }
-}
+gpu_xor_core::for_each_operator!(one_call_forms);
 
 /// The three tensors' bindings: each buffer from its tensor's offset.
 fn bindings<'a>(a: &'a Tensor, b: &'a Tensor, out: &'a Tensor) -> Bindings<'a> {
     Bindings::new(a.binding(), b.binding(), out.binding())
 }
 
-/// The BitwiseXor of two dense tensors, validated.
-fn bitwise_operator(
-    ctx: &Context,
-    a: &Tensor,
-    b: &Tensor,
-    broadcast: AutoBroadcast,
-) -> Result<BitwiseXor, Error> {
-    dense(a, TensorName::A)?;
-    dense(b, TensorName::B)?;
-    let desc = BitwiseXorDesc {
-        a_type: a.data_type(),
-        b_type: b.data_type(),
-        a_shape: a.shape().to_vec(),
-        b_shape: b.shape().to_vec(),
-        auto_broadcast: broadcast,
-    };
-    BitwiseXor::new(ctx, &desc)
-}
-
-/// Refuses a strided view for BitwiseXor: OpenVINO's tensors are dense and `BitwiseXorDesc`
-/// has no strides. (Views at an offset are dense; the binding checks their alignment.)
+/// Refuses a strided view for an OpenVINO operation: its tensors are dense and its
+/// description has no strides. (Views at an offset are dense; the binding checks their alignment.)
 fn dense(tensor: &Tensor, name: TensorName) -> Result<(), Error> {
     match tensor.strides() {
         None => Ok(()),

@@ -261,15 +261,13 @@ fn check_type(operator: Operator, data_type: DataType) -> Result<(), Error> {
     if crate::desc::min_feature_level(operator, data_type).is_some() {
         return Ok(());
     }
-    Err(match operator {
-        Operator::OvLogicalAnd
-        | Operator::OvLogicalOr
-        | Operator::OvLogicalXor
-        | Operator::OvLogicalNot => Error::NotBoolean {
+    Err(if operator.boolean_only() {
+        Error::NotBoolean {
             operator,
             data_type,
-        },
-        _ => Error::NotIntegerOrBoolean { data_type },
+        }
+    } else {
+        Error::NotIntegerOrBoolean { data_type }
     })
 }
 

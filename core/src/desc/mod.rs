@@ -11,6 +11,7 @@ mod feature_level;
 mod function;
 mod names;
 mod operands;
+mod operators;
 mod ops;
 mod self_overlap;
 mod tensor;
@@ -19,9 +20,13 @@ pub use auto_broadcast::AutoBroadcast;
 pub use broadcast::{BitwiseXorDesc, OvBinaryDesc, OvUnaryDesc, infer_output_shape};
 pub use data_type::DataType;
 pub use feature_level::FeatureLevel;
-pub use function::{BitFunction, DmlBinaryOp, DmlUnaryOp, ElementFunction, OvBinaryOp, OvUnaryOp};
-pub use names::{Operator, TensorName};
+pub use function::{BitFunction, ElementFunction};
+pub use names::TensorName;
 pub use operands::{Operand, Operands};
+pub use operators::{
+    DmlBinaryOp, DmlUnaryOp, Operator, OperatorGroup, OperatorSpec, OvBinaryOp, OvUnaryOp,
+    Standard, Truth, TypeTable,
+};
 pub use ops::{
     BitXorDesc, DmlBinaryDesc, DmlUnaryDesc, LogicalXorDesc, min_feature_level, rank_range,
 };

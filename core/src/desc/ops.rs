@@ -226,31 +226,7 @@ impl DmlUnaryDesc {
 /// OpenVINO has no feature levels: the types an operation takes give [`FeatureLevel::Fl1_0`]
 /// (`Bitwise*-13`: integers and boolean; `Logical*-1`: boolean).
 pub fn min_feature_level(operator: Operator, data_type: DataType) -> Option<FeatureLevel> {
-    use DataType::*;
-    match operator {
-        Operator::BitXor | Operator::BitAnd | Operator::BitOr | Operator::BitNot => match data_type
-        {
-            U8 | U16 | U32 => Some(FeatureLevel::Fl3_0),
-            Bool => None,
-            _ => Some(FeatureLevel::Fl4_1),
-        },
-        Operator::LogicalXor
-        | Operator::LogicalAnd
-        | Operator::LogicalOr
-        | Operator::LogicalNot => match data_type {
-            U32 => Some(FeatureLevel::Fl1_0),
-            U8 => Some(FeatureLevel::Fl2_0),
-            _ => None,
-        },
-        Operator::BitwiseXor
-        | Operator::BitwiseAnd
-        | Operator::BitwiseOr
-        | Operator::BitwiseNot => (!data_type.is_float()).then_some(FeatureLevel::Fl1_0),
-        Operator::OvLogicalAnd
-        | Operator::OvLogicalOr
-        | Operator::OvLogicalXor
-        | Operator::OvLogicalNot => (data_type == Bool).then_some(FeatureLevel::Fl1_0),
-    }
+    operator.spec().types.min_feature_level(data_type)
 }
 
 /// The DimensionCounts `operator` accepts at `feature_level`, as `(min, max)`.
@@ -258,18 +234,7 @@ pub fn min_feature_level(operator: Operator, data_type: DataType) -> Option<Feat
 /// 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1), except the `LOGICAL_*` operators below 3.0:
 /// exactly 4. OpenVINO's operations take any rank, 0 (a scalar) included.
 pub fn rank_range(operator: Operator, feature_level: FeatureLevel) -> (usize, usize) {
-    match operator {
-        Operator::LogicalXor
-        | Operator::LogicalAnd
-        | Operator::LogicalOr
-        | Operator::LogicalNot
-            if feature_level < FeatureLevel::Fl3_0 =>
-        {
-            (4, 4)
-        }
-        op if !op.is_directml() => (0, usize::MAX),
-        _ => (1, MAX_DIMENSIONS),
-    }
+    operator.spec().types.rank_range(feature_level)
 }
 
 /// The DirectML rules in the order they are checked, over the operator's tensors (A, B and
