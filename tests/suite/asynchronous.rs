@@ -1,8 +1,7 @@
 //! The asynchronous forms: `run_async`, `submit`, `wait_async`, `check_async` and the
 //! `to_*_async` read-backs give what the blocking forms give, on every type, and complete on
-//! any executor; and nothing outside the native-only blocking wrappers waits.
-
-use std::path::{Path, PathBuf};
+//! any executor. (That nothing outside the native-only blocking wrappers waits is the build's
+//! to keep: clippy's `disallowed-methods` in `clippy.toml`.)
 
 use futures_util::future::join_all;
 use gpu_xor::{
@@ -203,103 +202,4 @@ fn async_forms_report_faults_as_the_blocking_forms_do() {
         assert_eq!(own.wait_async().await.unwrap_err().rule(), "device_lost");
         assert_eq!(own.check_async().await.unwrap_err().rule(), "device_lost");
     });
-}
-
-/// Calls that wait (block a thread until the device answers) and where they may appear:
-/// only in the native-only blocking wrappers, each under `#[cfg(not(target_arch =
-/// "wasm32"))]`, and in unit tests.
-const WAITS: [&str; 6] = [
-    "block_on(",
-    "PollType::Wait",
-    "wait_indefinitely",
-    ".recv(",
-    "thread::sleep",
-    "Condvar",
-];
-
-/// The blocking wrappers: (file under `src/`, function).
-const WRAPPERS: [(&str, &str); 4] = [
-    ("exec/context.rs", "from_env"),
-    ("exec/context.rs", "wait"),
-    ("exec/readback.rs", "wait"),
-    ("exec/operator.rs", "run"),
-];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-#[test]
-fn nothing_outside_the_native_blocking_wrappers_waits() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut seen = Vec::new();
-    for path in files {
-        let name = path
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let text = std::fs::read_to_string(&path).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        // Unit tests (at the end of a file, under `#[cfg(test)]`) may block.
-        let end = lines
-            .iter()
-            .position(|l| l.trim() == "#[cfg(test)]")
-            .unwrap_or(lines.len());
-        for (i, line) in lines[..end].iter().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            let Some(wait) = WAITS.iter().find(|w| code.contains(*w)) else {
-                continue;
-            };
-            // The function the line is in, and the attributes above its signature.
-            let sig = (0..=i)
-                .rev()
-                .find(|&j| {
-                    let t = lines[j].trim_start();
-                    (t.starts_with("pub") || t.starts_with("fn") || t.starts_with("async"))
-                        && t.contains("fn ")
-                })
-                .unwrap_or_else(|| panic!("{name}:{}: `{wait}` outside a function", i + 1));
-            let function = lines[sig]
-                .split("fn ")
-                .nth(1)
-                .and_then(|rest| rest.split(['(', '<']).next())
-                .unwrap_or_default()
-                .to_string();
-            assert!(
-                WRAPPERS.contains(&(name.as_str(), function.as_str())),
-                "{name}:{}: `{wait}` in `{function}`, which is not a blocking wrapper",
-                i + 1
-            );
-            let gated = lines[..sig]
-                .iter()
-                .rev()
-                .take_while(|l| {
-                    let t = l.trim_start();
-                    t.starts_with("#[") || t.starts_with("///")
-                })
-                .any(|l| l.contains("#[cfg(not(target_arch = \"wasm32\"))]"));
-            assert!(
-                gated,
-                "{name}: `{function}` waits but is compiled for wasm32 too"
-            );
-            seen.push((name.clone(), function));
-        }
-    }
-    // The scan found the wrappers it expects: it is looking at the real sources.
-    for (file, function) in WRAPPERS {
-        assert!(
-            seen.iter().any(|(f, g)| f == file && g == function),
-            "{file}: `{function}` no longer waits, or the scan missed it: {seen:?}"
-        );
-    }
 }
