@@ -142,7 +142,7 @@ pub use desc::{
     OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags, TensorName,
     infer_output_shape,
 };
-pub use error::{Error, ErrorKind, WgpuError};
+pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{
     Batch, Bindings, BitXor, BitwiseXor, CompiledOperator, Context, ContextOptions, DmlBinary,
     DmlUnary, Element, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs, Prepared,

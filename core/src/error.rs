@@ -1,4 +1,100 @@
-//! The crate's one error type.
+//! The crate's one error type, [`Error`]; the rule each error broke, [`ErrorKind`]; and what
+//! that rule is about, [`ErrorCategory`].
+//!
+//! # One table
+//!
+//! [`Error`] and [`ErrorKind`] are declared together, in one table in this file. A row per
+//! variant of [`Error`] gives its docs, its message (`#[error(...)]`), its fields, and after
+//! `=>` its kind; a row per kind gives its docs, its stable name ([`ErrorKind::rule`]) and its
+//! category:
+//!
+//! ```text
+//! pub enum Error {
+//!     ...
+//!     /// Every size must be at least 1 ("a size of zero in any dimension is invalid").
+//!     #[error("{tensor} Sizes {} contain a zero", Dims(sizes))]
+//!     ZeroSize {
+//!         /// The offending tensor.
+//!         tensor: TensorName,
+//!         /// Its sizes.
+//!         sizes: Vec<u32>,
+//!     } => ZeroSizeDim,
+//!     ...
+//! }
+//!
+//! pub enum ErrorKind {
+//!     ...
+//!     /// [`Error::ZeroSize`].
+//!     ZeroSizeDim => "zero_size_dim", Description,
+//!     ...
+//! }
+//! ```
+//!
+//! From it come the enum [`Error`], [`Error::kind`], the enum [`ErrorKind`] with
+//! [`ErrorKind::ALL`], [`ErrorKind::rule`], its `Display` (the rule's name) and
+//! [`ErrorKind::category`]. A new rule is one variant row, and one kind row where its kind is
+//! new. A variant that names a kind with no row does not compile, nor does a kind row without a
+//! category; the tests catch a kind that no variant names.
+//!
+//! # Kinds
+//!
+//! An [`ErrorKind`] is the rule without its values, to match on; [`Error::rule`] is its name,
+//! stable across releases (the `error_kind` of the conformance format where one exists).
+//! Several variants share a kind where DirectML and OpenVINO state one rule in their own words:
+//! [`Error::DataTypeMismatch`] and [`Error::ElementTypeMismatch`] are both
+//! [`ErrorKind::DtypeMismatch`]; [`Error::UnsupportedDataType`],
+//! [`Error::NotIntegerOrBoolean`] and [`Error::NotBoolean`] are all
+//! [`ErrorKind::UnsupportedDtype`].
+//!
+//! # Categories
+//!
+//! Each kind belongs to one [`ErrorCategory`], which says where the fix lies:
+//!
+//! - [`ErrorCategory::Description`]: the operator's or a tensor's description (types, ranks,
+//!   sizes, strides, alignment, broadcasts, flags, an output that overlaps itself);
+//! - [`ErrorCategory::Binding`]: a call's bindings (offsets, ranges, usages, in-place aliasing,
+//!   owned inputs, a binding too many or too few, a shared buffer's span, another context);
+//! - [`ErrorCategory::HostData`]: data on the host side (a slice's length, a tensor read as
+//!   another type, a read-back or a view past its buffer, a strided view where a dense tensor is
+//!   needed, a size past what its type holds, host memory that cannot be had);
+//! - [`ErrorCategory::Device`]: the device or wgpu (no adapter, a refused device or pipeline, a
+//!   failed poll or map, a lost device, an unusable buffer, a buffer the device cannot hold or
+//!   allocate, any other refusal of wgpu);
+//! - [`ErrorCategory::Options`]: a setting of the context or of the environment.
+//!
+//! [`Error::category`] gives it, so that a caller can handle whole groups of rules without
+//! naming each kind (both enums are `#[non_exhaustive]`: new kinds and categories may come):
+//!
+//! ```
+//! use gpu_xor_core::reference::ov_unary;
+//! use gpu_xor_core::{
+//!     BitXorDesc, DataType, Error, ErrorCategory, ErrorKind, FeatureLevel, OvUnaryOp,
+//! };
+//!
+//! fn advice(err: &Error) -> &'static str {
+//!     match err.category() {
+//!         ErrorCategory::Description => "fix the operator's description",
+//!         ErrorCategory::Binding => "fix the call's bindings",
+//!         ErrorCategory::HostData => "fix the data given",
+//!         ErrorCategory::Device => "try again, or on another device",
+//!         _ => "see the message",
+//!     }
+//! }
+//!
+//! let err = BitXorDesc::packed(DataType::U8, &[3, 0])
+//!     .validate(FeatureLevel::Fl4_1)
+//!     .unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::ZeroSizeDim);
+//! assert_eq!(advice(&err), "fix the operator's description");
+//!
+//! // Three bytes for a shape of four elements.
+//! let err = ov_unary(OvUnaryOp::BitwiseNot, DataType::U8, &[4], &[1, 2, 3]).unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::DataLength);
+//! assert_eq!(err.category(), ErrorCategory::HostData);
+//! assert_eq!(err.category(), err.kind().category());
+//! assert_eq!(err.category().to_string(), "host_data");
+//! assert_eq!(advice(&err), "fix the data given");
+//! ```
 
 use std::fmt;
 use std::sync::Arc;
@@ -113,527 +209,752 @@ impl std::error::Error for WgpuError {
     }
 }
 
-/// Everything that can go wrong, with the values that broke the rule.
+/// Declares [`Error`], [`Error::kind`] and [`ErrorKind`] (its [`ErrorKind::ALL`],
+/// [`ErrorKind::rule`] and [`ErrorKind::category`]) from one table, so that a variant, its kind,
+/// the kind's name and its category cannot drift apart (the module docs show a row).
 ///
-/// [`Error::rule`] gives a stable short name for the rule (the `error_kind` of the conformance
-/// format where one exists), so that callers can match on it without parsing messages.
-/// Validation errors are returned before anything is recorded: when a call returns one of them,
-/// no command was recorded and no byte of any buffer changed.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    // ----- DirectML descriptor rules -------------------------------------------------------
-    /// A, B and Output must have the same DataType (DirectML "Tensor constraints"; a type of
-    /// the same width is still a different type).
-    #[error(
-        "{operator}: {tensor} DataType {} differs from ATensor DataType {} (A, B and Output must have the same DataType)",
-        found.directml_name(), expected.directml_name()
-    )]
-    DataTypeMismatch {
-        /// The operator being described.
-        operator: Operator,
-        /// The tensor whose type differs from A's.
-        tensor: TensorName,
-        /// Its type.
-        found: DataType,
-        /// A's type.
-        expected: DataType,
-    },
+/// `pub enum Error` lists the variants as they are declared, each followed by `=> Kind`, the
+/// [`ErrorKind`] it reports. `pub enum ErrorKind` lists the kinds, in the order in which the
+/// variants first name them, each as `Kind => "rule_name", Category`. The docs of every variant
+/// and kind end with a line the macro writes: the variant's kind, the kind's name and category.
+macro_rules! errors {
+    (
+        $(#[$error_attr:meta])*
+        pub enum Error {
+            $(
+                $(#[$variant_attr:meta])*
+                $variant:ident $({ $($field:tt)* })? $(( $($tuple:tt)* ))? => $variant_kind:ident,
+            )*
+        }
 
-    /// The operator does not take this type at this feature level ("Tensor support").
-    #[error(
-        "{operator} does not support {} at {feature_level}{}",
-        data_type.directml_name(),
-        match required { Some(l) => format!(" (it needs {l})"), None => " or any other feature level".to_string() }
-    )]
-    UnsupportedDataType {
-        /// The operator being described.
-        operator: Operator,
-        /// The refused type.
-        data_type: DataType,
-        /// The level the call was made at.
-        feature_level: FeatureLevel,
-        /// The lowest level that accepts this type, if one does.
-        required: Option<FeatureLevel>,
-    },
+        $(#[$kind_attr:meta])*
+        pub enum ErrorKind {
+            $(
+                $(#[$kind_doc:meta])*
+                $kind:ident => $rule:literal, $category:ident,
+            )*
+        }
+    ) => {
+        $(#[$error_attr])*
+        #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum Error {
+            $(
+                $(#[$variant_attr])*
+                #[doc = ""]
+                #[doc = concat!("Kind [`ErrorKind::", stringify!($variant_kind), "`].")]
+                $variant $({ $($field)* })? $(( $($tuple)* ))?,
+            )*
+        }
 
-    /// DimensionCount outside what the operator takes (1 to 8; exactly 4 for LOGICAL_XOR
-    /// below feature level 3.0).
-    #[error(
-        "{operator}: {tensor} DimensionCount {rank} is outside {min}..={max} at {feature_level}{}",
-        match required { Some(l) => format!(" (it needs {l})"), None => String::new() }
-    )]
-    RankOutOfRange {
-        /// The operator being described.
-        operator: Operator,
-        /// The offending tensor.
-        tensor: TensorName,
-        /// Its DimensionCount.
-        rank: usize,
-        /// The smallest allowed count.
-        min: usize,
-        /// The largest allowed count.
-        max: usize,
-        /// The level the call was made at.
-        feature_level: FeatureLevel,
-        /// The lowest level that accepts this count, if one does.
-        required: Option<FeatureLevel>,
-    },
+        impl Error {
+            /// The rule that failed, as a value to match on.
+            pub fn kind(&self) -> ErrorKind {
+                // `{ .. }` matches unit and tuple variants too.
+                match self {
+                    $(Error::$variant { .. } => ErrorKind::$variant_kind,)*
+                }
+            }
 
-    /// A, B and Output must have the same DimensionCount (no implicit rank extension).
-    #[error(
-        "{operator}: {tensor} DimensionCount {rank} differs from ATensor DimensionCount {expected}"
-    )]
-    RankMismatch {
-        /// The operator being described.
-        operator: Operator,
-        /// The tensor whose rank differs from A's.
-        tensor: TensorName,
-        /// Its rank.
-        rank: usize,
-        /// A's rank.
-        expected: usize,
-    },
+            /// Every variant's name, in the order of the table.
+            #[cfg(test)]
+            const VARIANTS: &[&str] = &[$(stringify!($variant),)*];
 
-    /// A, B and Output must have identical Sizes (DirectML never broadcasts implicitly).
-    #[error(
-        "{operator}: {tensor} Sizes {} differ from ATensor Sizes {}",
-        Dims(sizes),
-        Dims(expected)
-    )]
-    SizesMismatch {
-        /// The operator being described.
-        operator: Operator,
-        /// The tensor whose sizes differ from A's.
-        tensor: TensorName,
-        /// Its sizes.
-        sizes: Vec<u32>,
-        /// A's sizes.
-        expected: Vec<u32>,
-    },
+            /// This error's variant, as its name.
+            #[cfg(test)]
+            fn variant(&self) -> &'static str {
+                match self {
+                    $(Error::$variant { .. } => stringify!($variant),)*
+                }
+            }
+        }
 
-    /// Every size must be at least 1 ("a size of zero in any dimension is invalid").
-    #[error("{tensor} Sizes {} contain a zero", Dims(sizes))]
-    ZeroSize {
-        /// The offending tensor.
-        tensor: TensorName,
-        /// Its sizes.
-        sizes: Vec<u32>,
-    },
+        $(#[$kind_attr])*
+        #[non_exhaustive]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ErrorKind {
+            $(
+                $(#[$kind_doc])*
+                #[doc = ""]
+                #[doc = concat!(
+                    "Rule name `", $rule, "`, category [`ErrorCategory::",
+                    stringify!($category), "`]."
+                )]
+                $kind,
+            )*
+        }
 
-    /// A DirectML tensor may not exceed 2^32 - 1 elements.
-    #[error("{tensor} has {elements} elements, more than 2^32 - 1")]
-    TooManyElements {
-        /// The offending tensor.
-        tensor: TensorName,
-        /// Its element count, saturated at `u128::MAX`.
-        elements: u128,
-    },
+        impl ErrorKind {
+            /// Every kind, in the order of [`Error`]'s variants.
+            pub const ALL: &[ErrorKind] = &[$(ErrorKind::$kind,)*];
 
-    /// Strides, when given, have exactly one entry per dimension.
-    #[error("{tensor} has {strides} strides for {rank} dimensions")]
-    StridesLengthMismatch {
-        /// The offending tensor.
-        tensor: TensorName,
-        /// The number of strides given.
-        strides: usize,
-        /// Its DimensionCount.
-        rank: usize,
-    },
+            /// The kind's stable short name, the one [`Error::rule`] returns.
+            pub const fn rule(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$kind => $rule,)*
+                }
+            }
 
-    /// TotalTensorSizeInBytes is below DMLCalcBufferTensorSize.
-    #[error("{tensor} TotalTensorSizeInBytes {total} < DMLCalcBufferTensorSize {minimum}")]
-    TotalSizeTooSmall {
-        /// The offending tensor.
-        tensor: TensorName,
-        /// The TotalTensorSizeInBytes given.
-        total: u64,
-        /// The minimum implied size.
-        minimum: u64,
-    },
+            /// What the rule is about: where the fix lies.
+            pub const fn category(self) -> ErrorCategory {
+                match self {
+                    $(ErrorKind::$kind => ErrorCategory::$category,)*
+                }
+            }
+        }
+    };
+}
 
-    /// GuaranteedBaseOffsetAlignment must be 0 or a power of two at least the element size.
-    #[error(
-        "{tensor} GuaranteedBaseOffsetAlignment {alignment} is not 0 or a power of two >= the element size {element_size}"
-    )]
-    InvalidAlignment {
-        /// The offending tensor.
-        tensor: TensorName,
-        /// The alignment given.
-        alignment: u32,
-        /// The element size of its type.
-        element_size: u32,
-    },
+errors! {
+    /// Everything that can go wrong, with the values that broke the rule.
+    ///
+    /// [`Error::rule`] gives a stable short name for the rule (the `error_kind` of the
+    /// conformance format where one exists), so that callers can match on it without parsing
+    /// messages; [`Error::kind`] gives the rule as an [`ErrorKind`], and [`Error::category`]
+    /// what it is about. Validation errors are returned before anything is recorded: when a
+    /// call returns one of them, no command was recorded and no byte of any buffer changed.
+    pub enum Error {
+        // ----- DirectML descriptor rules ---------------------------------------------------------
+        /// A, B and Output must have the same DataType (DirectML "Tensor constraints"; a type of
+        /// the same width is still a different type).
+        #[error(
+            "{operator}: {tensor} DataType {} differs from ATensor DataType {} (A, B and Output must have the same DataType)",
+            found.directml_name(), expected.directml_name()
+        )]
+        DataTypeMismatch {
+            /// The operator being described.
+            operator: Operator,
+            /// The tensor whose type differs from A's.
+            tensor: TensorName,
+            /// Its type.
+            found: DataType,
+            /// A's type.
+            expected: DataType,
+        } => DtypeMismatch,
 
-    /// DML_TENSOR_FLAG_OWNED_BY_DML "can only be used on input tensors".
-    #[error("DML_TENSOR_FLAG_OWNED_BY_DML is set on the OutputTensor; it is for inputs only")]
-    OwnedByDmlOnOutput,
+        /// The operator does not take this type at this feature level ("Tensor support").
+        #[error(
+            "{operator} does not support {} at {feature_level}{}",
+            data_type.directml_name(),
+            match required { Some(l) => format!(" (it needs {l})"), None => " or any other feature level".to_string() }
+        )]
+        UnsupportedDataType {
+            /// The operator being described.
+            operator: Operator,
+            /// The refused type.
+            data_type: DataType,
+            /// The level the call was made at.
+            feature_level: FeatureLevel,
+            /// The lowest level that accepts this type, if one does.
+            required: Option<FeatureLevel>,
+        } => UnsupportedDtype,
 
-    /// An input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound once, when the operator is made
-    /// (DirectML's operator initializer): its bytes were not given.
-    #[error(
-        "{tensor} has DML_TENSOR_FLAG_OWNED_BY_DML: bind its bytes when the operator is made (with_owned_inputs)"
-    )]
-    OwnedInputMissing {
-        /// The flagged input.
-        tensor: TensorName,
-    },
+        /// DimensionCount outside what the operator takes (1 to 8; exactly 4 for LOGICAL_XOR
+        /// below feature level 3.0).
+        #[error(
+            "{operator}: {tensor} DimensionCount {rank} is outside {min}..={max} at {feature_level}{}",
+            match required { Some(l) => format!(" (it needs {l})"), None => String::new() }
+        )]
+        RankOutOfRange {
+            /// The operator being described.
+            operator: Operator,
+            /// The offending tensor.
+            tensor: TensorName,
+            /// Its DimensionCount.
+            rank: usize,
+            /// The smallest allowed count.
+            min: usize,
+            /// The largest allowed count.
+            max: usize,
+            /// The level the call was made at.
+            feature_level: FeatureLevel,
+            /// The lowest level that accepts this count, if one does.
+            required: Option<FeatureLevel>,
+        } => RankOutOfRange,
 
-    /// An input the operator owns (flagged DML_TENSOR_FLAG_OWNED_BY_DML) is bound again in a
-    /// call (DirectML asks for DML_BINDING_TYPE_NONE there), or an input that is not flagged
-    /// is given as owned.
-    #[error(
-        "{tensor}: only an input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound when the operator is made, and such an input is not bound again in a call"
-    )]
-    OwnedInputBound {
-        /// The input.
-        tensor: TensorName,
-    },
+        /// A, B and Output must have the same DimensionCount (no implicit rank extension).
+        #[error(
+            "{operator}: {tensor} DimensionCount {rank} differs from ATensor DimensionCount {expected}"
+        )]
+        RankMismatch {
+            /// The operator being described.
+            operator: Operator,
+            /// The tensor whose rank differs from A's.
+            tensor: TensorName,
+            /// Its rank.
+            rank: usize,
+            /// A's rank.
+            expected: usize,
+        } => RankMismatch,
 
-    /// A call binds B for an operator of one input (NOT): its input is A alone.
-    #[error("{operator} takes one input, bound as A; {tensor} is bound too")]
-    ExtraBinding {
-        /// The operator.
-        operator: Operator,
-        /// The binding it does not take.
-        tensor: TensorName,
-    },
+        /// A, B and Output must have identical Sizes (DirectML never broadcasts implicitly).
+        #[error(
+            "{operator}: {tensor} Sizes {} differ from ATensor Sizes {}",
+            Dims(sizes),
+            Dims(expected)
+        )]
+        SizesMismatch {
+            /// The operator being described.
+            operator: Operator,
+            /// The tensor whose sizes differ from A's.
+            tensor: TensorName,
+            /// Its sizes.
+            sizes: Vec<u32>,
+            /// A's sizes.
+            expected: Vec<u32>,
+        } => ShapeMismatch,
 
-    /// A call leaves unbound an input that the operator does not own.
-    #[error(
-        "{tensor} is not bound, and the operator does not own it (no DML_TENSOR_FLAG_OWNED_BY_DML)"
-    )]
-    MissingBinding {
-        /// The unbound input.
-        tensor: TensorName,
-    },
+        /// Every size must be at least 1 ("a size of zero in any dimension is invalid").
+        #[error("{tensor} Sizes {} contain a zero", Dims(sizes))]
+        ZeroSize {
+            /// The offending tensor.
+            tensor: TensorName,
+            /// Its sizes.
+            sizes: Vec<u32>,
+        } => ZeroSizeDim,
 
-    /// The output may not overlap itself: writes would race (library policy).
-    #[error(
-        "OutputTensor Strides {} with Sizes {} reach one element from two indices (writes would race)",
-        Dims(strides),
-        Dims(sizes)
-    )]
-    OutputOverlap {
-        /// The output's sizes.
-        sizes: Vec<u32>,
-        /// The output's strides.
-        strides: Vec<u32>,
-    },
+        /// A DirectML tensor may not exceed 2^32 - 1 elements.
+        #[error("{tensor} has {elements} elements, more than 2^32 - 1")]
+        TooManyElements {
+            /// The offending tensor.
+            tensor: TensorName,
+            /// Its element count, saturated at `u128::MAX`.
+            elements: u128,
+        } => TooManyElements,
 
-    /// Whether the output overlaps itself was not decided within the search's step limit
-    /// (library policy: an output is accepted only when it provably does not overlap
-    /// itself). The exact check drops and rewrites dimensions first and decides most
-    /// interleaved layouts without searching; what is left is searched for at most `steps`
-    /// steps, so that validation takes bounded time.
-    #[error(
-        "OutputTensor Strides {} with Sizes {}: whether two indices reach one element was not decided within {steps} search steps (an output must provably not overlap itself)",
-        Dims(strides),
-        Dims(sizes)
-    )]
-    OutputOverlapUndecided {
-        /// The output's sizes.
-        sizes: Vec<u32>,
-        /// The output's strides.
-        strides: Vec<u32>,
-        /// The search's step limit.
-        steps: u64,
-    },
+        /// Strides, when given, have exactly one entry per dimension.
+        #[error("{tensor} has {strides} strides for {rank} dimensions")]
+        StridesLengthMismatch {
+            /// The offending tensor.
+            tensor: TensorName,
+            /// The number of strides given.
+            strides: usize,
+            /// Its DimensionCount.
+            rank: usize,
+        } => StridesLengthMismatch,
 
-    // ----- OpenVINO rules ----------------------------------------------------------------
-    /// OpenVINO: "Arguments do not have the same element type".
-    #[error(
-        "Arguments do not have the same element type (arg0 element type: {}, arg1 element type: {}).",
-        a.openvino_name(), b.openvino_name()
-    )]
-    ElementTypeMismatch {
-        /// arg0's type.
-        a: DataType,
-        /// arg1's type.
-        b: DataType,
-    },
+        /// TotalTensorSizeInBytes is below DMLCalcBufferTensorSize.
+        #[error("{tensor} TotalTensorSizeInBytes {total} < DMLCalcBufferTensorSize {minimum}")]
+        TotalSizeTooSmall {
+            /// The offending tensor.
+            tensor: TensorName,
+            /// The TotalTensorSizeInBytes given.
+            total: u64,
+            /// The minimum implied size.
+            minimum: u64,
+        } => TotalBytesTooSmall,
 
-    /// OpenVINO: "The element type of the input tensor must be integer or boolean."
-    #[error(
-        "The element type of the input tensor must be integer or boolean. (got {})",
-        data_type.openvino_name()
-    )]
-    NotIntegerOrBoolean {
-        /// The refused type.
-        data_type: DataType,
-    },
+        /// GuaranteedBaseOffsetAlignment must be 0 or a power of two at least the element size.
+        #[error(
+            "{tensor} GuaranteedBaseOffsetAlignment {alignment} is not 0 or a power of two >= the element size {element_size}"
+        )]
+        InvalidAlignment {
+            /// The offending tensor.
+            tensor: TensorName,
+            /// The alignment given.
+            alignment: u32,
+            /// The element size of its type.
+            element_size: u32,
+        } => InvalidAlignment,
 
-    /// OpenVINO's `Logical*-1` operations take `boolean` only ("Operands for logical
-    /// operators must have boolean element type").
-    #[error(
-        "{operator}: Operands for logical operators must have boolean element type but have element type {}.",
-        data_type.openvino_name()
-    )]
-    NotBoolean {
-        /// The operation.
-        operator: Operator,
-        /// The refused type.
-        data_type: DataType,
-    },
+        /// DML_TENSOR_FLAG_OWNED_BY_DML "can only be used on input tensors".
+        #[error("DML_TENSOR_FLAG_OWNED_BY_DML is set on the OutputTensor; it is for inputs only")]
+        OwnedByDmlOnOutput => OwnedByDmlOnOutput,
 
-    /// OpenVINO: "Argument shapes are inconsistent."
-    #[error(
-        "Argument shapes are inconsistent. ({} and {} under auto_broadcast {broadcast}: {reason})",
-        Shape(a),
-        Shape(b)
-    )]
-    ShapeInconsistent {
-        /// arg0's shape.
-        a: Vec<usize>,
-        /// arg1's shape.
-        b: Vec<usize>,
-        /// The broadcast rule applied.
-        broadcast: AutoBroadcast,
-        /// Which part of the rule failed.
-        reason: &'static str,
-    },
+        /// An input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound once, when the operator is made
+        /// (DirectML's operator initializer): its bytes were not given.
+        #[error(
+            "{tensor} has DML_TENSOR_FLAG_OWNED_BY_DML: bind its bytes when the operator is made (with_owned_inputs)"
+        )]
+        OwnedInputMissing {
+            /// The flagged input.
+            tensor: TensorName,
+        } => OwnedInputMissing,
 
-    /// OpenVINO: "Unsupported auto broadcast specification".
-    #[error(
-        "Unsupported auto broadcast specification: {broadcast} (BitwiseXor takes none, numpy or pdpd)"
-    )]
-    UnsupportedBroadcast {
-        /// The refused broadcast.
-        broadcast: AutoBroadcast,
-    },
+        /// An input the operator owns (flagged DML_TENSOR_FLAG_OWNED_BY_DML) is bound again in a
+        /// call (DirectML asks for DML_BINDING_TYPE_NONE there), or an input that is not flagged
+        /// is given as owned.
+        #[error(
+            "{tensor}: only an input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound when the operator is made, and such an input is not bound again in a call"
+        )]
+        OwnedInputBound {
+            /// The input.
+            tensor: TensorName,
+        } => OwnedInputBound,
 
-    // ----- Binding rules -----------------------------------------------------------------
-    /// A binding offset must be a multiple of 16 (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) and of
-    /// the tensor's GuaranteedBaseOffsetAlignment; for BitwiseXor, of 4 and the element size.
-    #[error("{tensor} binding offset {offset} is not a multiple of {required}")]
-    BindingOffsetMisaligned {
-        /// The tensor bound.
-        tensor: TensorName,
-        /// The offset given.
-        offset: u64,
-        /// The alignment it must have.
-        required: u64,
-    },
+        /// A call leaves unbound an input that the operator does not own.
+        #[error(
+            "{tensor} is not bound, and the operator does not own it (no DML_TENSOR_FLAG_OWNED_BY_DML)"
+        )]
+        MissingBinding {
+            /// The unbound input.
+            tensor: TensorName,
+        } => MissingBinding,
 
-    /// The bound range runs past the end of the buffer.
-    #[error(
-        "{tensor} binding [{offset}, {offset} + {size}) runs past the end of its {buffer_size}-byte buffer"
-    )]
-    BindingOutOfBounds {
-        /// The tensor bound.
-        tensor: TensorName,
-        /// The offset given.
-        offset: u64,
-        /// The size given (or implied).
-        size: u64,
-        /// The buffer's size.
-        buffer_size: u64,
-    },
+        /// A call binds B for an operator of one input (NOT): its input is A alone.
+        #[error("{operator} takes one input, bound as A; {tensor} is bound too")]
+        ExtraBinding {
+            /// The operator.
+            operator: Operator,
+            /// The binding it does not take.
+            tensor: TensorName,
+        } => ExtraBinding,
 
-    /// The bound range is smaller than the tensor (TotalTensorSizeInBytes for DirectML).
-    #[error("{tensor} binding holds {size} bytes; the tensor needs {required}")]
-    BindingTooSmall {
-        /// The tensor bound.
-        tensor: TensorName,
-        /// The size of the bound range.
-        size: u64,
-        /// The bytes the tensor needs.
-        required: u64,
-    },
+        /// The output may not overlap itself: writes would race (library policy).
+        #[error(
+            "OutputTensor Strides {} with Sizes {} reach one element from two indices (writes would race)",
+            Dims(strides),
+            Dims(sizes)
+        )]
+        OutputOverlap {
+            /// The output's sizes.
+            sizes: Vec<u32>,
+            /// The output's strides.
+            strides: Vec<u32>,
+        } => OutputOverlap,
 
-    /// A buffer lacks a usage the call needs (`STORAGE` to bind a tensor, `COPY_SRC` to read
-    /// one back).
-    #[error("{} buffer lacks wgpu::BufferUsages::{needed} (it has {usage})", match tensor { Some(t) => t.to_string(), None => "the".to_string() })]
-    MissingUsage {
-        /// The tensor bound, if the buffer is bound as one.
-        tensor: Option<TensorName>,
-        /// The usage needed.
-        needed: &'static str,
-        /// The buffer's usages.
-        usage: String,
-    },
+        /// Whether the output overlaps itself was not decided within the search's step limit
+        /// (library policy: an output is accepted only when it provably does not overlap
+        /// itself). The exact check drops and rewrites dimensions first and decides most
+        /// interleaved layouts without searching; what is left is searched for at most `steps`
+        /// steps, so that validation takes bounded time.
+        #[error(
+            "OutputTensor Strides {} with Sizes {}: whether two indices reach one element was not decided within {steps} search steps (an output must provably not overlap itself)",
+            Dims(strides),
+            Dims(sizes)
+        )]
+        OutputOverlapUndecided {
+            /// The output's sizes.
+            sizes: Vec<u32>,
+            /// The output's strides.
+            strides: Vec<u32>,
+            /// The search's step limit.
+            steps: u64,
+        } => OutputOverlapUndecided,
 
-    /// In-place execution needs the input and the output to have the same Sizes, Strides,
-    /// TotalTensorSizeInBytes and binding offset (DirectML's binding rules).
-    #[error(
-        "{tensor} is bound to the OutputTensor's range but its {field} differs; in-place execution needs identical sizes, strides, total size and offset"
-    )]
-    AliasDescMismatch {
-        /// The aliased input.
-        tensor: TensorName,
-        /// The field that differs.
-        field: &'static str,
-    },
+        // ----- OpenVINO rules --------------------------------------------------------------------
+        /// OpenVINO: "Arguments do not have the same element type".
+        #[error(
+            "Arguments do not have the same element type (arg0 element type: {}, arg1 element type: {}).",
+            a.openvino_name(), b.openvino_name()
+        )]
+        ElementTypeMismatch {
+            /// arg0's type.
+            a: DataType,
+            /// arg1's type.
+            b: DataType,
+        } => DtypeMismatch,
 
-    /// An input's range partly overlaps the output's range in the same buffer.
-    #[error(
-        "{tensor} range [{}, {}) partly overlaps the OutputTensor range [{}, {}) of the same buffer",
-        input.0, input.1, output.0, output.1
-    )]
-    PartialOverlap {
-        /// The overlapping input.
-        tensor: TensorName,
-        /// The input's byte range.
-        input: (u64, u64),
-        /// The output's byte range.
-        output: (u64, u64),
-    },
+        /// OpenVINO: "The element type of the input tensor must be integer or boolean."
+        #[error(
+            "The element type of the input tensor must be integer or boolean. (got {})",
+            data_type.openvino_name()
+        )]
+        NotIntegerOrBoolean {
+            /// The refused type.
+            data_type: DataType,
+        } => UnsupportedDtype,
 
-    /// A binding window cannot hold what one piece of a call reads through it. Operands of one
-    /// buffer that lie far apart are given bindings of their own first, so this is left only
-    /// for a window too small for single elements.
-    #[error(
-        "a piece of the call needs {span} bytes in one binding, more than a window ({limit} bytes) holds"
-    )]
-    SharedBufferSpanTooLarge {
-        /// The bytes one binding would have to cover.
-        span: u64,
-        /// The largest binding allowed.
-        limit: u64,
-    },
+        /// OpenVINO's `Logical*-1` operations take `boolean` only ("Operands for logical
+        /// operators must have boolean element type").
+        #[error(
+            "{operator}: Operands for logical operators must have boolean element type but have element type {}.",
+            data_type.openvino_name()
+        )]
+        NotBoolean {
+            /// The operation.
+            operator: Operator,
+            /// The refused type.
+            data_type: DataType,
+        } => UnsupportedDtype,
 
-    /// A read-back range runs past the last whole word of the buffer (copies move 4-byte
-    /// words and may not pass the buffer's declared size).
-    #[error(
-        "cannot read [{offset}, {offset} + {size}): only the first {readable} bytes can be copied"
-    )]
-    ReadOutOfBounds {
-        /// The offset asked for.
-        offset: u64,
-        /// The size asked for.
-        size: u64,
-        /// Bytes a copy can reach.
-        readable: u64,
-    },
+        /// OpenVINO: "Argument shapes are inconsistent."
+        #[error(
+            "Argument shapes are inconsistent. ({} and {} under auto_broadcast {broadcast}: {reason})",
+            Shape(a),
+            Shape(b)
+        )]
+        ShapeInconsistent {
+            /// arg0's shape.
+            a: Vec<usize>,
+            /// arg1's shape.
+            b: Vec<usize>,
+            /// The broadcast rule applied.
+            broadcast: AutoBroadcast,
+            /// Which part of the rule failed.
+            reason: &'static str,
+        } => ShapeInconsistent,
 
-    /// An operator was pushed into a batch of another context.
-    #[error("the operator was compiled on another Context than the batch's")]
-    ContextMismatch,
+        /// OpenVINO: "Unsupported auto broadcast specification".
+        #[error(
+            "Unsupported auto broadcast specification: {broadcast} (BitwiseXor takes none, numpy or pdpd)"
+        )]
+        UnsupportedBroadcast {
+            /// The refused broadcast.
+            broadcast: AutoBroadcast,
+        } => UnsupportedBroadcast,
 
-    // ----- Host data -----------------------------------------------------------------------
-    /// Host data does not have the length the shape implies.
-    #[error("expected {expected} elements for shape {}, got {found}", Shape(shape))]
-    DataLength {
-        /// The shape given.
-        shape: Vec<usize>,
-        /// The element count the shape implies.
-        expected: usize,
-        /// The element count given.
-        found: usize,
-    },
+        // ----- Binding rules ---------------------------------------------------------------------
+        /// A binding offset must be a multiple of 16 (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) and of
+        /// the tensor's GuaranteedBaseOffsetAlignment; for BitwiseXor, of 4 and the element size.
+        #[error("{tensor} binding offset {offset} is not a multiple of {required}")]
+        BindingOffsetMisaligned {
+            /// The tensor bound.
+            tensor: TensorName,
+            /// The offset given.
+            offset: u64,
+            /// The alignment it must have.
+            required: u64,
+        } => BindingOffsetMisaligned,
 
-    /// A tensor was read or written as a type other than its own.
-    #[error("the tensor holds {actual}, not {requested}")]
-    TensorTypeMismatch {
-        /// The tensor's type.
-        actual: DataType,
-        /// The type asked for.
-        requested: DataType,
-    },
+        /// The bound range runs past the end of the buffer.
+        #[error(
+            "{tensor} binding [{offset}, {offset} + {size}) runs past the end of its {buffer_size}-byte buffer"
+        )]
+        BindingOutOfBounds {
+            /// The tensor bound.
+            tensor: TensorName,
+            /// The offset given.
+            offset: u64,
+            /// The size given (or implied).
+            size: u64,
+            /// The buffer's size.
+            buffer_size: u64,
+        } => BindingOutOfBounds,
 
-    /// A size does not fit the type that must hold it (a shape too large for the device or
-    /// for a DirectML `UINT` size).
-    #[error("{what} {value} is too large")]
-    SizeOverflow {
-        /// What overflowed.
-        what: &'static str,
-        /// Its value, saturated at `u128::MAX`.
-        value: u128,
-    },
+        /// The bound range is smaller than the tensor (TotalTensorSizeInBytes for DirectML).
+        #[error("{tensor} binding holds {size} bytes; the tensor needs {required}")]
+        BindingTooSmall {
+            /// The tensor bound.
+            tensor: TensorName,
+            /// The size of the bound range.
+            size: u64,
+            /// The bytes the tensor needs.
+            required: u64,
+        } => BindingTooSmall,
 
-    /// A buffer would exceed the device's `max_buffer_size`.
-    #[error("a {bytes}-byte buffer exceeds the device's max_buffer_size of {limit} bytes")]
-    BufferTooLarge {
-        /// The size asked for.
-        bytes: u64,
-        /// The device's limit.
-        limit: u64,
-    },
+        /// A buffer lacks a usage the call needs (`STORAGE` to bind a tensor, `COPY_SRC` to read
+        /// one back).
+        #[error("{} buffer lacks wgpu::BufferUsages::{needed} (it has {usage})", match tensor { Some(t) => t.to_string(), None => "the".to_string() })]
+        MissingUsage {
+            /// The tensor bound, if the buffer is bound as one.
+            tensor: Option<TensorName>,
+            /// The usage needed.
+            needed: &'static str,
+            /// The buffer's usages.
+            usage: String,
+        } => MissingUsage,
 
-    /// The device could not allocate a buffer.
-    #[error("buffer allocation failed: {0}")]
-    Allocation(#[source] WgpuError),
+        /// In-place execution needs the input and the output to have the same Sizes, Strides,
+        /// TotalTensorSizeInBytes and binding offset (DirectML's binding rules).
+        #[error(
+            "{tensor} is bound to the OutputTensor's range but its {field} differs; in-place execution needs identical sizes, strides, total size and offset"
+        )]
+        AliasDescMismatch {
+            /// The aliased input.
+            tensor: TensorName,
+            /// The field that differs.
+            field: &'static str,
+        } => AliasDescMismatch,
 
-    // ----- Device and execution ---------------------------------------------------------------
-    /// No adapter could be found or opened.
-    #[error("no GPU adapter: {0}")]
-    NoAdapter(String),
+        /// An input's range partly overlaps the output's range in the same buffer.
+        #[error(
+            "{tensor} range [{}, {}) partly overlaps the OutputTensor range [{}, {}) of the same buffer",
+            input.0, input.1, output.0, output.1
+        )]
+        PartialOverlap {
+            /// The overlapping input.
+            tensor: TensorName,
+            /// The input's byte range.
+            input: (u64, u64),
+            /// The output's byte range.
+            output: (u64, u64),
+        } => PartialOverlap,
 
-    /// The adapter refused to open a device.
-    #[error("request_device failed: {0}")]
-    RequestDevice(#[source] WgpuError),
+        /// A binding window cannot hold what one piece of a call reads through it. Operands of one
+        /// buffer that lie far apart are given bindings of their own first, so this is left only
+        /// for a window too small for single elements.
+        #[error(
+            "a piece of the call needs {span} bytes in one binding, more than a window ({limit} bytes) holds"
+        )]
+        SharedBufferSpanTooLarge {
+            /// The bytes one binding would have to cover.
+            span: u64,
+            /// The largest binding allowed.
+            limit: u64,
+        } => SharedBufferSpanTooLarge,
 
-    /// A pipeline failed to compile on this device.
-    #[error("pipeline creation failed: {0}")]
-    Pipeline(#[source] WgpuError),
+        /// A read-back range runs past the last whole word of the buffer (copies move 4-byte
+        /// words and may not pass the buffer's declared size).
+        #[error(
+            "cannot read [{offset}, {offset} + {size}): only the first {readable} bytes can be copied"
+        )]
+        ReadOutOfBounds {
+            /// The offset asked for.
+            offset: u64,
+            /// The size asked for.
+            size: u64,
+            /// Bytes a copy can reach.
+            readable: u64,
+        } => ReadOutOfBounds,
 
-    /// Waiting for the device failed (device lost, timeout).
-    #[error("device poll failed: {0}")]
-    Poll(#[source] WgpuError),
+        /// An operator was pushed into a batch of another context.
+        #[error("the operator was compiled on another Context than the batch's")]
+        ContextMismatch => ContextMismatch,
 
-    /// Mapping a read-back buffer failed.
-    #[error("buffer mapping failed: {0}")]
-    Map(#[source] WgpuError),
+        // ----- Host data -------------------------------------------------------------------------
+        /// Host data does not have the length the shape implies.
+        #[error("expected {expected} elements for shape {}, got {found}", Shape(shape))]
+        DataLength {
+            /// The shape given.
+            shape: Vec<usize>,
+            /// The element count the shape implies.
+            expected: usize,
+            /// The element count given.
+            found: usize,
+        } => DataLength,
 
-    /// The device is lost or was destroyed (`wgpu::Device::destroy`, a driver reset, a
-    /// browser that took the GPU back). Nothing more runs on it: make a new `Context`
-    /// on a new device.
-    #[error("the device is lost: {0}")]
-    DeviceLost(String),
+        /// A tensor was read or written as a type other than its own.
+        #[error("the tensor holds {actual}, not {requested}")]
+        TensorTypeMismatch {
+            /// The tensor's type.
+            actual: DataType,
+            /// The type asked for.
+            requested: DataType,
+        } => TensorTypeMismatch,
 
-    /// A buffer the call uses cannot be used: it was destroyed (`wgpu::Buffer::destroy`), it
-    /// is mapped, or it belongs to another device.
-    #[error("{} buffer cannot be used: {reason}", match tensor { Some(t) => format!("the {t}"), None => "the".to_string() })]
-    InvalidBuffer {
-        /// The tensor bound to it, when the call binds it as one.
-        tensor: Option<TensorName>,
-        /// Why, in wgpu's words.
-        reason: String,
-    },
+        /// A size does not fit the type that must hold it (a shape too large for the device or
+        /// for a DirectML `UINT` size).
+        #[error("{what} {value} is too large")]
+        SizeOverflow {
+            /// What overflowed.
+            what: &'static str,
+            /// Its value, saturated at `u128::MAX`.
+            value: u128,
+        } => SizeOverflow,
 
-    /// wgpu refused a call for a reason this crate could not attribute to the device or to one
-    /// of the buffers (see the caller's duties on `TensorBinding` in `gpu-xor`).
-    #[error("wgpu refused {call}: {source}")]
-    Wgpu {
-        /// The wgpu call refused.
-        call: &'static str,
-        /// wgpu's error.
-        #[source]
-        source: WgpuError,
-    },
+        /// The host could not allocate `bytes` bytes (a failed `try_reserve`, as for the CPU
+        /// reference's output). A buffer the device cannot allocate is [`Error::Allocation`].
+        #[error("allocating {bytes} bytes of host memory failed")]
+        HostAllocation {
+            /// The bytes asked for.
+            bytes: u64,
+        } => HostAllocation,
 
-    /// A tensor view (`Tensor::view` in `gpu-xor`) reaches past the end of its buffer.
-    #[error(
-        "a view of {size} bytes at offset {offset} does not fit its buffer of {buffer_size} bytes"
-    )]
-    ViewOutOfBounds {
-        /// The view's byte offset.
-        offset: u64,
-        /// The bytes it binds (or reads back, in whole words) from there.
-        size: u64,
-        /// The buffer's size.
-        buffer_size: u64,
-    },
+        // ----- Device and execution --------------------------------------------------------------
+        /// A buffer would exceed the device's `max_buffer_size`.
+        #[error("a {bytes}-byte buffer exceeds the device's max_buffer_size of {limit} bytes")]
+        BufferTooLarge {
+            /// The size asked for.
+            bytes: u64,
+            /// The device's limit.
+            limit: u64,
+        } => BufferTooLarge,
 
-    /// OpenVINO tensors are dense: a strided view cannot be an operand of BitwiseXor-13.
-    #[error(
-        "BitwiseXor-13 takes dense tensors; the {tensor} is a strided view (strides {strides:?})"
-    )]
-    NotDense {
-        /// The strided tensor.
-        tensor: TensorName,
-        /// Its element strides.
-        strides: Vec<u64>,
-    },
+        /// The device could not allocate a buffer.
+        #[error("buffer allocation failed: {0}")]
+        Allocation(#[source] WgpuError) => Allocation,
 
-    /// A setting of `ContextOptions` or an environment variable is invalid.
-    #[error("invalid option {name}: {reason}")]
-    InvalidOption {
-        /// The setting.
-        name: &'static str,
-        /// What is wrong with it.
-        reason: String,
-    },
+        /// No adapter could be found or opened.
+        #[error("no GPU adapter: {0}")]
+        NoAdapter(String) => NoAdapter,
+
+        /// The adapter refused to open a device.
+        #[error("request_device failed: {0}")]
+        RequestDevice(#[source] WgpuError) => RequestDevice,
+
+        /// A pipeline failed to compile on this device.
+        #[error("pipeline creation failed: {0}")]
+        Pipeline(#[source] WgpuError) => Pipeline,
+
+        /// Waiting for the device failed (device lost, timeout).
+        #[error("device poll failed: {0}")]
+        Poll(#[source] WgpuError) => Poll,
+
+        /// Mapping a read-back buffer failed.
+        #[error("buffer mapping failed: {0}")]
+        Map(#[source] WgpuError) => Map,
+
+        /// The device is lost or was destroyed (`wgpu::Device::destroy`, a driver reset, a
+        /// browser that took the GPU back). Nothing more runs on it: make a new `Context`
+        /// on a new device.
+        #[error("the device is lost: {0}")]
+        DeviceLost(String) => DeviceLost,
+
+        /// A buffer the call uses cannot be used: it was destroyed (`wgpu::Buffer::destroy`), it
+        /// is mapped, or it belongs to another device.
+        #[error("{} buffer cannot be used: {reason}", match tensor { Some(t) => format!("the {t}"), None => "the".to_string() })]
+        InvalidBuffer {
+            /// The tensor bound to it, when the call binds it as one.
+            tensor: Option<TensorName>,
+            /// Why, in wgpu's words.
+            reason: String,
+        } => InvalidBuffer,
+
+        /// wgpu refused a call for a reason this crate could not attribute to the device or to one
+        /// of the buffers (see the caller's duties on `TensorBinding` in `gpu-xor`).
+        #[error("wgpu refused {call}: {source}")]
+        Wgpu {
+            /// The wgpu call refused.
+            call: &'static str,
+            /// wgpu's error.
+            #[source]
+            source: WgpuError,
+        } => Wgpu,
+
+        // ----- Tensor views and options ----------------------------------------------------------
+        /// A tensor view (`Tensor::view` in `gpu-xor`) reaches past the end of its buffer.
+        #[error(
+            "a view of {size} bytes at offset {offset} does not fit its buffer of {buffer_size} bytes"
+        )]
+        ViewOutOfBounds {
+            /// The view's byte offset.
+            offset: u64,
+            /// The bytes it binds (or reads back, in whole words) from there.
+            size: u64,
+            /// The buffer's size.
+            buffer_size: u64,
+        } => ViewOutOfBounds,
+
+        /// OpenVINO tensors are dense: a strided view cannot be an operand of BitwiseXor-13.
+        #[error(
+            "BitwiseXor-13 takes dense tensors; the {tensor} is a strided view (strides {strides:?})"
+        )]
+        NotDense {
+            /// The strided tensor.
+            tensor: TensorName,
+            /// Its element strides.
+            strides: Vec<u64>,
+        } => NotDense,
+
+        /// A setting of `ContextOptions` or an environment variable is invalid.
+        #[error("invalid option {name}: {reason}")]
+        InvalidOption {
+            /// The setting.
+            name: &'static str,
+            /// What is wrong with it.
+            reason: String,
+        } => InvalidOption,
+
+    }
+
+    /// The rule an [`Error`] broke, without its values: one kind per name that
+    /// [`Error::rule`] returns, to match on.
+    ///
+    /// Several [`Error`] variants can share a kind where DirectML and OpenVINO state the
+    /// same rule in their own words (a type mismatch, an unsupported type).
+    ///
+    /// ```
+    /// use gpu_xor_core::{BitXorDesc, DataType, ErrorKind, FeatureLevel};
+    ///
+    /// let err = BitXorDesc::packed(DataType::F16, &[4])
+    ///     .validate(FeatureLevel::Fl3_0)
+    ///     .unwrap_err();
+    /// let advice = match err.kind() {
+    ///     ErrorKind::UnsupportedDtype => "pick another type or a higher feature level",
+    ///     ErrorKind::ShapeMismatch | ErrorKind::RankMismatch => "fix the shapes",
+    ///     _ => "see the message",
+    /// };
+    /// assert_eq!(advice, "pick another type or a higher feature level");
+    /// assert_eq!(err.kind().to_string(), "unsupported_dtype");
+    /// assert_eq!(err.kind().rule(), err.rule());
+    /// ```
+    pub enum ErrorKind {
+        /// The tensors' types differ: [`Error::DataTypeMismatch`] (DirectML),
+        /// [`Error::ElementTypeMismatch`] (OpenVINO).
+        DtypeMismatch => "dtype_mismatch", Description,
+        /// The operator does not take the type: [`Error::UnsupportedDataType`] (DirectML, at a
+        /// feature level), [`Error::NotIntegerOrBoolean`] and [`Error::NotBoolean`] (OpenVINO).
+        UnsupportedDtype => "unsupported_dtype", Description,
+        /// [`Error::RankOutOfRange`].
+        RankOutOfRange => "rank_out_of_range", Description,
+        /// [`Error::RankMismatch`].
+        RankMismatch => "rank_mismatch", Description,
+        /// [`Error::SizesMismatch`].
+        ShapeMismatch => "shape_mismatch", Description,
+        /// [`Error::ZeroSize`].
+        ZeroSizeDim => "zero_size_dim", Description,
+        /// [`Error::TooManyElements`].
+        TooManyElements => "too_many_elements", Description,
+        /// [`Error::StridesLengthMismatch`].
+        StridesLengthMismatch => "strides_length_mismatch", Description,
+        /// [`Error::TotalSizeTooSmall`].
+        TotalBytesTooSmall => "total_bytes_too_small", Description,
+        /// [`Error::InvalidAlignment`].
+        InvalidAlignment => "invalid_alignment", Description,
+        /// [`Error::OwnedByDmlOnOutput`].
+        OwnedByDmlOnOutput => "owned_by_dml_on_output", Description,
+        /// [`Error::OwnedInputMissing`].
+        OwnedInputMissing => "owned_input_missing", Binding,
+        /// [`Error::OwnedInputBound`].
+        OwnedInputBound => "owned_input_bound", Binding,
+        /// [`Error::MissingBinding`].
+        MissingBinding => "missing_binding", Binding,
+        /// [`Error::ExtraBinding`].
+        ExtraBinding => "extra_binding", Binding,
+        /// [`Error::OutputOverlap`].
+        OutputOverlap => "output_overlap", Description,
+        /// [`Error::OutputOverlapUndecided`].
+        OutputOverlapUndecided => "output_overlap_undecided", Description,
+        /// [`Error::ShapeInconsistent`].
+        ShapeInconsistent => "shape_inconsistent", Description,
+        /// [`Error::UnsupportedBroadcast`].
+        UnsupportedBroadcast => "unsupported_broadcast", Description,
+        /// [`Error::BindingOffsetMisaligned`].
+        BindingOffsetMisaligned => "binding_offset_misaligned", Binding,
+        /// [`Error::BindingOutOfBounds`].
+        BindingOutOfBounds => "binding_out_of_bounds", Binding,
+        /// [`Error::BindingTooSmall`].
+        BindingTooSmall => "binding_too_small", Binding,
+        /// [`Error::MissingUsage`].
+        MissingUsage => "missing_usage", Binding,
+        /// [`Error::AliasDescMismatch`].
+        AliasDescMismatch => "alias_desc_mismatch", Binding,
+        /// [`Error::PartialOverlap`].
+        PartialOverlap => "partial_overlap", Binding,
+        /// [`Error::SharedBufferSpanTooLarge`].
+        SharedBufferSpanTooLarge => "shared_buffer_span_too_large", Binding,
+        /// [`Error::ReadOutOfBounds`].
+        ReadOutOfBounds => "read_out_of_bounds", HostData,
+        /// [`Error::ContextMismatch`].
+        ContextMismatch => "context_mismatch", Binding,
+        /// [`Error::DataLength`].
+        DataLength => "data_length", HostData,
+        /// [`Error::TensorTypeMismatch`].
+        TensorTypeMismatch => "tensor_type_mismatch", HostData,
+        /// [`Error::SizeOverflow`].
+        SizeOverflow => "size_overflow", HostData,
+        /// [`Error::HostAllocation`]: host memory (a buffer on the device is
+        /// [`ErrorKind::Allocation`]).
+        HostAllocation => "host_allocation", HostData,
+        /// [`Error::BufferTooLarge`].
+        BufferTooLarge => "buffer_too_large", Device,
+        /// [`Error::Allocation`]: a buffer on the device (host memory is
+        /// [`ErrorKind::HostAllocation`]).
+        Allocation => "allocation", Device,
+        /// [`Error::NoAdapter`].
+        NoAdapter => "no_adapter", Device,
+        /// [`Error::RequestDevice`].
+        RequestDevice => "request_device", Device,
+        /// [`Error::Pipeline`].
+        Pipeline => "pipeline", Device,
+        /// [`Error::Poll`].
+        Poll => "poll", Device,
+        /// [`Error::Map`].
+        Map => "map", Device,
+        /// [`Error::DeviceLost`].
+        DeviceLost => "device_lost", Device,
+        /// [`Error::InvalidBuffer`].
+        InvalidBuffer => "invalid_buffer", Device,
+        /// [`Error::Wgpu`].
+        Wgpu => "wgpu", Device,
+        /// [`Error::ViewOutOfBounds`].
+        ViewOutOfBounds => "view_out_of_bounds", HostData,
+        /// [`Error::NotDense`].
+        NotDense => "not_dense", HostData,
+        /// [`Error::InvalidOption`].
+        InvalidOption => "invalid_option", Options,
+    }
 }
 
 impl Error {
@@ -649,203 +970,71 @@ impl Error {
         self.kind().rule()
     }
 
-    /// The rule that failed, as a value to match on.
-    pub fn kind(&self) -> ErrorKind {
-        match self {
-            Error::DataTypeMismatch { .. } | Error::ElementTypeMismatch { .. } => {
-                ErrorKind::DtypeMismatch
-            }
-            Error::UnsupportedDataType { .. }
-            | Error::NotIntegerOrBoolean { .. }
-            | Error::NotBoolean { .. } => ErrorKind::UnsupportedDtype,
-            Error::RankOutOfRange { .. } => ErrorKind::RankOutOfRange,
-            Error::RankMismatch { .. } => ErrorKind::RankMismatch,
-            Error::SizesMismatch { .. } => ErrorKind::ShapeMismatch,
-            Error::ZeroSize { .. } => ErrorKind::ZeroSizeDim,
-            Error::TooManyElements { .. } => ErrorKind::TooManyElements,
-            Error::StridesLengthMismatch { .. } => ErrorKind::StridesLengthMismatch,
-            Error::TotalSizeTooSmall { .. } => ErrorKind::TotalBytesTooSmall,
-            Error::InvalidAlignment { .. } => ErrorKind::InvalidAlignment,
-            Error::OwnedByDmlOnOutput => ErrorKind::OwnedByDmlOnOutput,
-            Error::OwnedInputMissing { .. } => ErrorKind::OwnedInputMissing,
-            Error::OwnedInputBound { .. } => ErrorKind::OwnedInputBound,
-            Error::MissingBinding { .. } => ErrorKind::MissingBinding,
-            Error::ExtraBinding { .. } => ErrorKind::ExtraBinding,
-            Error::OutputOverlap { .. } => ErrorKind::OutputOverlap,
-            Error::OutputOverlapUndecided { .. } => ErrorKind::OutputOverlapUndecided,
-            Error::ShapeInconsistent { .. } => ErrorKind::ShapeInconsistent,
-            Error::UnsupportedBroadcast { .. } => ErrorKind::UnsupportedBroadcast,
-            Error::BindingOffsetMisaligned { .. } => ErrorKind::BindingOffsetMisaligned,
-            Error::BindingOutOfBounds { .. } => ErrorKind::BindingOutOfBounds,
-            Error::BindingTooSmall { .. } => ErrorKind::BindingTooSmall,
-            Error::MissingUsage { .. } => ErrorKind::MissingUsage,
-            Error::AliasDescMismatch { .. } => ErrorKind::AliasDescMismatch,
-            Error::PartialOverlap { .. } => ErrorKind::PartialOverlap,
-            Error::SharedBufferSpanTooLarge { .. } => ErrorKind::SharedBufferSpanTooLarge,
-            Error::ReadOutOfBounds { .. } => ErrorKind::ReadOutOfBounds,
-            Error::ContextMismatch => ErrorKind::ContextMismatch,
-            Error::DataLength { .. } => ErrorKind::DataLength,
-            Error::TensorTypeMismatch { .. } => ErrorKind::TensorTypeMismatch,
-            Error::SizeOverflow { .. } => ErrorKind::SizeOverflow,
-            Error::BufferTooLarge { .. } => ErrorKind::BufferTooLarge,
-            Error::Allocation(_) => ErrorKind::Allocation,
-            Error::NoAdapter(_) => ErrorKind::NoAdapter,
-            Error::RequestDevice(_) => ErrorKind::RequestDevice,
-            Error::Pipeline(_) => ErrorKind::Pipeline,
-            Error::Poll(_) => ErrorKind::Poll,
-            Error::Map(_) => ErrorKind::Map,
-            Error::DeviceLost(_) => ErrorKind::DeviceLost,
-            Error::InvalidBuffer { .. } => ErrorKind::InvalidBuffer,
-            Error::Wgpu { .. } => ErrorKind::Wgpu,
-            Error::ViewOutOfBounds { .. } => ErrorKind::ViewOutOfBounds,
-            Error::NotDense { .. } => ErrorKind::NotDense,
-            Error::InvalidOption { .. } => ErrorKind::InvalidOption,
-        }
+    /// What the rule that failed is about: `self.kind().category()`.
+    pub fn category(&self) -> ErrorCategory {
+        self.kind().category()
     }
-}
-
-/// Writes [`ErrorKind`], its [`ErrorKind::ALL`] and its [`ErrorKind::rule`] from one table,
-/// so that a kind and its name cannot drift apart.
-macro_rules! error_kinds {
-    ($($(#[$doc:meta])* $kind:ident => $rule:literal,)*) => {
-        /// The rule an [`Error`] broke, without its values: one kind per name that
-        /// [`Error::rule`] returns, to match on.
-        ///
-        /// Several [`Error`] variants can share a kind where DirectML and OpenVINO state the
-        /// same rule in their own words (a type mismatch, an unsupported type).
-        ///
-        /// ```
-        /// use gpu_xor_core::{BitXorDesc, DataType, ErrorKind, FeatureLevel};
-        ///
-        /// let err = BitXorDesc::packed(DataType::F16, &[4])
-        ///     .validate(FeatureLevel::Fl3_0)
-        ///     .unwrap_err();
-        /// let advice = match err.kind() {
-        ///     ErrorKind::UnsupportedDtype => "pick another type or a higher feature level",
-        ///     ErrorKind::ShapeMismatch | ErrorKind::RankMismatch => "fix the shapes",
-        ///     _ => "see the message",
-        /// };
-        /// assert_eq!(advice, "pick another type or a higher feature level");
-        /// assert_eq!(err.kind().to_string(), "unsupported_dtype");
-        /// assert_eq!(err.kind().rule(), err.rule());
-        /// ```
-        #[non_exhaustive]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum ErrorKind {
-            $($(#[$doc])* $kind,)*
-        }
-
-        impl ErrorKind {
-            /// Every kind, in the order of [`Error`]'s variants.
-            pub const ALL: &[ErrorKind] = &[$(ErrorKind::$kind,)*];
-
-            /// The kind's stable short name, the one [`Error::rule`] returns.
-            pub const fn rule(self) -> &'static str {
-                match self {
-                    $(ErrorKind::$kind => $rule,)*
-                }
-            }
-        }
-    };
-}
-
-error_kinds! {
-    /// The tensors' types differ: [`Error::DataTypeMismatch`] (DirectML),
-    /// [`Error::ElementTypeMismatch`] (OpenVINO).
-    DtypeMismatch => "dtype_mismatch",
-    /// The operator does not take the type: [`Error::UnsupportedDataType`] (DirectML, at a
-    /// feature level), [`Error::NotIntegerOrBoolean`] (OpenVINO).
-    UnsupportedDtype => "unsupported_dtype",
-    /// [`Error::RankOutOfRange`].
-    RankOutOfRange => "rank_out_of_range",
-    /// [`Error::RankMismatch`].
-    RankMismatch => "rank_mismatch",
-    /// [`Error::SizesMismatch`].
-    ShapeMismatch => "shape_mismatch",
-    /// [`Error::ZeroSize`].
-    ZeroSizeDim => "zero_size_dim",
-    /// [`Error::TooManyElements`].
-    TooManyElements => "too_many_elements",
-    /// [`Error::StridesLengthMismatch`].
-    StridesLengthMismatch => "strides_length_mismatch",
-    /// [`Error::TotalSizeTooSmall`].
-    TotalBytesTooSmall => "total_bytes_too_small",
-    /// [`Error::InvalidAlignment`].
-    InvalidAlignment => "invalid_alignment",
-    /// [`Error::OwnedByDmlOnOutput`].
-    OwnedByDmlOnOutput => "owned_by_dml_on_output",
-    /// [`Error::OwnedInputMissing`].
-    OwnedInputMissing => "owned_input_missing",
-    /// [`Error::OwnedInputBound`].
-    OwnedInputBound => "owned_input_bound",
-    /// [`Error::MissingBinding`].
-    MissingBinding => "missing_binding",
-    /// [`Error::ExtraBinding`].
-    ExtraBinding => "extra_binding",
-    /// [`Error::OutputOverlap`].
-    OutputOverlap => "output_overlap",
-    /// [`Error::OutputOverlapUndecided`].
-    OutputOverlapUndecided => "output_overlap_undecided",
-    /// [`Error::ShapeInconsistent`].
-    ShapeInconsistent => "shape_inconsistent",
-    /// [`Error::UnsupportedBroadcast`].
-    UnsupportedBroadcast => "unsupported_broadcast",
-    /// [`Error::BindingOffsetMisaligned`].
-    BindingOffsetMisaligned => "binding_offset_misaligned",
-    /// [`Error::BindingOutOfBounds`].
-    BindingOutOfBounds => "binding_out_of_bounds",
-    /// [`Error::BindingTooSmall`].
-    BindingTooSmall => "binding_too_small",
-    /// [`Error::MissingUsage`].
-    MissingUsage => "missing_usage",
-    /// [`Error::AliasDescMismatch`].
-    AliasDescMismatch => "alias_desc_mismatch",
-    /// [`Error::PartialOverlap`].
-    PartialOverlap => "partial_overlap",
-    /// [`Error::SharedBufferSpanTooLarge`].
-    SharedBufferSpanTooLarge => "shared_buffer_span_too_large",
-    /// [`Error::ReadOutOfBounds`].
-    ReadOutOfBounds => "read_out_of_bounds",
-    /// [`Error::ContextMismatch`].
-    ContextMismatch => "context_mismatch",
-    /// [`Error::DataLength`].
-    DataLength => "data_length",
-    /// [`Error::TensorTypeMismatch`].
-    TensorTypeMismatch => "tensor_type_mismatch",
-    /// [`Error::SizeOverflow`].
-    SizeOverflow => "size_overflow",
-    /// [`Error::BufferTooLarge`].
-    BufferTooLarge => "buffer_too_large",
-    /// [`Error::Allocation`].
-    Allocation => "allocation",
-    /// [`Error::NoAdapter`].
-    NoAdapter => "no_adapter",
-    /// [`Error::RequestDevice`].
-    RequestDevice => "request_device",
-    /// [`Error::Pipeline`].
-    Pipeline => "pipeline",
-    /// [`Error::Poll`].
-    Poll => "poll",
-    /// [`Error::Map`].
-    Map => "map",
-    /// [`Error::DeviceLost`].
-    DeviceLost => "device_lost",
-    /// [`Error::InvalidBuffer`].
-    InvalidBuffer => "invalid_buffer",
-    /// [`Error::Wgpu`].
-    Wgpu => "wgpu",
-    /// [`Error::ViewOutOfBounds`].
-    ViewOutOfBounds => "view_out_of_bounds",
-    /// [`Error::NotDense`].
-    NotDense => "not_dense",
-    /// [`Error::InvalidOption`].
-    InvalidOption => "invalid_option",
 }
 
 impl fmt::Display for ErrorKind {
     /// The rule's name, as [`ErrorKind::rule`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.rule())
+    }
+}
+
+/// What a rule is about, and so where the fix lies: in a description, in a call's bindings, in
+/// host data, in the device, or in an option. Every [`ErrorKind`] belongs to one category
+/// ([`ErrorKind::category`], [`Error::category`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCategory {
+    /// A rule of an operator or tensor description: types, ranks, sizes, strides, total size,
+    /// alignment, broadcasts, the owned flag on the output, an output that overlaps itself.
+    Description,
+    /// A rule of a call's bindings: offsets, ranges and usages, in-place aliasing, owned inputs
+    /// bound again or missing, a binding the operator does not take, a shared buffer's span, an
+    /// operator of another context.
+    Binding,
+    /// Data on the host side: a slice whose length the shape does not imply, a tensor read as
+    /// another type, a read-back or a view past its buffer, a strided view where a dense tensor
+    /// is needed, a size past what its type holds, host memory that cannot be allocated.
+    HostData,
+    /// The device or wgpu: no adapter, a device or pipeline refused, a failed poll or map, a lost
+    /// device, an unusable buffer, a buffer past `max_buffer_size` or that the device cannot
+    /// allocate, any other call that wgpu refuses.
+    Device,
+    /// A setting of `ContextOptions` or an environment variable.
+    Options,
+}
+
+impl ErrorCategory {
+    /// Every category.
+    pub const ALL: &[ErrorCategory] = &[
+        ErrorCategory::Description,
+        ErrorCategory::Binding,
+        ErrorCategory::HostData,
+        ErrorCategory::Device,
+        ErrorCategory::Options,
+    ];
+
+    /// The category's short name, in the style of [`ErrorKind::rule`] (`description`,
+    /// `binding`, `host_data`, `device`, `options`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorCategory::Description => "description",
+            ErrorCategory::Binding => "binding",
+            ErrorCategory::HostData => "host_data",
+            ErrorCategory::Device => "device",
+            ErrorCategory::Options => "options",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCategory {
+    /// The category's name, as [`ErrorCategory::name`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -1034,6 +1223,7 @@ mod tests {
                 what: "tensor bytes",
                 value: u128::MAX,
             },
+            Error::HostAllocation { bytes: 1 << 40 },
             Error::BufferTooLarge { bytes: 2, limit: 1 },
             Error::Allocation(WgpuError::message_only("out of memory")),
             Error::NoAdapter("none".to_string()),
@@ -1083,6 +1273,129 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn every_variant_of_the_table_has_a_sample() {
+        let names: Vec<&str> = one_of_each().iter().map(Error::variant).collect();
+        assert_eq!(
+            names,
+            Error::VARIANTS,
+            "one_of_each() builds one value of every variant, in the table's order"
+        );
+    }
+
+    #[test]
+    fn every_kind_is_listed_once() {
+        assert_eq!(
+            ErrorKind::ALL.iter().collect::<HashSet<_>>().len(),
+            ErrorKind::ALL.len()
+        );
+        // `ALL` holds every kind: a kind left out of it would be reached by no sample.
+        let reached: HashSet<ErrorKind> = one_of_each().iter().map(Error::kind).collect();
+        assert_eq!(reached, ErrorKind::ALL.iter().copied().collect());
+    }
+
+    /// Every kind's category, spelled out here as well as in the table, so that a kind moved to
+    /// another category (or a new kind) is a decision this test sees.
+    #[test]
+    fn every_kind_has_its_declared_category() {
+        use ErrorCategory::{Binding, Description, Device, HostData, Options};
+        use ErrorKind as K;
+        let expected = [
+            (K::DtypeMismatch, Description),
+            (K::UnsupportedDtype, Description),
+            (K::RankOutOfRange, Description),
+            (K::RankMismatch, Description),
+            (K::ShapeMismatch, Description),
+            (K::ZeroSizeDim, Description),
+            (K::TooManyElements, Description),
+            (K::StridesLengthMismatch, Description),
+            (K::TotalBytesTooSmall, Description),
+            (K::InvalidAlignment, Description),
+            (K::OwnedByDmlOnOutput, Description),
+            (K::OutputOverlap, Description),
+            (K::OutputOverlapUndecided, Description),
+            (K::ShapeInconsistent, Description),
+            (K::UnsupportedBroadcast, Description),
+            (K::OwnedInputMissing, Binding),
+            (K::OwnedInputBound, Binding),
+            (K::MissingBinding, Binding),
+            (K::ExtraBinding, Binding),
+            (K::BindingOffsetMisaligned, Binding),
+            (K::BindingOutOfBounds, Binding),
+            (K::BindingTooSmall, Binding),
+            (K::MissingUsage, Binding),
+            (K::AliasDescMismatch, Binding),
+            (K::PartialOverlap, Binding),
+            (K::SharedBufferSpanTooLarge, Binding),
+            (K::ContextMismatch, Binding),
+            (K::ReadOutOfBounds, HostData),
+            (K::DataLength, HostData),
+            (K::TensorTypeMismatch, HostData),
+            (K::SizeOverflow, HostData),
+            (K::HostAllocation, HostData),
+            (K::ViewOutOfBounds, HostData),
+            (K::NotDense, HostData),
+            (K::BufferTooLarge, Device),
+            (K::Allocation, Device),
+            (K::NoAdapter, Device),
+            (K::RequestDevice, Device),
+            (K::Pipeline, Device),
+            (K::Poll, Device),
+            (K::Map, Device),
+            (K::DeviceLost, Device),
+            (K::InvalidBuffer, Device),
+            (K::Wgpu, Device),
+            (K::InvalidOption, Options),
+        ];
+        for (kind, category) in expected {
+            assert_eq!(kind.category(), category, "{kind}");
+        }
+        let listed: HashSet<ErrorKind> = expected.iter().map(|&(k, _)| k).collect();
+        assert_eq!(listed.len(), expected.len(), "a kind is listed twice");
+        assert_eq!(
+            listed,
+            ErrorKind::ALL.iter().copied().collect(),
+            "every kind's category is spelled out"
+        );
+        // Every category holds some kind.
+        let used: HashSet<ErrorCategory> = expected.iter().map(|&(_, c)| c).collect();
+        assert_eq!(used, ErrorCategory::ALL.iter().copied().collect());
+    }
+
+    #[test]
+    fn every_category_has_its_own_name() {
+        let names: HashSet<&str> = ErrorCategory::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), ErrorCategory::ALL.len());
+        for category in ErrorCategory::ALL {
+            assert_eq!(category.to_string(), category.name());
+        }
+    }
+
+    #[test]
+    fn every_error_has_the_category_of_its_kind() {
+        for e in one_of_each() {
+            assert_eq!(e.category(), e.kind().category(), "{e:?}");
+        }
+        assert_eq!(
+            Error::HostAllocation { bytes: 1 << 40 }.category(),
+            ErrorCategory::HostData
+        );
+        assert_eq!(
+            Error::Allocation(WgpuError::message_only("out of memory")).category(),
+            ErrorCategory::Device
+        );
+    }
+
+    #[test]
+    fn host_allocation_names_the_bytes_asked_for() {
+        let e = Error::HostAllocation { bytes: 1 << 40 };
+        assert_eq!(e.rule(), "host_allocation");
+        assert_eq!(
+            e.to_string(),
+            "allocating 1099511627776 bytes of host memory failed"
+        );
     }
 
     #[test]

@@ -32,6 +32,6 @@ pub use desc::{
     Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags,
     TensorName, infer_output_shape,
 };
-pub use error::{Error, ErrorKind, WgpuError};
+pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use layout::{BindingPattern, KernelKind, Plan};
 pub use schedule::{KernelTuning, RecordSummary};

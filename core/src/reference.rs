@@ -24,7 +24,7 @@ use crate::desc::{
     AutoBroadcast, DataType, DmlBinaryOp, DmlUnaryOp, ElementFunction, Operator, OvBinaryDesc,
     OvBinaryOp, OvUnaryOp, TensorName,
 };
-use crate::error::{Error, WgpuError};
+use crate::error::Error;
 
 /// A read-only strided view of tensor bytes.
 #[derive(Clone, Copy, Debug)]
@@ -211,7 +211,9 @@ pub fn ov_binary(
     let count = checked_count(&shape, width)?;
     let mut out = Vec::new();
     out.try_reserve_exact(count * width)
-        .map_err(|e| Error::Allocation(WgpuError::new(e)))?;
+        .map_err(|_| Error::HostAllocation {
+            bytes: (count * width) as u64,
+        })?;
     out.resize(count * width, 0);
     let mut index = vec![0usize; shape.len()];
     for i in 0..count {
@@ -251,7 +253,9 @@ pub fn ov_unary(
     let function = op.function(data_type);
     let mut out = Vec::new();
     out.try_reserve_exact(n * width)
-        .map_err(|e| Error::Allocation(WgpuError::new(e)))?;
+        .map_err(|_| Error::HostAllocation {
+            bytes: (n * width) as u64,
+        })?;
     out.resize(n * width, 0);
     for i in 0..n {
         let x = read(input, i * width, width);

@@ -427,3 +427,26 @@ fn wgpu_errors_are_kept_as_sources() {
     // Clones share the error and compare equal.
     assert_eq!(e.clone(), e);
 }
+
+#[test]
+fn refused_calls_name_the_category_of_their_rule() {
+    // A description the operator refuses: the call is refused before anything is recorded.
+    let nine = [2, 1, 1, 1, 1, 1, 1, 1, 2];
+    let e = case_with(u8s(&nine), u8s(&nine), u8s(&nine)).check_error("rank_out_of_range");
+    assert_eq!(e.category(), gpu_xor::ErrorCategory::Description, "{e}");
+    assert_eq!(e.category(), e.kind().category());
+    let description = e.category();
+
+    // A binding the call refuses.
+    let mut c = DmlCase::packed(DmlOp::BitXor, DataType::U32, &[4], 2);
+    c.places[1] = place(1, 8);
+    let e = c.check_error("binding_offset_misaligned");
+    assert_eq!(e.category(), gpu_xor::ErrorCategory::Binding, "{e}");
+    assert_eq!(e.category(), e.kind().category());
+    assert_ne!(e.category(), description);
+
+    // Host data that does not fit its shape.
+    let e = gpu_xor::Tensor::from_slice(ctx(), &[3], &[1u8, 2]).unwrap_err();
+    assert_eq!(e.category(), gpu_xor::ErrorCategory::HostData, "{e}");
+    assert_eq!(e.category().to_string(), "host_data");
+}
