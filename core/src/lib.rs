@@ -1,17 +1,19 @@
 //! The device-free half of `gpu-xor`: everything about an operator call that needs no GPU.
 //!
-//! - [`desc`]: data types, tensor descriptions, feature levels, the operators and their
-//!   element functions, and every rule of their specifications (DirectML's buffer tensor
-//!   rules, OpenVINO's broadcasts).
-//! - [`error`]: the one error type, [`Error`], and the kind of each rule, [`ErrorKind`].
+//! - [`desc`]: data types, tensor descriptions, feature levels, the operator table (every
+//!   operator one row: [`Operator`], [`for_each_operator!`]) and the element functions, and
+//!   every rule of their specifications (DirectML's buffer tensor rules, OpenVINO's
+//!   broadcasts).
+//! - [`error`]: the one error type, [`Error`], the kind of each rule, [`ErrorKind`], and what
+//!   each is about, [`ErrorCategory`], all from one table.
 //! - [`layout`]: layout analysis. Broadcasts become zero strides, neighbouring dimensions
 //!   coalesce, operands that share a buffer get a binding pattern, and a [`layout::Plan`]
 //!   names the kernel family.
 //! - [`schedule`]: from a plan and the bindings of one call to the dispatches that run it: the
 //!   kernel chosen per piece, dispatch sizing, the metadata record, pipeline keys, lowering
 //!   and merging.
-//! - [`reference`](mod@reference): a plain CPU implementation of every operator over strided views, the
-//!   oracle of every test.
+//! - [`reference`](mod@reference): a plain CPU implementation of every operator over strided
+//!   views, the oracle of every test.
 //!
 //! This crate has no wgpu dependency, so the build itself keeps these layers apart from the
 //! device: the `gpu-xor` crate records what [`schedule`] decides. Most users want `gpu-xor`,
@@ -29,8 +31,8 @@ pub mod schedule;
 pub use desc::{
     AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
     DmlUnaryDesc, DmlUnaryOp, ElementFunction, FeatureLevel, LogicalXorDesc, Operand, Operands,
-    Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags,
-    TensorName, infer_output_shape,
+    Operator, OperatorGroup, OperatorSpec, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
+    Standard, TensorDesc, TensorFlags, TensorName, Truth, TypeTable, infer_output_shape,
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use layout::{BindingPattern, KernelKind, Plan};
