@@ -29,7 +29,7 @@ use gpu_xor::{
     Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, CompiledOperator, Context, DataType,
     Prepared, TensorBinding,
 };
-use gpu_xor_conformance::engine::SplitMix64;
+use gpu_xor_testkit::SplitMix64;
 
 /// The two mixes of the issue: a model (300 nodes) and many small tensors (10,000 nodes).
 #[derive(Clone, Copy, Debug)]
@@ -95,7 +95,7 @@ impl Node {
     }
 }
 
-/// A draw in `lo..hi` from the conformance crate's splitmix64, the generator's only source
+/// A draw in `lo..hi` from the test kit's splitmix64, the generator's only source
 /// of numbers.
 fn draw(rng: &mut SplitMix64, (lo, hi): (u64, u64)) -> u64 {
     lo + rng.next_u64() % (hi - lo)

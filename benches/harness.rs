@@ -437,17 +437,13 @@ fn storage(ctx: &Context, size: u64, seed: u64) -> wgpu::Buffer {
     });
     {
         let mut view = buffer.get_mapped_range_mut(..).expect("mapped");
-        let mut state = seed;
+        let mut rng = gpu_xor_testkit::SplitMix64::new(seed);
         let mut chunk = vec![0u8; 1 << 16];
         let len = buffer.size() as usize;
         let mut at = 0;
         while at < len {
             for word in chunk.chunks_mut(8) {
-                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                word.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+                word.copy_from_slice(&rng.next_u64().to_le_bytes());
             }
             let n = chunk.len().min(len - at);
             view.slice(at..at + n).copy_from_slice(&chunk[..n]);

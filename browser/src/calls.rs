@@ -5,6 +5,7 @@ use gpu_xor::Context;
 use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor_conformance::dml::Calls;
 use gpu_xor_conformance::engine;
+use gpu_xor_testkit::compare_buffers;
 
 use crate::dml::Check;
 use crate::{assert_accepted, watched};
@@ -130,7 +131,7 @@ async fn compare(
         .await
         .unwrap_or_else(|e| panic!("{how}: read-back: {e}"));
     assert_accepted(answer, &(how, &calls.calls)).await;
-    if let Err(e) = engine::compare_buffers(&calls.names(), &got, &calls.expected(), None) {
+    if let Err(e) = compare_buffers(&calls.names(), &got, &calls.expected(), None) {
         panic!("{how}: {e}\n{}", calls.describe());
     }
 }

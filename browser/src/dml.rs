@@ -3,6 +3,7 @@
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{Context, Error};
 use gpu_xor_conformance::engine;
+use gpu_xor_testkit::{compare_buffer, compare_buffers};
 
 use crate::{assert_accepted, watched};
 
@@ -49,7 +50,7 @@ impl Check for DmlCase {
         let layout = self.output_layout();
         for (k, (got, want)) in got.iter().zip(&want).enumerate() {
             let output = (layout.buffer == k).then_some(&layout);
-            if let Err(e) = engine::compare_buffer(&names[k], got, want, output) {
+            if let Err(e) = compare_buffer(&names[k], got, want, output) {
                 panic!("{e}\n{self:?}");
             }
         }
@@ -72,7 +73,7 @@ impl Check for DmlCase {
         let got = engine::read_back(ctx, &gpu)
             .await
             .unwrap_or_else(|e| panic!("read-back: {e}"));
-        if let Err(e) = engine::compare_buffers(&names, &got, &self.buffers, None) {
+        if let Err(e) = compare_buffers(&names, &got, &self.buffers, None) {
             panic!("the refused call changed a byte: {e}\n{self:?}");
         }
         err

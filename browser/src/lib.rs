@@ -11,11 +11,12 @@
 //!   windows;
 //! - [`DmlCase`] and [`OvCase`]: a call with every buffer filled with SplitMix64 bytes, the
 //!   expected image of every buffer from the CPU reference ([`gpu_xor::reference`]), and a
-//!   comparison of every byte ([`gpu_xor_conformance::engine::compare_buffer`]);
+//!   comparison of every byte ([`gpu_xor_testkit::compare_buffer`]);
 //! - [`watched`] and [`assert_accepted`]: a validation error scope around a submission, so that
 //!   work the browser refuses fails with its own message rather than as stale bytes;
 //! - [`Calls`]: several calls on shared buffers, one by one and merged in one [`gpu_xor::Batch`];
 //! - [`specials`]: the special bit patterns of each type;
+//! - [`random_bytes`] and [`le_bytes`]: test data, from the test kit ([`gpu_xor_testkit`]);
 //! - [`say`]: a line in the runner's output (the page's `#output`, which the runner prints).
 //!
 //! The crate compiles natively as well (it is a workspace member), where the same async
@@ -39,6 +40,7 @@ pub use calls::{CheckCalls, Merged};
 pub use dml::{Check, DmlCase, DmlOp, Place, place};
 pub use gpu_xor_conformance::dml::{Call, Calls};
 pub use gpu_xor_conformance::expect::{scatter_kind, tile_kernel, transposed_kernel};
+pub use gpu_xor_testkit::random_bytes;
 pub use ov::{CheckOv, OvCase};
 pub use web::{browser_adapter_report, say};
 
@@ -133,11 +135,6 @@ pub async fn assert_accepted(
     }
 }
 
-/// Deterministic bytes: the SplitMix64 stream of the conformance format.
-pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    gpu_xor_conformance::engine::random_bytes(seed, len)
-}
-
 /// Every dispatch of the call ran `kernel` (one per window or piece; at least one).
 pub fn assert_kernel(summary: &RecordSummary, kernel: KernelKind) {
     assert!(
@@ -146,10 +143,8 @@ pub fn assert_kernel(summary: &RecordSummary, kernel: KernelKind) {
     );
 }
 
-/// Little-endian bytes of `values`, each cut to `width` bytes.
+/// Little-endian bytes of `values`, each cut to `width` bytes: [`gpu_xor_testkit::le_bytes`]
+/// for the `usize` widths the browser tests compute with.
 pub fn le_bytes(values: &[u64], width: usize) -> Vec<u8> {
-    values
-        .iter()
-        .flat_map(|v| v.to_le_bytes().into_iter().take(width))
-        .collect()
+    gpu_xor_testkit::le_bytes(values, width as u64)
 }

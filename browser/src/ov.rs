@@ -5,6 +5,7 @@ use gpu_xor::Context;
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor_conformance::engine;
 pub use gpu_xor_conformance::ov::OvCase;
+use gpu_xor_testkit::compare_buffers;
 
 use crate::{assert_accepted, watched};
 
@@ -32,8 +33,7 @@ impl CheckOv for OvCase {
             .await
             .unwrap_or_else(|e| panic!("read-back: {e}\n{self:?}"));
         assert_accepted(answer, self).await;
-        if let Err(e) = engine::compare_buffers(&run.names, &got, &run.expected, Some(&run.layout))
-        {
+        if let Err(e) = compare_buffers(&run.names, &got, &run.expected, Some(&run.layout)) {
             panic!("{}: {e}", self.describe());
         }
         (run.shape, summary)

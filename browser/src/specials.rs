@@ -1,6 +1,7 @@
 //! Special bit patterns of each type: what BIT_XOR must pass through untouched.
 
 use gpu_xor::DataType;
+use gpu_xor_testkit::width_mask;
 
 /// Special values of `data_type` as raw little-endian bits (zero-extended): for floats,
 /// +0 and -0, infinities, quiet and signalling NaNs with payloads (both signs), the smallest
@@ -50,7 +51,7 @@ pub fn specials(data_type: DataType) -> Vec<u64> {
         .to_vec(),
         _ => {
             let bits = data_type.size_in_bytes() * 8;
-            let mask = u64::MAX >> (64 - bits);
+            let mask = width_mask(u64::from(data_type.size_in_bytes()));
             let top = 1u64 << (bits - 1);
             [
                 0,

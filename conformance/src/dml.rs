@@ -15,8 +15,9 @@ use gpu_xor::{
     DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OwnedInputs, TensorDesc,
     TensorFlags,
 };
+use gpu_xor_testkit::{OutputLayout, random_bytes};
 
-use crate::engine::{self, AnyOperator, OutputLayout, Spoil, random_bytes};
+use crate::engine::{self, AnyOperator, Spoil};
 
 /// Which DirectML operator a case runs. BIT_XOR and LOGICAL_XOR are made through their own
 /// types ([`BitXor`], [`LogicalXor`]), the rest through the family's ([`DmlBinary`],

@@ -1,6 +1,7 @@
-//! The execution engine the conformance runner and the test suite share: SplitMix64,
-//! sentinel-filled buffers, one call recorded and submitted, whole buffers read back, and the
-//! comparison of every byte.
+//! The execution engine the conformance runner and the test suite share: sentinel-filled
+//! buffers, one call recorded and submitted, whole buffers read back, and owned inputs spoiled
+//! once the operator has taken its copy. The device-free pieces it builds on (SplitMix64 data,
+//! layouts, the comparison of every byte) are `gpu-xor-testkit`'s.
 //!
 //! Nothing here blocks except the functions named `*_blocking` (native only): a call is
 //! recorded into an encoder of its own and submitted, and [`read_back`] awaits
@@ -11,44 +12,7 @@ use gpu_xor::{
     Bindings, BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, Error, LogicalXor, OvBinary,
     OvUnary, TensorBinding,
 };
-
-// ----- SplitMix64 ------------------------------------------------------------------------------
-
-/// SplitMix64 as the conformance format gives it: each step adds the golden gamma to the
-/// state and mixes. Seed 0 gives `0xE220A8397B1DCDAF` on the first step.
-#[derive(Clone, Debug)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator whose state starts at `seed`.
-    pub const fn new(seed: u64) -> SplitMix64 {
-        SplitMix64 { state: seed }
-    }
-
-    /// The output `z` of the next step.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-/// `len` bytes of the SplitMix64 stream from `seed`, each step's output in little-endian
-/// order: test data, and a sentinel that no constant pattern or stale value is likely to
-/// match.
-pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut rng = SplitMix64::new(seed);
-    let mut bytes = Vec::with_capacity(len.next_multiple_of(8));
-    while bytes.len() < len {
-        bytes.extend_from_slice(&rng.next_u64().to_le_bytes());
-    }
-    bytes.truncate(len);
-    bytes
-}
+use gpu_xor_testkit::{OutputLayout, width_mask};
 
 // ----- Buffers ---------------------------------------------------------------------------------
 
@@ -252,6 +216,8 @@ pub fn call_bindings<'a>(
     }
 }
 
+// ----- Owned inputs ----------------------------------------------------------------------------
+
 /// How [`spoil`] changes the elements of an input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Spoil {
@@ -285,253 +251,25 @@ impl Spoil {
 pub fn spoil(image: &[u8], inputs: &[(&OutputLayout, Spoil)]) -> Vec<u8> {
     let mut out: Vec<u8> = image.iter().map(|b| !b).collect();
     for &(tensor, how) in inputs {
-        let width = tensor.width as usize;
-        let mask = crate::generator::width_mask(tensor.width);
-        for at in tensor.byte_offsets() {
-            let v = read_le(image, at, tensor.width);
-            let w = match (how, v) {
+        let mask = width_mask(tensor.width);
+        let spoiled: Vec<u64> = tensor
+            .read_values(image)
+            .into_iter()
+            .map(|v| match (how, v) {
                 (_, 0) => mask,
                 (Spoil::Flip, _) => 0,
                 (Spoil::KeepTruth, v) if v == mask => 1,
                 (Spoil::KeepTruth, v) => !v & mask,
-            };
-            let at = at as usize;
-            out[at..at + width].copy_from_slice(&w.to_le_bytes()[..width]);
-        }
-    }
-    out
-}
-
-// ----- Output layout and comparison ------------------------------------------------------------
-
-/// Where an output tensor's elements sit (or an input's, for [`spoil`]): a buffer, a byte
-/// offset, the element width, and element sizes and strides.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutputLayout {
-    /// Index of the buffer that holds the output.
-    pub buffer: usize,
-    /// Byte offset of element 0 in that buffer.
-    pub offset: u64,
-    /// Element size in bytes (1 to 8).
-    pub width: u64,
-    /// Sizes, outermost first.
-    pub sizes: Vec<u64>,
-    /// Element strides, one per dimension.
-    pub strides: Vec<u64>,
-}
-
-impl OutputLayout {
-    /// A packed row-major output.
-    pub fn packed(buffer: usize, offset: u64, width: u64, sizes: &[u64]) -> OutputLayout {
-        OutputLayout {
-            buffer,
-            offset,
-            width,
-            sizes: sizes.to_vec(),
-            strides: packed_strides(sizes),
-        }
-    }
-
-    /// The number of elements.
-    pub fn element_count(&self) -> u64 {
-        self.sizes.iter().product()
-    }
-
-    /// The byte offset of each element in the buffer, in logical row-major order.
-    pub fn byte_offsets(&self) -> Vec<u64> {
-        positions(&self.sizes, &self.strides)
-            .into_iter()
-            .map(|p| self.offset + p * self.width)
-            .collect()
-    }
-
-    /// The row-major multi-index of element `i`.
-    pub fn index_of(&self, i: u64) -> Vec<u64> {
-        unravel(i, &self.sizes)
-    }
-
-    /// The element values (little-endian, zero-extended) found in `image`.
-    pub fn read_values(&self, image: &[u8]) -> Vec<u64> {
-        self.byte_offsets()
-            .into_iter()
-            .map(|at| read_le(image, at, self.width))
-            .collect()
-    }
-
-    /// Writes `values` into the element positions of `image`.
-    pub fn write_values(&self, image: &mut [u8], values: &[u64]) {
-        let width = self.width as usize;
-        for (at, v) in self.byte_offsets().into_iter().zip(values) {
-            let at = at as usize;
-            image[at..at + width].copy_from_slice(&v.to_le_bytes()[..width]);
-        }
-    }
-}
-
-fn read_le(image: &[u8], at: u64, width: u64) -> u64 {
-    let (at, width) = (at as usize, width as usize);
-    let mut v = [0u8; 8];
-    v[..width].copy_from_slice(&image[at..at + width]);
-    u64::from_le_bytes(v)
-}
-
-/// Compares every buffer read back (`got`) with what it must hold (`want`): each output
-/// element first, in logical order, then every other byte. The error names the buffer, the
-/// byte, the element and its index where the byte belongs to one, both values, and how many
-/// differ.
-pub fn compare_buffers(
-    names: &[String],
-    got: &[Vec<u8>],
-    want: &[Vec<u8>],
-    output: Option<&OutputLayout>,
-) -> Result<(), String> {
-    if got.len() != want.len() {
-        return Err(format!(
-            "read {} buffers back, expected {}",
-            got.len(),
-            want.len()
-        ));
-    }
-    for (k, (got, want)) in got.iter().zip(want).enumerate() {
-        let name = names.get(k).cloned().unwrap_or_else(|| k.to_string());
-        let output = output.filter(|o| o.buffer == k);
-        compare_buffer(&name, got, want, output)?;
-    }
-    Ok(())
-}
-
-/// [`compare_buffers`] for one buffer; `output` is the output tensor when this buffer holds
-/// it.
-pub fn compare_buffer(
-    name: &str,
-    got: &[u8],
-    want: &[u8],
-    output: Option<&OutputLayout>,
-) -> Result<(), String> {
-    if got.len() != want.len() {
-        return Err(format!(
-            "buffer {name}: read {} bytes back, expected {}",
-            got.len(),
-            want.len()
-        ));
-    }
-    if got == want {
-        return Ok(());
-    }
-    let mut is_output = vec![false; got.len()];
-    if let Some(out) = output {
-        let width = out.width as usize;
-        let offsets = out.byte_offsets();
-        let element = |at: u64| read_le(got, at, out.width) != read_le(want, at, out.width);
-        let bad: Vec<usize> = (0..offsets.len())
-            .filter(|&i| element(offsets[i]))
+            })
             .collect();
-        if let Some(&i) = bad.first() {
-            let at = offsets[i];
-            return Err(format!(
-                "buffer {name}: output element {i} (index {:?}, byte {at}): got {:#x}, \
-                 expected {:#x} ({} of {} elements differ)",
-                out.index_of(i as u64),
-                read_le(got, at, out.width),
-                read_le(want, at, out.width),
-                bad.len(),
-                offsets.len()
-            ));
-        }
-        for at in offsets {
-            is_output[at as usize..at as usize + width].fill(true);
-        }
-    }
-    let differs = |i: &usize| got[*i] != want[*i] && !is_output[*i];
-    match (0..got.len()).find(differs) {
-        None => Ok(()),
-        Some(i) => Err(format!(
-            "buffer {name}: byte {i}, outside the output, holds {:#04x}, expected {:#04x} \
-             ({} such bytes)",
-            got[i],
-            want[i],
-            (0..got.len()).filter(differs).count()
-        )),
-    }
-}
-
-// ----- Shapes ----------------------------------------------------------------------------------
-
-/// Element position (`dot(index, strides)`) of each logical index, in row-major order.
-pub fn positions(sizes: &[u64], strides: &[u64]) -> Vec<u64> {
-    let count: u64 = sizes.iter().product();
-    let mut out = Vec::with_capacity(count as usize);
-    if count == 0 {
-        return out;
-    }
-    let mut index = vec![0u64; sizes.len()];
-    let mut position = 0u64;
-    for _ in 0..count {
-        out.push(position);
-        for d in (0..sizes.len()).rev() {
-            index[d] += 1;
-            position += strides[d];
-            if index[d] < sizes[d] {
-                break;
-            }
-            position -= strides[d] * sizes[d];
-            index[d] = 0;
-        }
+        tensor.write_values(&mut out, &spoiled);
     }
     out
-}
-
-/// Packed row-major element strides.
-pub fn packed_strides(sizes: &[u64]) -> Vec<u64> {
-    let mut strides = vec![0u64; sizes.len()];
-    let mut acc = 1u64;
-    for (d, &n) in sizes.iter().enumerate().rev() {
-        strides[d] = acc;
-        acc = acc.saturating_mul(n);
-    }
-    strides
-}
-
-/// The row-major multi-index of element `i`.
-pub fn unravel(mut i: u64, sizes: &[u64]) -> Vec<u64> {
-    let mut index = vec![0; sizes.len()];
-    for d in (0..sizes.len()).rev() {
-        if sizes[d] > 0 {
-            index[d] = i % sizes[d];
-            i /= sizes[d];
-        }
-    }
-    index
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn splitmix64_known_answer() {
-        assert_eq!(SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(random_bytes(0, 3), [0xAF, 0xCD, 0x1D]);
-        assert_eq!(random_bytes(7, 20)[..16], random_bytes(7, 16)[..]);
-    }
-
-    #[test]
-    fn layouts() {
-        assert_eq!(packed_strides(&[2, 3, 4]), [12, 4, 1]);
-        assert_eq!(positions(&[2, 2], &[1, 3]), [0, 3, 1, 4]);
-        assert_eq!(unravel(5, &[2, 3]), [1, 2]);
-        let out = OutputLayout {
-            buffer: 0,
-            offset: 4,
-            width: 2,
-            sizes: vec![2],
-            strides: vec![2],
-        };
-        let mut image = vec![0u8; 12];
-        out.write_values(&mut image, &[0x1234, 0xabcd]);
-        assert_eq!(image, [0, 0, 0, 0, 0x34, 0x12, 0, 0, 0xcd, 0xab, 0, 0]);
-        assert_eq!(out.read_values(&image), [0x1234, 0xabcd]);
-    }
 
     #[test]
     fn spoiled_inputs_differ_in_every_byte_and_element() {
@@ -554,32 +292,5 @@ mod tests {
             [0xff, 0xfa, 1]
         );
         assert_eq!(spoil(&[0, 5, 0xff], &[(&t, Spoil::Flip)]), [0xff, 0, 0]);
-    }
-
-    #[test]
-    fn comparison_names_element_and_byte() {
-        let out = OutputLayout::packed(1, 2, 1, &[4]);
-        let want = vec![vec![1, 2, 3], vec![9, 9, 10, 11, 12, 13, 9, 9]];
-        assert_eq!(compare_buffers(&[], &want, &want, Some(&out)), Ok(()));
-
-        let mut got = want.clone();
-        got[1][5] = 0xfe;
-        let e = compare_buffers(&["a".into(), "out".into()], &got, &want, Some(&out)).unwrap_err();
-        assert!(
-            e.contains("buffer out: output element 3 (index [3], byte 5)"),
-            "{e}"
-        );
-        assert!(e.contains("got 0xfe, expected 0xd"), "{e}");
-
-        let mut got = want.clone();
-        got[1][7] = 0;
-        got[0][0] = 0;
-        let e = compare_buffers(&[], &got, &want, Some(&out)).unwrap_err();
-        assert!(e.contains("buffer 0: byte 0, outside the output"), "{e}");
-        let e = compare_buffer("out", &got[1], &want[1], Some(&out)).unwrap_err();
-        assert!(
-            e.contains("byte 7, outside the output, holds 0x00, expected 0x09"),
-            "{e}"
-        );
     }
 }

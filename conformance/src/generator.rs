@@ -1,19 +1,10 @@
 //! The `generator` of large cases: SplitMix64 streams, and SHA-256 over little-endian
 //! element bytes.
 
+use gpu_xor_testkit::{SplitMix64, width_mask};
 use sha2::{Digest, Sha256};
 
 use crate::case::Mode;
-use crate::engine::SplitMix64;
-
-/// The mask of an element `width` bytes wide.
-pub fn width_mask(width: u64) -> u64 {
-    if width >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * width)) - 1
-    }
-}
 
 /// `count` elements of `width` bytes from `seed`: element `k` is made from the output of
 /// SplitMix64 step `k + 1`.
@@ -31,16 +22,6 @@ pub fn generate(seed: u64, count: u64, mode: Mode, width: u64) -> Vec<u64> {
             }
         })
         .collect()
-}
-
-/// The values' low `width` bytes each, little-endian, in order.
-pub fn le_bytes(values: &[u64], width: u64) -> Vec<u8> {
-    let width = width as usize;
-    let mut bytes = Vec::with_capacity(values.len() * width);
-    for v in values {
-        bytes.extend_from_slice(&v.to_le_bytes()[..width]);
-    }
-    bytes
 }
 
 /// The lower-case hex SHA-256 of `bytes`.
@@ -62,7 +43,6 @@ mod tests {
         assert_eq!(generate(0, 1, Mode::Bits, 8), [0xE220_A839_7B1D_CDAF]);
         assert_eq!(generate(0, 1, Mode::Sparse, 1), [0xAF]);
         assert_eq!(generate(0, 1, Mode::Bool, 1), [1]);
-        assert_eq!(le_bytes(&[0x0102, 0x0304], 2), [2, 1, 4, 3]);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The conformance runner of `gpu-xor`, and the execution engine its test suite shares.
 //!
 //! - [`case`]: the case format of `conformance/README.md` as `serde` types;
-//! - [`engine`]: SplitMix64, sentinel-filled buffers, one call recorded and submitted, whole
-//!   buffers read back and compared byte for byte: what the runner and the test suite
-//!   (`tests/suite/common.rs`) both use;
+//! - [`engine`]: sentinel-filled buffers, one call recorded and submitted, whole buffers read
+//!   back: what the runner and the test suites (`tests/suite/common.rs`, the browser suite)
+//!   both use, with the device-free kit (SplitMix64, width masks, layouts, byte comparison) of
+//!   `gpu-xor-testkit`;
 //! - [`dml`]: DirectML calls as data (descriptions, places, buffers, the reference's image of
 //!   every buffer after the call), which the native and the browser test suites both run;
 //! - [`ov`]: OpenVINO calls (BitwiseXor-13 and the family) as data, likewise;

@@ -7,8 +7,9 @@ use gpu_xor::{
     AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, OvBinary,
     OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
 };
+use gpu_xor_testkit::{OutputLayout, random_bytes};
 
-use crate::engine::{AnyOperator, OutputLayout, random_bytes};
+use crate::engine::AnyOperator;
 
 /// Which OpenVINO operation a case runs. BitwiseXor-13 is made through its own type
 /// ([`BitwiseXor`]), the rest through the family's ([`OvBinary`], [`OvUnary`]).

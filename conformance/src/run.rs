@@ -44,12 +44,15 @@ use gpu_xor::{
     OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, TensorDesc,
     TensorFlags,
 };
+use gpu_xor_testkit::{
+    OutputLayout, compare_buffers, le_bytes, packed_strides, positions, random_bytes, width_mask,
+};
 use serde_json::Value;
 
 use crate::case::{Alias, Broadcast, Case, Generator, Op, kind_of, split_cases};
 use crate::dml::{DmlOp, owned_flags};
-use crate::engine::{self, AnyOperator, OutputLayout, Spoil, packed_strides, random_bytes};
-use crate::generator::{generate, le_bytes, sha256_hex, width_mask};
+use crate::engine::{self, AnyOperator, Spoil};
+use crate::generator::{generate, sha256_hex};
 use crate::ov::OvOp;
 use crate::report::{CaseReport, Outcome, Report};
 
@@ -958,7 +961,7 @@ async fn execute(
         let k = buffer_of[o];
         let width = operand.width as usize;
         let track = !written[k].is_empty();
-        for p in engine::positions(&operand.sizes, &operand.strides) {
+        for p in positions(&operand.sizes, &operand.strides) {
             let at = (offsets[o] + p * operand.width) as usize;
             let bytes = &data[p as usize].to_le_bytes()[..width];
             if track {
@@ -1017,7 +1020,7 @@ async fn execute(
                     let after = engine::read_back(ctx, &buffers)
                         .await
                         .map_err(|e| format!("reading the buffers back: [{}] {e}", e.rule()))?;
-                    return engine::compare_buffers(&names, &after, &images, None)
+                    return compare_buffers(&names, &after, &images, None)
                         .map_err(|e| format!("the refused operator changed a byte: {e}"));
                 }
             }
@@ -1053,7 +1056,7 @@ async fn execute(
     let summary = match (result, &check) {
         (Err(e), Check::Error(kind)) => {
             same_rule(kind, &e, "recording the operator")?;
-            return engine::compare_buffers(&names, &after, &images, None)
+            return compare_buffers(&names, &after, &images, None)
                 .map_err(|e| format!("the refused call changed a byte: {e}"));
         }
         (Ok(_), Check::Error(kind)) => {
@@ -1091,7 +1094,7 @@ async fn execute(
     };
     let mut want = images;
     layout.write_values(&mut want[layout.buffer], &values);
-    engine::compare_buffers(&names, &after, &want, Some(&layout))
+    compare_buffers(&names, &after, &want, Some(&layout))
 }
 
 fn check_generated(g: &Generated<'_>, values: &[u64], width: u64) -> Result<(), String> {

@@ -41,6 +41,7 @@ use gpu_xor::{
     DmlUnaryOp, Error, FeatureLevel, LogicalXorDesc, OvBinaryDesc, OvBinaryOp, OvUnaryDesc,
     OvUnaryOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
+use gpu_xor_testkit::{SplitMix64, packed_strides};
 
 /// The longest one case may take.
 const CASE_TIME_LIMIT: Duration = Duration::from_millis(50);
@@ -132,26 +133,29 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-// ----- SplitMix64 -----------------------------------------------------------------------------
+// ----- Draws ----------------------------------------------------------------------------------
 
-/// SplitMix64 (Steele, Lea and Flood), the generator every case is drawn from.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
+/// The draws every case is made of, from the test kit's SplitMix64 (Steele, Lea and Flood).
+trait Draws {
     /// Uniform in `0..n` (`n > 0`; the bias is irrelevant here).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+    fn below(&mut self, n: u64) -> u64;
 
     /// True with probability `1 / n`.
+    fn one_in(&mut self, n: u64) -> bool;
+
+    /// One of `items`, uniformly.
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T;
+
+    /// A value up to `max`: small ones, powers of two and their neighbours, values near
+    /// `max`, or anything.
+    fn edge(&mut self, max: u64) -> u64;
+}
+
+impl Draws for SplitMix64 {
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
     fn one_in(&mut self, n: u64) -> bool {
         self.below(n) == 0
     }
@@ -160,8 +164,6 @@ impl SplitMix64 {
         items[self.below(items.len() as u64) as usize]
     }
 
-    /// A value up to `max`: small ones, powers of two and their neighbours, values near
-    /// `max`, or anything.
     fn edge(&mut self, max: u64) -> u64 {
         let bits = 64 - max.leading_zeros() as u64;
         match self.below(8) {
@@ -176,7 +178,7 @@ impl SplitMix64 {
                 }
             }
             5 => max - self.below(3).min(max),
-            _ => self.next() & max,
+            _ => self.next_u64() & max,
         }
     }
 }
@@ -358,17 +360,6 @@ fn dml_sizes(rng: &mut SplitMix64, rank: usize) -> Vec<u32> {
             .map(|_| rng.edge(u64::from(u32::MAX)) as u32)
             .collect(),
     }
-}
-
-/// Packed row-major strides, saturated (the generator's own, independent of the library).
-fn packed_strides(sizes: &[u32]) -> Vec<u64> {
-    let mut strides = vec![0u64; sizes.len()];
-    let mut acc = 1u64;
-    for (d, &n) in sizes.iter().enumerate().rev() {
-        strides[d] = acc;
-        acc = acc.saturating_mul(u64::from(n));
-    }
-    strides
 }
 
 /// `DMLCalcBufferTensorSize` written out in 128 bits: `None` for a zero size, strides of the
@@ -676,7 +667,7 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
             {
                 let n: usize = desc.shape.iter().product();
                 let len = n * desc.data_type.size_in_bytes() as usize;
-                let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+                let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
                 let r = reference::ov_unary(desc.op, desc.data_type, &desc.shape, &bytes);
                 assert_eq!(r.as_ref().err(), validated.as_ref().err());
             }
@@ -782,7 +773,7 @@ fn dml_reference(tensors: &[&TensorDesc; 3], op: DmlBinaryOp, rng: &mut SplitMix
                 Ok(n) if n <= 1 << 16 && !rng.one_in(8) => n as usize,
                 _ => rng.below(64) as usize,
             };
-            (0..len).map(|_| rng.next() as u8).collect()
+            (0..len).map(|_| rng.next_u64() as u8).collect()
         })
         .collect();
     let out_bytes = bytes.pop().expect("three tensors");
@@ -823,7 +814,7 @@ fn dml_unary_reference(desc: &DmlUnaryDesc, rng: &mut SplitMix64) {
                 Ok(n) if n <= 1 << 16 && !rng.one_in(8) => n as usize,
                 _ => rng.below(64) as usize,
             };
-            (0..len).map(|_| rng.next() as u8).collect()
+            (0..len).map(|_| rng.next_u64() as u8).collect()
         })
         .collect();
     let mut out_bytes = bytes.pop().expect("two tensors");
@@ -897,7 +888,7 @@ fn openvino_reference_of(desc: &BitwiseXorDesc, op: OvBinaryOp, rng: &mut SplitM
         } else {
             n * width
         };
-        (0..len).map(|_| rng.next() as u8).collect()
+        (0..len).map(|_| rng.next_u64() as u8).collect()
     };
     let (a_bytes, b_bytes) = (data(a), data(b));
     let _ = if op == OvBinaryOp::BitwiseXor {
@@ -967,7 +958,7 @@ thread_local! {
 
 fn check(stats: &mut Stats, index: u64, case: &Case, expected: Option<&str>, seed: u64) {
     let run = |seed: u64| {
-        let mut rng = SplitMix64(seed);
+        let mut rng = SplitMix64::new(seed);
         let start_live = reset_peak();
         let started = Instant::now();
         IN_CASE.with(|c| c.set(true));
@@ -1045,10 +1036,10 @@ fn descriptions_end_in_ok_or_a_typed_error_in_bounded_time_and_memory() {
     for (i, (case, expected)) in fixed_cases().into_iter().enumerate() {
         check(&mut stats, i as u64, &case, Some(expected), seed);
     }
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     for index in 0..cases {
         let case = random_case(&mut rng);
-        let case_seed = rng.next();
+        let case_seed = rng.next_u64();
         check(&mut stats, index, &case, None, case_seed);
     }
 

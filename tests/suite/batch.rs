@@ -15,6 +15,7 @@ use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor::{Context, DataType, KernelTuning, TensorDesc};
 use gpu_xor_conformance::dml::{Call, Calls};
 use gpu_xor_conformance::engine;
+use gpu_xor_testkit::compare_buffers;
 
 use crate::common::{Check, DmlOp, Place, ctx, family_of, place, small_windows, speckle, tuned};
 
@@ -102,7 +103,7 @@ impl CheckCalls for Calls {
     }
 
     fn compare(&self, how: &str, got: &[Vec<u8>]) {
-        if let Err(e) = engine::compare_buffers(&self.names(), got, &self.expected(), None) {
+        if let Err(e) = compare_buffers(&self.names(), got, &self.expected(), None) {
             panic!("{how}: {e}\n{}", self.describe());
         }
     }

@@ -1,9 +1,10 @@
 //! Test harness: the shared context, and cases that check every byte of every buffer against
 //! the CPU reference.
 //!
-//! Random bytes, sentinel-filled buffers, recording and submitting a call, reading buffers
-//! back and comparing them are the conformance runner's engine
-//! ([`gpu_xor_conformance::engine`]); this file builds the suite's cases on it.
+//! Sentinel-filled buffers, recording and submitting a call and reading buffers back are the
+//! conformance runner's engine ([`gpu_xor_conformance::engine`]); random bytes and the
+//! comparison of every byte are the test kit's ([`gpu_xor_testkit`]). This file builds the
+//! suite's cases on them.
 
 #![allow(dead_code)]
 
@@ -12,6 +13,7 @@ use std::sync::OnceLock;
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{Context, ContextOptions, Error, KernelTuning};
 use gpu_xor_conformance::engine;
+use gpu_xor_testkit::{SplitMix64, compare_buffer, compare_buffers};
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
 /// `WGPU_ADAPTER_NAME`, `GPU_XOR_LIMITS`, `GPU_XOR_MAX_WINDOW`). Without an adapter the
@@ -101,10 +103,7 @@ pub fn few_groups() -> &'static Context {
     })
 }
 
-/// Deterministic bytes: the SplitMix64 stream of the conformance format.
-pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    engine::random_bytes(seed, len)
-}
+pub use gpu_xor_testkit::random_bytes;
 
 /// A storage buffer (also a copy source and destination) holding `bytes`.
 pub fn buffer(ctx: &Context, bytes: &[u8]) -> wgpu::Buffer {
@@ -202,7 +201,7 @@ impl Check for DmlCase {
                     self.describe()
                 );
                 let got = engine::read_back_blocking(&twin, &gpu).unwrap();
-                engine::compare_buffers(&self.names(), &got, &self.buffers, None)
+                compare_buffers(&self.names(), &got, &self.buffers, None)
                     .unwrap_or_else(|e| panic!("the refused call changed a byte: {e}"));
             }
         }
@@ -223,7 +222,7 @@ impl Check for DmlCase {
             .expect_err("the call should have been refused");
         assert_eq!(err.rule(), rule, "{err}");
         let got = engine::read_back_blocking(ctx, &gpu).unwrap();
-        if let Err(e) = engine::compare_buffers(&self.names(), &got, &self.buffers, None) {
+        if let Err(e) = compare_buffers(&self.names(), &got, &self.buffers, None) {
             panic!("the refused call changed a byte: {e}\n{}", self.describe());
         }
         err
@@ -252,7 +251,7 @@ pub fn compare(buffer: usize, got: &[u8], want: &[u8], case: &DmlCase) {
         .get(buffer)
         .cloned()
         .unwrap_or_else(|| buffer.to_string());
-    if let Err(e) = engine::compare_buffer(&name, got, want, output) {
+    if let Err(e) = compare_buffer(&name, got, want, output) {
         panic!("{e}\n{}", case.describe());
     }
 }
@@ -298,8 +297,7 @@ impl CheckOv for OvCase {
         // Distinct buffers, or an output exactly on A: nothing to bind apart.
         assert_eq!(summary.overlapping_bindings, 0);
         let got = engine::read_back_blocking(ctx, &gpu).unwrap();
-        if let Err(e) = engine::compare_buffers(&run.names, &got, &run.expected, Some(&run.layout))
-        {
+        if let Err(e) = compare_buffers(&run.names, &got, &run.expected, Some(&run.layout)) {
             panic!("{}: {e}", self.describe());
         }
         (run.shape, summary)
@@ -339,7 +337,7 @@ pub fn family_of(data_type: gpu_xor::DataType) -> Vec<DmlOp> {
 /// values other than 1.
 pub fn speckle(buffers: &mut [Vec<u8>], seed: u64) {
     for (k, buffer) in buffers.iter_mut().enumerate() {
-        let mut rng = engine::SplitMix64::new(seed ^ (k as u64 + 1).wrapping_mul(0xA076_1D64));
+        let mut rng = SplitMix64::new(seed ^ (k as u64 + 1).wrapping_mul(0xA076_1D64));
         for word in buffer.chunks_mut(4) {
             if rng.next_u64() & 1 == 0 {
                 word.fill(0);

@@ -12,8 +12,9 @@ use gpu_xor::{
     AutoBroadcast, Batch, BitXor, BitXorDesc, BitwiseXor, Context, DataType, LogicalXor, Tensor,
     TensorDesc,
 };
-use gpu_xor_conformance::engine::{self, AnyOperator, SplitMix64};
+use gpu_xor_conformance::engine::{self, AnyOperator};
 use gpu_xor_conformance::ov::OvOp;
+use gpu_xor_testkit::SplitMix64;
 
 use crate::common::{Check, CheckOv, DmlCase, DmlOp, OvCase, compare, ctx, speckle};
 

@@ -250,7 +250,7 @@ fn runner_splitmix64_matches_the_known_answer() {
     use runner::generator::generate;
 
     assert_eq!(
-        runner::engine::SplitMix64::new(0).next_u64(),
+        gpu_xor_testkit::SplitMix64::new(0).next_u64(),
         0xE220_A839_7B1D_CDAF
     );
     assert_eq!(

@@ -4,7 +4,7 @@
 
 use gpu_xor::reference::{self, StridedView, StridedViewMut};
 use gpu_xor::{AutoBroadcast, DataType, Error, Tensor};
-use gpu_xor_conformance::engine::{OutputLayout, compare_buffer};
+use gpu_xor_testkit::{OutputLayout, compare_buffer};
 
 use crate::common::{buffer, ctx, random_bytes};
 use crate::per_type;

@@ -10,6 +10,7 @@ use gpu_xor::{
 };
 use gpu_xor_conformance::dml::{Call, Calls};
 use gpu_xor_conformance::engine::{self, AnyOperator};
+use gpu_xor_testkit::compare_buffers;
 use proptest::prelude::*;
 
 use crate::common::{DmlOp, buffer, ctx, place, random_bytes, small_windows};
@@ -31,7 +32,7 @@ fn run_batched(ctx: &Context, calls: &Calls) -> usize {
     batch.record(&mut encoder).unwrap();
     ctx.queue().submit([encoder.finish()]);
     let got = engine::read_back_blocking(ctx, &gpu).unwrap();
-    if let Err(e) = engine::compare_buffers(&calls.names(), &got, &calls.expected(), None) {
+    if let Err(e) = compare_buffers(&calls.names(), &got, &calls.expected(), None) {
         panic!("batched: {e}\n{}", calls.describe());
     }
     dispatches
@@ -55,7 +56,7 @@ fn run_prepared(ctx: &Context, calls: &Calls) {
     ctx.queue().submit([encoder.finish()]);
     let got = engine::read_back_blocking(ctx, &gpu).unwrap();
     let twice = calls.repeated(2);
-    if let Err(e) = engine::compare_buffers(&twice.names(), &got, &twice.expected(), None) {
+    if let Err(e) = compare_buffers(&twice.names(), &got, &twice.expected(), None) {
         panic!("prepared: {e}\n{}", calls.describe());
     }
 }

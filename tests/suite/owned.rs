@@ -17,6 +17,7 @@ use gpu_xor::{
     TensorFlags, TensorName,
 };
 use gpu_xor_conformance::engine::{self, AnyOperator};
+use gpu_xor_testkit::compare_buffers;
 
 use crate::common::{
     Check, DmlCase, DmlOp, assert_kernel, compare, ctx, place, random_bytes, scatter_kind,
@@ -392,7 +393,7 @@ fn refused(
     assert_eq!(e.rule(), rule, "{e}\n{}", case.describe());
     ctx.wait().unwrap();
     let got = engine::read_back_blocking(ctx, &gpu).unwrap();
-    if let Err(diff) = engine::compare_buffers(&case.names(), &got, &case.buffers, None) {
+    if let Err(diff) = compare_buffers(&case.names(), &got, &case.buffers, None) {
         panic!(
             "refused with {rule}, yet a byte changed: {diff}\n{}",
             case.describe()
@@ -656,7 +657,7 @@ fn a_call_that_leaves_an_input_unbound_is_missing_binding() {
         assert!(batch.is_empty());
     }
     let got = engine::read_back_blocking(ctx(), &gpu).unwrap();
-    engine::compare_buffers(&case.names(), &got, &case.buffers, None)
+    compare_buffers(&case.names(), &got, &case.buffers, None)
         .unwrap_or_else(|e| panic!("a refused call changed a byte: {e}"));
 }
 

@@ -494,15 +494,11 @@ impl Dress {
 }
 
 /// A permutation of `0..n` from a seed (Fisher-Yates over SplitMix64).
-fn permutation(n: usize, mut seed: u64) -> Vec<usize> {
+fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut rng = gpu_xor_testkit::SplitMix64::new(seed);
     let mut p: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        p.swap(i, (z % (i as u64 + 1)) as usize);
+        p.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
     }
     p
 }

@@ -6,6 +6,7 @@ use gpu_xor::{
 };
 use gpu_xor_browser::{Check, DmlCase, DmlOp, ctx, place, random_bytes};
 use gpu_xor_conformance::engine;
+use gpu_xor_testkit::{OutputLayout, compare_buffers};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
@@ -132,8 +133,8 @@ async fn a_refused_push_leaves_the_batch_as_it_was() {
         want[2][i] = host[0][i] ^ host[1][i];
     }
     let got = engine::read_back(&ctx, &gpu).await.unwrap();
-    let out = engine::OutputLayout::packed(2, 0, 4, &[16]);
-    if let Err(e) = engine::compare_buffers(&names, &got, &want, Some(&out)) {
+    let out = OutputLayout::packed(2, 0, 4, &[16]);
+    if let Err(e) = compare_buffers(&names, &got, &want, Some(&out)) {
         panic!("{e}");
     }
 }
