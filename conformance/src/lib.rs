@@ -39,7 +39,7 @@ pub mod ov;
 pub mod report;
 pub mod run;
 
-pub use report::{CaseReport, Counts, OPERATORS, Outcome, Report};
+pub use report::{CaseReport, Counts, Outcome, Report, operators};
 pub use run::{SKIPPED_TAGS, reference_check, run_case_value, run_cases_async};
 
 /// Parses case text and runs every case, blocking until the last one has finished (native

@@ -3,26 +3,19 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The operators of the format, in the order the summary lists them (the names of
-/// [`Op::ALL`](crate::case::Op::ALL)).
-pub const OPERATORS: [&str; 16] = [
-    "bit_xor",
-    "logical_xor",
-    "bitwise_xor_broadcast",
-    "bit_and",
-    "bit_or",
-    "bit_not",
-    "logical_and",
-    "logical_or",
-    "logical_not",
-    "bitwise_and_broadcast",
-    "bitwise_or_broadcast",
-    "bitwise_not",
-    "logical_and_broadcast",
-    "logical_or_broadcast",
-    "logical_xor_broadcast",
-    "logical_not_bool",
-];
+use gpu_xor::Operator;
+
+/// The operators of the seeds, listed first in every report, with or without cases.
+const SEEDS: [Operator; 3] = [Operator::BitXor, Operator::LogicalXor, Operator::BitwiseXor];
+
+/// The `op` names of every operator of the table, in the order reports list them: the seeds'
+/// XOR operators first, then the others in the table's order.
+pub fn operators() -> impl Iterator<Item = &'static str> {
+    SEEDS
+        .into_iter()
+        .chain(Operator::ALL.into_iter().filter(|op| !SEEDS.contains(op)))
+        .map(Operator::conformance_name)
+}
 
 /// The result of one case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,17 +89,18 @@ impl Report {
         counts
     }
 
-    /// The counts per operator: the XOR operators of [`OPERATORS`] first (always listed), then
-    /// the other operators of [`OPERATORS`] that have cases, in that order, then any other
+    /// The counts per operator, in the order of [`operators`]: the seeds' XOR operators
+    /// (always listed), then the other operators of the table that have cases, then any other
     /// `op` met, in name order.
     pub fn counts_by_op(&self) -> Vec<(String, Counts)> {
+        let names: Vec<&str> = operators().collect();
         let mut others: BTreeMap<String, Counts> = BTreeMap::new();
-        let mut known = [None::<Counts>; OPERATORS.len()];
-        for slot in &mut known[..3] {
+        let mut known = vec![None::<Counts>; names.len()];
+        for slot in &mut known[..SEEDS.len()] {
             *slot = Some(Counts::default());
         }
         for case in &self.cases {
-            match OPERATORS.iter().position(|&op| op == case.op) {
+            match names.iter().position(|&op| op == case.op) {
                 Some(i) => known[i].get_or_insert_default().add(&case.outcome),
                 None => others
                     .entry(case.op.clone())
@@ -114,8 +108,8 @@ impl Report {
                     .add(&case.outcome),
             }
         }
-        OPERATORS
-            .iter()
+        names
+            .into_iter()
             .zip(known)
             .filter_map(|(op, counts)| Some((op.to_string(), counts?)))
             .chain(others)
