@@ -8,16 +8,29 @@
 //! [`DmlCase::bindings`] leaves it unbound, as DirectML binds such a tensor at initialization
 //! and not at execution.
 
+use gpu_xor::desc::OperatorGroup;
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
     Batch, Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OwnedInputs, TensorDesc,
-    TensorFlags,
+    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, Operator, OwnedInputs,
+    TensorDesc, TensorFlags,
 };
 use gpu_xor_testkit::{OutputLayout, random_bytes};
 
 use crate::engine::{self, AnyOperator, Spoil};
+
+/// How many DirectML operators the operator table has.
+const DML_OPERATORS: usize = {
+    let (mut i, mut n) = (0, 0);
+    while i < Operator::ALL.len() {
+        if Operator::ALL[i].is_directml() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
 
 /// Which DirectML operator a case runs. BIT_XOR and LOGICAL_XOR are made through their own
 /// types ([`BitXor`], [`LogicalXor`]), the rest through the family's ([`DmlBinary`],
@@ -51,28 +64,36 @@ impl DmlOp {
     /// DML_ELEMENT_WISE_LOGICAL_NOT.
     pub const LogicalNot: DmlOp = DmlOp::Unary(DmlUnaryOp::LogicalNot);
 
-    /// Every DirectML operator once, XOR through its own types.
-    pub const ALL: [DmlOp; 8] = [
-        DmlOp::BitXor,
-        DmlOp::LogicalXor,
-        DmlOp::BitAnd,
-        DmlOp::BitOr,
-        DmlOp::LogicalAnd,
-        DmlOp::LogicalOr,
-        DmlOp::BitNot,
-        DmlOp::LogicalNot,
-    ];
+    /// Every DirectML operator of the operator table once, in the table's order, BIT_XOR and
+    /// LOGICAL_XOR through their own types.
+    pub const ALL: [DmlOp; DML_OPERATORS] = {
+        let mut all = [DmlOp::BitXor; DML_OPERATORS];
+        let (mut i, mut k) = (0, 0);
+        while i < Operator::ALL.len() {
+            if let Some(op) = DmlOp::of(Operator::ALL[i]) {
+                all[k] = op;
+                k += 1;
+            }
+            i += 1;
+        }
+        all
+    };
 
-    /// The bitwise operators (every DirectML type at feature level 4.1).
-    pub const BITWISE: [DmlOp; 4] = [DmlOp::BitXor, DmlOp::BitAnd, DmlOp::BitOr, DmlOp::BitNot];
+    /// How a case of `operator` runs, if it is a DirectML operator.
+    pub const fn of(operator: Operator) -> Option<DmlOp> {
+        match operator.group() {
+            OperatorGroup::DmlBinaryOp(DmlBinaryOp::BitXor) => Some(DmlOp::BitXor),
+            OperatorGroup::DmlBinaryOp(DmlBinaryOp::LogicalXor) => Some(DmlOp::LogicalXor),
+            OperatorGroup::DmlBinaryOp(op) => Some(DmlOp::Binary(op)),
+            OperatorGroup::DmlUnaryOp(op) => Some(DmlOp::Unary(op)),
+            _ => None,
+        }
+    }
 
     /// The logical operators (`u8` and `u32`).
-    pub const LOGICAL: [DmlOp; 4] = [
-        DmlOp::LogicalXor,
-        DmlOp::LogicalAnd,
-        DmlOp::LogicalOr,
-        DmlOp::LogicalNot,
-    ];
+    pub fn logical_ops() -> Vec<DmlOp> {
+        DmlOp::ALL.into_iter().filter(|op| op.logical()).collect()
+    }
 
     /// How many inputs it takes.
     pub fn inputs(self) -> usize {

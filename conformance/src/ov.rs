@@ -3,13 +3,26 @@
 //! after the call by the CPU reference. The native test suite and the browser suite run the
 //! same cases, each with its own way of waiting.
 
+use gpu_xor::desc::OperatorGroup;
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, OvBinary,
-    OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
+    AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, Operator,
+    OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
 };
 use gpu_xor_testkit::{OutputLayout, random_bytes};
 
 use crate::engine::AnyOperator;
+
+/// How many OpenVINO operations the operator table has.
+const OV_OPERATORS: usize = Operator::ALL.len() - {
+    let (mut i, mut n) = (0, 0);
+    while i < Operator::ALL.len() {
+        if Operator::ALL[i].is_directml() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
 
 /// Which OpenVINO operation a case runs. BitwiseXor-13 is made through its own type
 /// ([`BitwiseXor`]), the rest through the family's ([`OvBinary`], [`OvUnary`]).
@@ -24,18 +37,30 @@ pub enum OvOp {
 }
 
 impl OvOp {
-    /// Every OpenVINO operation once, BitwiseXor through its own type.
-    pub const ALL: [OvOp; 9] = [
-        OvOp::BitwiseXor,
-        OvOp::Binary(OvBinaryOp::BitwiseAnd),
-        OvOp::Binary(OvBinaryOp::BitwiseOr),
-        OvOp::Binary(OvBinaryOp::LogicalAnd),
-        OvOp::Binary(OvBinaryOp::LogicalOr),
-        OvOp::Binary(OvBinaryOp::LogicalXor),
-        OvOp::Unary(OvUnaryOp::BitwiseNot),
-        OvOp::Unary(OvUnaryOp::LogicalNot),
-        OvOp::Binary(OvBinaryOp::BitwiseXor),
-    ];
+    /// Every OpenVINO operation of the operator table once, in the table's order,
+    /// BitwiseXor-13 through its own type.
+    pub const ALL: [OvOp; OV_OPERATORS] = {
+        let mut all = [OvOp::BitwiseXor; OV_OPERATORS];
+        let (mut i, mut k) = (0, 0);
+        while i < Operator::ALL.len() {
+            if let Some(op) = OvOp::of(Operator::ALL[i]) {
+                all[k] = op;
+                k += 1;
+            }
+            i += 1;
+        }
+        all
+    };
+
+    /// How a case of `operator` runs, if it is an OpenVINO operation.
+    pub const fn of(operator: Operator) -> Option<OvOp> {
+        match operator.group() {
+            OperatorGroup::OvBinaryOp(OvBinaryOp::BitwiseXor) => Some(OvOp::BitwiseXor),
+            OperatorGroup::OvBinaryOp(op) => Some(OvOp::Binary(op)),
+            OperatorGroup::OvUnaryOp(op) => Some(OvOp::Unary(op)),
+            _ => None,
+        }
+    }
 
     /// How many inputs it takes.
     pub fn inputs(self) -> usize {

@@ -38,11 +38,10 @@ use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use gpu_xor::desc::OperatorGroup;
 use gpu_xor::reference::{self, StridedView, StridedViewMut};
 use gpu_xor::{
     AutoBroadcast, BitwiseXor, BitwiseXorDesc, Context, DataType, DmlBinaryOp, Error, FeatureLevel,
-    OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OwnedInputs, TensorDesc, TensorFlags,
+    OvBinary, OvBinaryDesc, OvUnary, OvUnaryDesc, OwnedInputs, TensorDesc, TensorFlags,
 };
 use gpu_xor_testkit::{
     OutputLayout, compare_buffers, le_bytes, packed_strides, positions, random_bytes, width_mask,
@@ -171,16 +170,9 @@ pub enum Family {
 /// LOGICAL_XOR and BitwiseXor-13 through their own types, the rest through their group's);
 /// `None` for a group this runner does not know.
 pub fn family(op: Op) -> Option<Family> {
-    Some(match op.0.group() {
-        OperatorGroup::DmlBinaryOp(DmlBinaryOp::BitXor) => Family::Dml(DmlOp::BitXor),
-        OperatorGroup::DmlBinaryOp(DmlBinaryOp::LogicalXor) => Family::Dml(DmlOp::LogicalXor),
-        OperatorGroup::DmlBinaryOp(op) => Family::Dml(DmlOp::Binary(op)),
-        OperatorGroup::DmlUnaryOp(op) => Family::Dml(DmlOp::Unary(op)),
-        OperatorGroup::OvBinaryOp(OvBinaryOp::BitwiseXor) => Family::Ov(OvOp::BitwiseXor),
-        OperatorGroup::OvBinaryOp(op) => Family::Ov(OvOp::Binary(op)),
-        OperatorGroup::OvUnaryOp(op) => Family::Ov(OvOp::Unary(op)),
-        _ => return None,
-    })
+    DmlOp::of(op.0)
+        .map(Family::Dml)
+        .or_else(|| OvOp::of(op.0).map(Family::Ov))
 }
 
 // ----- DirectML operators --------------------------------------------------------------------

@@ -28,7 +28,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::PanicHookInfo;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -38,8 +38,8 @@ use gpu_xor::inspect::{KernelKind, Plan};
 use gpu_xor::reference::{self, StridedView, StridedViewMut};
 use gpu_xor::{
     AutoBroadcast, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc,
-    DmlUnaryOp, Error, FeatureLevel, LogicalXorDesc, OvBinaryDesc, OvBinaryOp, OvUnaryDesc,
-    OvUnaryOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
+    DmlUnaryOp, Error, FeatureLevel, LogicalXorDesc, Operator, OvBinaryDesc, OvBinaryOp,
+    OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
 use gpu_xor_testkit::{SplitMix64, packed_strides};
 
@@ -202,6 +202,19 @@ enum Case {
 }
 
 impl Case {
+    /// The operator of the table that the case describes.
+    fn table_operator(&self) -> Operator {
+        match self {
+            Case::Bit(..) => Operator::BitXor,
+            Case::Logical(..) => Operator::LogicalXor,
+            Case::OpenVino(..) => Operator::BitwiseXor,
+            Case::Dml(d, _) => d.op.operator(),
+            Case::DmlNot(d, _) => d.op.operator(),
+            Case::Ov(d) => d.op.operator(),
+            Case::OvNot(d) => d.op.operator(),
+        }
+    }
+
     fn operator(&self) -> usize {
         match self {
             Case::Bit(..) => 0,
@@ -928,6 +941,8 @@ struct Failure {
 struct Stats {
     /// Per rule (or `ok`), per operator.
     tally: BTreeMap<&'static str, [u64; 7]>,
+    /// Per operator of the table: cases drawn, and those that validated.
+    drawn: HashMap<Operator, (u64, u64)>,
     panics: u64,
     failures: Vec<Failure>,
     slowest: Duration,
@@ -987,6 +1002,9 @@ fn check(stats: &mut Stats, index: u64, case: &Case, expected: Option<&str>, see
     match result {
         Ok(rule) => {
             stats.tally.entry(rule).or_default()[case.operator()] += 1;
+            let drawn = stats.drawn.entry(case.table_operator()).or_default();
+            drawn.0 += 1;
+            drawn.1 += u64::from(rule == "ok");
             if let Some(expected) = expected.filter(|&e| e != rule) {
                 fail(format!("ended in {rule}, expected {expected}"));
             }
@@ -1069,6 +1087,13 @@ fn descriptions_end_in_ok_or_a_typed_error_in_bounded_time_and_memory() {
         "panics {}, slowest case {:.2?}, largest allocation growth {} bytes",
         stats.panics, stats.slowest, stats.largest
     );
+    // Every operator of the table is drawn, and some of its descriptions are valid: a row
+    // added to the table reaches the fuzz run through its group.
+    for op in Operator::ALL {
+        let (drawn, valid) = stats.drawn.get(&op).copied().unwrap_or_default();
+        println!("{op:<26} drawn {drawn:>7}, valid {valid:>7}");
+        assert!(drawn > 0 && valid > 0, "{op}: {drawn} drawn, {valid} valid");
+    }
     for f in stats.failures.iter().take(10) {
         println!("case {} failed: {}\n  {:?}", f.index, f.problem, f.case);
     }

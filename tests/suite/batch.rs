@@ -227,7 +227,7 @@ fn tile_logical_calls_merge_exactly() {
         tuned(KernelTuning::Gpu),
         KernelKind::Tile,
         true,
-        &DmlOp::LOGICAL,
+        &DmlOp::logical_ops(),
     );
 }
 

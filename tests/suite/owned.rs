@@ -229,7 +229,7 @@ fn data_for(op: DmlOp, mut case: DmlCase) -> DmlCase {
 }
 
 /// Every DirectML operator, XOR and the family.
-const OPS: [DmlOp; 8] = DmlOp::ALL;
+const OPS: [DmlOp; DmlOp::ALL.len()] = DmlOp::ALL;
 
 /// The operators of two inputs, for the checks about B.
 fn binary() -> impl Iterator<Item = DmlOp> {

@@ -359,7 +359,7 @@ impl Operator {
 
 impl fmt::Display for Operator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.spec().name)
+        f.pad(self.spec().name)
     }
 }
 
