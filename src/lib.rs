@@ -145,7 +145,7 @@ pub use desc::{
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{
     Batch, Bindings, BitXor, BitwiseXor, CompiledOperator, Context, ContextOptions, DmlBinary,
-    DmlUnary, Element, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs, Prepared,
+    DmlUnary, Element, Input, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs, Prepared,
     RecordingObjects, Tensor, TensorBinding,
 };
 pub use schedule::KernelTuning;

@@ -13,8 +13,8 @@ use gpu_xor::inspect::RecordSummary;
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
     Batch, Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, Operator, OwnedInputs,
-    TensorDesc, TensorFlags,
+    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, Input, LogicalXor, LogicalXorDesc, Operator,
+    OwnedInputs, TensorDesc, TensorFlags,
 };
 use gpu_xor_testkit::{OutputLayout, random_bytes};
 
@@ -310,8 +310,8 @@ impl DmlCase {
         let all = self.all_bindings(gpu);
         let [a, b] = self.owned();
         let owned = OwnedInputs {
-            a: all.a.filter(|_| a),
-            b: all.b.filter(|_| b),
+            a: all.a.binding().filter(|_| a),
+            b: all.b.binding().filter(|_| b),
         };
         self.op.operator(ctx, self.descs(), &owned)
     }
@@ -335,8 +335,12 @@ impl DmlCase {
         let [a, b] = self.owned();
         let unary = self.op.inputs() == 1;
         Bindings {
-            a: all.a.filter(|_| !a),
-            b: all.b.filter(|_| !b && !unary),
+            a: if a { Input::Owned } else { all.a },
+            b: match (unary, b) {
+                (true, _) => Input::Absent,
+                (false, true) => Input::Owned,
+                (false, false) => all.b,
+            },
             output: all.output,
         }
     }

@@ -9,7 +9,7 @@
 
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{
-    Bindings, BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, Error, LogicalXor, OvBinary,
+    Bindings, BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, Error, Input, LogicalXor, OvBinary,
     OvUnary, TensorBinding,
 };
 use gpu_xor_testkit::{OutputLayout, width_mask};
@@ -201,17 +201,24 @@ pub fn bindings<'a>(buffers: &'a [wgpu::Buffer], ranges: [(usize, u64, u64); 3])
     Bindings::new(a, b, out)
 }
 
-/// The bindings of one call of an operator that owns the inputs `owned` marks (A, B): those
-/// are left unbound (DirectML's `DML_BINDING_TYPE_NONE`), the others as in [`bindings`].
+/// The bindings of one call of an operator of `inputs` inputs that owns the inputs `owned`
+/// marks (A, B): those are [`Input::Owned`] (DirectML's `DML_BINDING_TYPE_NONE`), a one-input
+/// operator's B is [`Input::Absent`], and the others are bound as in [`bindings`].
 pub fn call_bindings<'a>(
     buffers: &'a [wgpu::Buffer],
     ranges: [(usize, u64, u64); 3],
     owned: [bool; 2],
+    inputs: usize,
 ) -> Bindings<'a> {
     let all = bindings(buffers, ranges);
+    let given = |owned: bool, input: Input<'a>| if owned { Input::Owned } else { input };
     Bindings {
-        a: all.a.filter(|_| !owned[0]),
-        b: all.b.filter(|_| !owned[1]),
+        a: given(owned[0], all.a),
+        b: if inputs == 1 {
+            Input::Absent
+        } else {
+            given(owned[1], all.b)
+        },
         output: all.output,
     }
 }

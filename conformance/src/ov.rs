@@ -5,7 +5,7 @@
 
 use gpu_xor::desc::OperatorGroup;
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, Operator,
+    AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, Input, Operator,
     OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
 };
 use gpu_xor_testkit::{OutputLayout, random_bytes};
@@ -222,7 +222,7 @@ impl OvCase {
     pub fn bindings<'a>(&self, run: &OvRun, gpu: &'a [wgpu::Buffer]) -> Bindings<'a> {
         let mut bindings = crate::engine::bindings(gpu, run.ranges);
         if self.op.inputs() == 1 {
-            bindings.b = None;
+            bindings.b = Input::Absent;
         }
         bindings
     }

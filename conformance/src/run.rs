@@ -987,8 +987,8 @@ async fn execute(
         &Maker::Owning { op, descs, owned } => {
             let all = engine::bindings(&buffers, ranges);
             let inputs = OwnedInputs {
-                a: all.a.filter(|_| owned[0]),
-                b: all.b.filter(|_| owned[1]),
+                a: all.a.binding().filter(|_| owned[0]),
+                b: all.b.binding().filter(|_| owned[1]),
             };
             match op.operator(ctx, descs.clone(), &inputs) {
                 Ok(compiled) => {
@@ -1029,11 +1029,11 @@ async fn execute(
         ctx.queue().write_buffer(buffer, 0, &images[k]);
     }
     // Inputs the call leaves unbound: those the operator owns, and a one-input operator's B.
-    let unbound = [owned[0], owned[1] || unary];
+    let inputs = if unary { 1 } else { 2 };
     let result = engine::submit(
         ctx,
         compiled,
-        &engine::call_bindings(&buffers, ranges, unbound),
+        &engine::call_bindings(&buffers, ranges, owned, inputs),
     );
     let after = engine::read_back(ctx, &buffers)
         .await

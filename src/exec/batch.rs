@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::binding::{Bindings, TensorBinding, require_usage};
+use super::binding::{Bindings, Input, TensorBinding, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
 use super::shared::Shared;
@@ -365,23 +365,26 @@ pub(crate) fn resolve<'a>(
     let given = [bindings.a, bindings.b];
     let names = [TensorName::A, TensorName::B];
     let mut out = [bindings.output; 2];
-    for i in 0..inputs {
-        out[i] = match (owned[i], given[i]) {
-            (Some(buffer), None) => TensorBinding::new(buffer),
-            (None, Some(binding)) => binding,
-            (Some(_), Some(_)) => return Err(Error::OwnedInputBound { tensor: names[i] }),
-            (None, None) => return Err(Error::MissingBinding { tensor: names[i] }),
+    for i in 0..2 {
+        out[i] = match (i < inputs, owned[i], given[i]) {
+            (true, Some(buffer), Input::Owned | Input::Absent) => TensorBinding::new(buffer),
+            (true, None, Input::Bound(binding)) => binding,
+            // Bound again, or given as owned where the operator owns nothing.
+            (true, Some(_), Input::Bound(_)) | (true, None, Input::Owned) => {
+                return Err(Error::OwnedInputBound { tensor: names[i] });
+            }
+            (true, None, Input::Absent) => {
+                return Err(Error::MissingBinding { tensor: names[i] });
+            }
+            // One input, read in B's place too (the kernels never use the value).
+            (false, _, Input::Absent) => out[0],
+            (false, _, Input::Bound(_) | Input::Owned) => {
+                return Err(Error::ExtraBinding {
+                    operator: plan.operator(),
+                    tensor: names[i],
+                });
+            }
         };
-    }
-    if inputs == 1 {
-        // One input, read in B's place too (the kernels never use the value).
-        if given[1].is_some() {
-            return Err(Error::ExtraBinding {
-                operator: plan.operator(),
-                tensor: TensorName::B,
-            });
-        }
-        out[1] = out[0];
     }
     Ok(out)
 }

@@ -64,21 +64,54 @@ impl<'a> TensorBinding<'a> {
     }
 }
 
+/// How a call gives one input: bound in the call, owned by the operator, or absent (the B of
+/// an operator of one input). Owned and absent are different answers: an operator that owns
+/// its B is still an operator of two inputs.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// Bound in this call.
+    Bound(TensorBinding<'a>),
+    /// Owned by the operator: flagged [`crate::TensorFlags::OwnedByDml`] and bound once when
+    /// the operator was made ([`crate::DmlBinary::with_owned_inputs`]), so not bound again
+    /// (DirectML's `DML_BINDING_TYPE_NONE`).
+    Owned,
+    /// Not an input of the operator: B of an operator of one input (NOT).
+    Absent,
+}
+
+impl<'a> Input<'a> {
+    /// The binding, when the input is bound in the call.
+    pub fn binding(self) -> Option<TensorBinding<'a>> {
+        match self {
+            Input::Bound(binding) => Some(binding),
+            Input::Owned | Input::Absent => None,
+        }
+    }
+}
+
+impl<'a> From<TensorBinding<'a>> for Input<'a> {
+    fn from(binding: TensorBinding<'a>) -> Input<'a> {
+        Input::Bound(binding)
+    }
+}
+
 /// The bindings of one call: A, B and the output; an operator of one input (NOT) binds its
-/// input as A and leaves B `None` ([`Bindings::unary`]).
+/// input as A, and its B is [`Input::Absent`] ([`Bindings::unary`]).
 ///
 /// Any of them may name the same buffer: ranges that do not overlap are fine, an output
 /// bound to exactly an input's range runs in place, and inputs may overlap each other.
 ///
 /// An input that the operator owns (flagged [`crate::TensorFlags::OwnedByDml`] and bound
-/// once when the operator was made, see [`crate::BitXor::with_owned_inputs`]) is not bound
-/// again: its binding is `None`, as DirectML's `DML_BINDING_TYPE_NONE`.
+/// once when the operator was made, see [`crate::DmlBinary::with_owned_inputs`]) is not bound
+/// again: it is [`Input::Owned`], as DirectML's `DML_BINDING_TYPE_NONE`. An input the
+/// operator does not own cannot be given as owned (`owned_input_bound`), and an operator of
+/// one input has no B to give (`extra_binding`).
 #[derive(Clone, Copy, Debug)]
 pub struct Bindings<'a> {
-    /// Input A; `None` when the operator owns it.
-    pub a: Option<TensorBinding<'a>>,
-    /// Input B; `None` when the operator owns it.
-    pub b: Option<TensorBinding<'a>>,
+    /// Input A.
+    pub a: Input<'a>,
+    /// Input B.
+    pub b: Input<'a>,
     /// The output.
     pub output: TensorBinding<'a>,
 }
@@ -91,8 +124,8 @@ impl<'a> Bindings<'a> {
         output: TensorBinding<'a>,
     ) -> Bindings<'a> {
         Bindings {
-            a: Some(a),
-            b: Some(b),
+            a: Input::Bound(a),
+            b: Input::Bound(b),
             output,
         }
     }
@@ -100,8 +133,17 @@ impl<'a> Bindings<'a> {
     /// The bindings of an operator of one input (NOT): the input as A, no B.
     pub fn unary(input: TensorBinding<'a>, output: TensorBinding<'a>) -> Bindings<'a> {
         Bindings {
-            a: Some(input),
-            b: None,
+            a: Input::Bound(input),
+            b: Input::Absent,
+            output,
+        }
+    }
+
+    /// The output's binding alone, for an operator of one input that owns its input.
+    pub fn owned_input(output: TensorBinding<'a>) -> Bindings<'a> {
+        Bindings {
+            a: Input::Owned,
+            b: Input::Absent,
             output,
         }
     }
@@ -109,8 +151,8 @@ impl<'a> Bindings<'a> {
     /// Bindings of B and the output, for an operator that owns A.
     pub fn owned_a(b: TensorBinding<'a>, output: TensorBinding<'a>) -> Bindings<'a> {
         Bindings {
-            a: None,
-            b: Some(b),
+            a: Input::Owned,
+            b: Input::Bound(b),
             output,
         }
     }
@@ -118,17 +160,17 @@ impl<'a> Bindings<'a> {
     /// Bindings of A and the output, for an operator that owns B.
     pub fn owned_b(a: TensorBinding<'a>, output: TensorBinding<'a>) -> Bindings<'a> {
         Bindings {
-            a: Some(a),
-            b: None,
+            a: Input::Bound(a),
+            b: Input::Owned,
             output,
         }
     }
 
-    /// The output's binding alone, for an operator that owns both inputs (or its one input).
+    /// The output's binding alone, for an operator of two inputs that owns both.
     pub fn owned_ab(output: TensorBinding<'a>) -> Bindings<'a> {
         Bindings {
-            a: None,
-            b: None,
+            a: Input::Owned,
+            b: Input::Owned,
             output,
         }
     }

@@ -39,7 +39,7 @@ mod signal;
 mod tensor;
 
 pub use batch::{Batch, CompiledOperator};
-pub use binding::{Bindings, OwnedInputs, TensorBinding};
+pub use binding::{Bindings, Input, OwnedInputs, TensorBinding};
 pub use context::{Context, ContextOptions, RecordingObjects};
 pub use encode::Prepared;
 pub use env::LimitsChoice;

@@ -5,8 +5,9 @@
 
 use gpu_xor::{
     AutoBroadcast, Bindings, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
-    DmlUnaryDesc, DmlUnaryOp, Error, FeatureLevel, Operator, OvBinary, OvBinaryDesc, OvBinaryOp,
-    OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, Tensor, TensorBinding, TensorDesc, TensorFlags,
+    DmlUnaryDesc, DmlUnaryOp, Error, FeatureLevel, Input, Operator, OvBinary, OvBinaryDesc,
+    OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, Tensor, TensorBinding, TensorDesc,
+    TensorFlags,
 };
 use gpu_xor_conformance::dml::{Call, Calls};
 use gpu_xor_conformance::engine::{self, AnyOperator};
@@ -355,7 +356,7 @@ fn family_operators_own_their_flagged_inputs() {
     ctx.queue().write_buffer(&input, 0, &[0x33; 8]);
     ctx.queue().write_buffer(&other, 0, &[0; 8]);
 
-    not.run(&Bindings::owned_ab(TensorBinding::new(&out)))
+    not.run(&Bindings::owned_input(TensorBinding::new(&out)))
         .unwrap();
     let got = ctx.read_buffer(&out, 0, 8).unwrap();
     assert_eq!(got, x.map(|v| !v));
@@ -401,9 +402,23 @@ fn one_input_calls_refuse_bad_bindings_and_write_nothing() {
     let bytes = random_bytes(71, 1024);
     let buf = buffer(ctx, &bytes);
     let at = |offset| TensorBinding::range(&buf, offset, 256);
-    let cases: [(Bindings<'_>, &str); 3] = [
+    let cases: [(Bindings<'_>, &str); 5] = [
         (Bindings::new(at(0), at(256), at(512)), "extra_binding"),
-        (Bindings::owned_ab(at(512)), "missing_binding"),
+        (
+            Bindings {
+                b: Input::Owned,
+                ..Bindings::unary(at(0), at(512))
+            },
+            "extra_binding",
+        ),
+        (
+            Bindings {
+                a: Input::Absent,
+                ..Bindings::unary(at(0), at(512))
+            },
+            "missing_binding",
+        ),
+        (Bindings::owned_input(at(512)), "owned_input_bound"),
         (Bindings::unary(at(0), at(128)), "partial_overlap"),
     ];
     for (bindings, want) in cases {

@@ -13,8 +13,8 @@
 
 use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor::{
-    Bindings, Context, DataType, Error, KernelTuning, OwnedInputs, TensorBinding, TensorDesc,
-    TensorFlags, TensorName,
+    Bindings, Context, DataType, Error, Input, KernelTuning, OwnedInputs, TensorBinding,
+    TensorDesc, TensorFlags, TensorName,
 };
 use gpu_xor_conformance::engine::{self, AnyOperator};
 use gpu_xor_testkit::compare_buffers;
@@ -123,9 +123,13 @@ fn check_owned(ctx: &Context, case: &DmlCase, path: Path, then: Then) -> RecordS
     let bindings = case.bindings(&gpu);
     // (A one-input operator's call never binds B.)
     assert_eq!(
-        [bindings.a.is_none(), bindings.b.is_none()],
-        [owned[0], owned[1] || case.op.inputs() == 1],
-        "a call binds only the inputs the operator does not own"
+        [
+            matches!(bindings.a, Input::Owned),
+            matches!(bindings.b, Input::Owned),
+            matches!(bindings.b, Input::Absent),
+        ],
+        [owned[0], owned[1], case.op.inputs() == 1],
+        "a call binds only the inputs the operator does not own, and a one-input call no B"
     );
     let fail = |e: Error| -> ! { panic!("the call failed: [{}] {e}\n{}", e.rule(), context()) };
     let (summary, want) = match path {
@@ -433,7 +437,7 @@ fn with_owned_inputs_checks_what_is_given() {
         let case = small(op, Owns::B);
         let e = refused(&case, "owned_input_bound", |ctx, gpu| {
             let all = case.all_bindings(gpu);
-            let given = OwnedInputs::both(all.a.unwrap(), all.b.unwrap());
+            let given = OwnedInputs::both(all.a.binding().unwrap(), all.b.binding().unwrap());
             case.op.operator(ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
@@ -444,7 +448,7 @@ fn with_owned_inputs_checks_what_is_given() {
         );
         let case = DmlCase::packed(op, DataType::U8, &[64], 6);
         let e = refused(&case, "owned_input_bound", |ctx, gpu| {
-            let given = OwnedInputs::b(case.all_bindings(gpu).b.unwrap());
+            let given = OwnedInputs::b(case.all_bindings(gpu).b.binding().unwrap());
             case.op.operator(ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
@@ -457,7 +461,7 @@ fn with_owned_inputs_checks_what_is_given() {
         // A flagged input not given.
         let case = small(op, Owns::Both);
         let e = refused(&case, "owned_input_missing", |ctx, gpu| {
-            let given = OwnedInputs::a(case.all_bindings(gpu).a.unwrap());
+            let given = OwnedInputs::a(case.all_bindings(gpu).a.binding().unwrap());
             case.op.operator(ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
@@ -601,7 +605,7 @@ fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
             &case,
             |gpu| {
                 let all = case.all_bindings(gpu);
-                Bindings::unary(all.a.unwrap(), all.output)
+                Bindings::unary(all.a.binding().unwrap(), all.output)
             },
             "owned_input_bound",
         );
@@ -616,7 +620,7 @@ fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
             &case,
             |gpu| {
                 let all = case.all_bindings(gpu);
-                Bindings::owned_a(all.b.unwrap(), all.output)
+                Bindings::owned_a(all.b.binding().unwrap(), all.output)
             },
             "owned_input_bound",
         );
@@ -626,32 +630,68 @@ fn a_call_that_binds_an_owned_input_is_owned_input_bound() {
 #[test]
 fn a_call_that_leaves_an_input_unbound_is_missing_binding() {
     for op in binary() {
-        // B owned, A left unbound as well.
+        // B owned, A left unbound.
         let case = small(op, Owns::B);
         every_call_refused(
             &case,
-            |gpu| Bindings::owned_ab(case.all_bindings(gpu).output),
+            |gpu| Bindings {
+                a: Input::Absent,
+                b: Input::Owned,
+                output: case.all_bindings(gpu).output,
+            },
             "missing_binding",
         );
         // A owned, B left unbound.
         let case = small(op, Owns::A);
         every_call_refused(
             &case,
-            |gpu| Bindings::owned_ab(case.all_bindings(gpu).output),
+            |gpu| Bindings {
+                a: Input::Owned,
+                b: Input::Absent,
+                output: case.all_bindings(gpu).output,
+            },
             "missing_binding",
         );
     }
-    // An operator that owns nothing, called with an input unbound.
+    // An operator that owns nothing, called with an input unbound, or given as owned.
     let case = DmlCase::packed(DmlOp::BitXor, DataType::U16, &[40], 9);
     let gpu = case.upload(ctx());
     let op = case.operator(ctx()).unwrap();
     let all = case.all_bindings(&gpu);
-    for (bindings, tensor) in [
-        (Bindings::owned_a(all.b.unwrap(), all.output), TensorName::A),
-        (Bindings::owned_b(all.a.unwrap(), all.output), TensorName::B),
+    for (bindings, want) in [
+        (
+            Bindings {
+                a: Input::Absent,
+                ..all
+            },
+            Error::MissingBinding {
+                tensor: TensorName::A,
+            },
+        ),
+        (
+            Bindings {
+                b: Input::Absent,
+                ..all
+            },
+            Error::MissingBinding {
+                tensor: TensorName::B,
+            },
+        ),
+        (
+            Bindings::owned_a(all.b.binding().unwrap(), all.output),
+            Error::OwnedInputBound {
+                tensor: TensorName::A,
+            },
+        ),
+        (
+            Bindings::owned_b(all.a.binding().unwrap(), all.output),
+            Error::OwnedInputBound {
+                tensor: TensorName::B,
+            },
+        ),
     ] {
         let e = op.run(&bindings).expect_err("an unbound input");
-        assert_eq!(e, Error::MissingBinding { tensor });
+        assert_eq!(e, want);
         let mut batch = ctx().batch();
         assert!(op.push(&mut batch, &bindings).is_err());
         assert!(batch.is_empty());
@@ -669,7 +709,7 @@ fn an_owned_output_is_refused() {
         let e = case.check_error("owned_by_dml_on_output");
         assert_eq!(e, Error::OwnedByDmlOnOutput);
         let e = refused(&case, "owned_by_dml_on_output", |ctx, gpu| {
-            let given = OwnedInputs::a(case.all_bindings(gpu).a.unwrap());
+            let given = OwnedInputs::a(case.all_bindings(gpu).a.binding().unwrap());
             case.op.operator(ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(e, Error::OwnedByDmlOnOutput);
@@ -685,7 +725,7 @@ fn a_one_input_operator_checks_what_is_given() {
         let case = small(op, Owns::A);
         let e = refused(&case, "owned_input_bound", |ctx, gpu| {
             let all = case.all_bindings(gpu);
-            let given = OwnedInputs::both(all.a.unwrap(), all.b.unwrap());
+            let given = OwnedInputs::both(all.a.binding().unwrap(), all.b.binding().unwrap());
             case.op.operator(ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
@@ -696,7 +736,7 @@ fn a_one_input_operator_checks_what_is_given() {
         );
         let plain = DmlCase::packed(op, DataType::U8, &[64], 7);
         let e = refused(&plain, "owned_input_bound", |ctx, gpu| {
-            let given = OwnedInputs::a(plain.all_bindings(gpu).a.unwrap());
+            let given = OwnedInputs::a(plain.all_bindings(gpu).a.binding().unwrap());
             plain.op.operator(ctx, plain.descs(), &given).map(drop)
         });
         assert_eq!(
@@ -706,7 +746,7 @@ fn a_one_input_operator_checks_what_is_given() {
             }
         );
         let e = refused(&case, "owned_input_missing", |ctx, gpu| {
-            let given = OwnedInputs::b(case.all_bindings(gpu).b.unwrap());
+            let given = OwnedInputs::b(case.all_bindings(gpu).b.binding().unwrap());
             case.op.operator(ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(

@@ -1,6 +1,6 @@
-//! The graph benchmark, shared by `benches/xor.rs` (criterion group `graph`) and
-//! `examples/bench_report.rs` (its "Graph" section): a model's worth of prepared calls recorded
-//! into one compute pass every frame, against the same frame of bare dispatches.
+//! The graph benchmark, shared by the criterion group `graph` (`benches/benches/xor.rs`) and
+//! the report's "Graph" section: a model's worth of prepared calls recorded into one compute
+//! pass every frame, against the same frame of bare dispatches.
 //!
 //! The generator is fixed and seeded (splitmix64), so every run builds the same graphs:
 //!
@@ -20,9 +20,6 @@
 //! A and B's own small buffer into the output (reads past B's end are clamped to it by the
 //! shader's bounds checks, so B costs what the library's B costs: a few cached bytes).
 
-// Each of the two targets that include this file uses part of it.
-#![allow(dead_code)]
-
 use std::time::{Duration, Instant};
 
 use gpu_xor::{
@@ -34,7 +31,9 @@ use gpu_xor_testkit::SplitMix64;
 /// The two mixes of the issue: a model (300 nodes) and many small tensors (10,000 nodes).
 #[derive(Clone, Copy, Debug)]
 pub struct Mix {
+    /// The mix's name in the report.
     pub name: &'static str,
+    /// How many nodes.
     pub nodes: usize,
     /// C drawn in `channels.0..channels.1`.
     pub channels: (u64, u64),
@@ -60,19 +59,24 @@ pub const SMALL: Mix = Mix {
 
 /// What a node computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+enum Kind {
+    /// BIT_XOR on three packed tensors.
     Packed,
+    /// BIT_XOR with the output bound on A's range.
     InPlace,
+    /// BitwiseXor-13, `[1, C, H, W] ^ [1, C, 1, 1]`.
     Broadcast,
 }
 
 /// One node of a graph.
 #[derive(Clone, Copy, Debug)]
-pub struct Node {
-    pub kind: Kind,
-    pub data_type: DataType,
-    pub c: u64,
-    pub side: u64,
+struct Node {
+    kind: Kind,
+    data_type: DataType,
+    /// C of `[1, C, H, W]`.
+    c: u64,
+    /// H = W of `[1, C, H, W]`.
+    side: u64,
 }
 
 impl Node {
@@ -85,7 +89,7 @@ impl Node {
     }
 
     /// Bytes read plus bytes written by the node.
-    pub fn traffic(&self) -> u64 {
+    fn traffic(&self) -> u64 {
         match self.kind {
             Kind::Broadcast => {
                 2 * self.bytes() + self.c * u64::from(self.data_type.size_in_bytes())
@@ -102,7 +106,7 @@ fn draw(rng: &mut SplitMix64, (lo, hi): (u64, u64)) -> u64 {
 }
 
 /// The nodes of `mix`, the same in every run.
-pub fn nodes(mix: Mix) -> Vec<Node> {
+fn nodes(mix: Mix) -> Vec<Node> {
     const TYPES: [DataType; 5] = [
         DataType::U8,
         DataType::I32,
@@ -199,7 +203,7 @@ impl Bare {
         let device = ctx.device();
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("bare xor"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("bare_xor.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../bare_xor.wgsl").into()),
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("bare xor"),
@@ -284,10 +288,10 @@ impl Bare {
 
 /// A graph, every node prepared, and its bare frame.
 pub struct Graph {
-    pub nodes: Vec<Node>,
+    nodes: Vec<Node>,
     tensors: Vec<Tensors>,
     ops: Vec<Op>,
-    pub prepared: Vec<Prepared>,
+    prepared: Vec<Prepared>,
     bare: Bare,
 }
 
@@ -350,7 +354,7 @@ impl Graph {
 
     /// Prepares every node again (its operators' pipelines compiled already): the time per
     /// node of a warm preparation. The new preparations are dropped unrecorded.
-    pub fn prepare_again(&self, ctx: &Context) -> Duration {
+    pub(crate) fn prepare_again(&self, ctx: &Context) -> Duration {
         // A runtime submits between preparations: the queued writes of earlier rounds are
         // flushed, as they would be.
         settle(ctx);
@@ -399,7 +403,7 @@ impl Graph {
 
     /// The bare dispatches with `set_pipeline` before each (wgpu's own cost of a pipeline set
     /// per node).
-    pub fn record_bare_each_with_pipeline(&self, ctx: &Context) -> (Duration, Duration) {
+    pub(crate) fn record_bare_each_with_pipeline(&self, ctx: &Context) -> (Duration, Duration) {
         record(ctx, |pass| self.bare.record_each_with_pipeline(pass))
     }
 }
@@ -447,32 +451,32 @@ fn record(ctx: &Context, body: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> (Dura
 
 /// What preparing a graph costs on a new context, and what the context holds for it.
 #[derive(Clone, Copy, Debug)]
-pub struct Cold {
+pub(crate) struct Cold {
     /// From a new context to the first frame's results on the host: tensors, operators,
     /// preparation (compiling on the way), one frame, the wait.
-    pub first_frame: Duration,
+    pub(crate) first_frame: Duration,
     /// Making the operators and preparing every node on the new context, per node, the
     /// pipelines compiled on the way.
-    pub prepare_per_node: Duration,
+    pub(crate) prepare_per_node: Duration,
     /// The same on another new context after one `Context::warm_up` of every operator
     /// (which compiles on every core): the warm-up, then the preparations, per node.
-    pub warmed_per_node: Duration,
+    pub(crate) warmed_per_node: Duration,
     /// Pipelines the graph's preparation compiled.
-    pub pipelines: u64,
+    pub(crate) pipelines: u64,
     /// wgpu's buffer memory (its `hal.buffer_memory` counter) added by preparing every node
     /// and running one frame, per node: the library's metadata.
-    pub gpu_bytes_per_node: f64,
+    pub(crate) gpu_bytes_per_node: f64,
     /// The context's metadata arena per node (`RecordingObjects::metadata_bytes_alive`).
-    pub arena_bytes_per_node: f64,
+    pub(crate) arena_bytes_per_node: f64,
     /// Bind groups the preparation made, per node.
-    pub bind_groups_per_node: f64,
+    pub(crate) bind_groups_per_node: f64,
     /// Buffers wgpu holds after preparing and one frame, minus before, per node (its
     /// `hal.buffers`).
-    pub buffers_per_node: f64,
+    pub(crate) buffers_per_node: f64,
 }
 
 /// Measures [`Cold`] for `mix` on new contexts from the environment.
-pub fn cold(mix: Mix) -> Cold {
+pub(crate) fn cold(mix: Mix) -> Cold {
     let nodes = nodes(mix);
     let start = Instant::now();
     let ctx = Context::from_env().expect("an adapter");
@@ -523,25 +527,4 @@ pub fn cold(mix: Mix) -> Cold {
         bind_groups_per_node: (after.bind_groups - objects.bind_groups) as f64 / n,
         buffers_per_node: (buffers_after - buffers) as f64 / n,
     }
-}
-
-/// The median of `rounds` interleaved measurements of `a` and `b` (after two of each to warm
-/// up), so that drift on the machine touches both alike.
-pub fn paired(rounds: usize, a: impl Fn() -> Duration, b: impl Fn() -> Duration) -> (f64, f64) {
-    for _ in 0..2 {
-        a();
-        b();
-    }
-    let mut x = Vec::with_capacity(rounds);
-    let mut y = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        x.push(a().as_secs_f64());
-        y.push(b().as_secs_f64());
-    }
-    (median(x), median(y))
-}
-
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }

@@ -1,4 +1,4 @@
-//! Criterion benchmarks: `cargo bench`.
+//! Criterion benchmarks: `cargo bench -p gpu-xor-bench`.
 //!
 //! One group per (operator, path); in each, one benchmark per (type, size) and, at every
 //! size, the three baselines on the same adapter: a `vec4<u32>` copy kernel and
@@ -11,7 +11,7 @@
 //! kernel on the same ranges; the `recording` group (run first), the CPU time of recording
 //! 1,000 calls of 4 KiB in each way the API offers (prepared calls, a batch, one-shot
 //! `record`); the `graph` group (run last), a model's worth of prepared calls recorded into one
-//! pass per frame against the same frame of bare dispatches (`graph.rs`). Set
+//! pass per frame against the same frame of bare dispatches (`gpu_xor_bench::graph`). Set
 //! `GPU_XOR_BENCH_QUICK=1` (or run under `CI`) for small sizes only. `benches/README.md` says
 //! what each group measures.
 
@@ -20,17 +20,14 @@
     reason = "benchmarks wait for the device; the lint keeps blocking calls out of the library"
 )]
 
-#[path = "graph.rs"]
-mod graph;
-#[path = "harness.rs"]
-mod harness;
-
 use std::cell::OnceCell;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpu_xor::{Context, DataType};
-use harness::{Baselines, Case, Latency, Op, Path, Recording, SmallCalls, Way, record_time, time};
+use gpu_xor_bench::{
+    Baselines, Case, Latency, Op, Path, Recording, SmallCalls, Way, graph, record_time, time,
+};
 
 fn size_name(bytes: u64) -> String {
     if bytes >= 1 << 20 {
@@ -220,7 +217,7 @@ fn benches(c: &mut Criterion) {
     graph_frames(c, &ctx);
 }
 
-/// The graph mixes of `graph.rs`: a frame of every node prepared and recorded into one pass
+/// The graph mixes of [`graph`]: a frame of every node prepared and recorded into one pass
 /// (`prepared`) against the same frame of bare dispatches (`bare-xor`), submitted and waited
 /// for; and the CPU time of recording the 300-node pass alone (`record-prepared`,
 /// `record-bare`). Throughput is bytes read and written a frame (nodes, for the recording).

@@ -1,0 +1,57 @@
+//! The cases' buffers: made full of random bytes, and read back.
+
+use gpu_xor::Context;
+
+/// `size` bytes of `buffer` from `offset` (multiples of 4), read back.
+pub(crate) fn read(ctx: &Context, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Vec<u8> {
+    let staging = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+    ctx.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    ctx.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    staging
+        .slice(..)
+        .get_mapped_range()
+        .expect("mapped")
+        .to_vec()
+}
+
+/// A storage buffer of `size` bytes rounded up to 16, filled with the test kit's splitmix64
+/// stream from `seed`.
+pub(crate) fn storage(ctx: &Context, size: u64, seed: u64) -> wgpu::Buffer {
+    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench"),
+        size: size.div_ceil(16) * 16,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: true,
+    });
+    {
+        let mut view = buffer.get_mapped_range_mut(..).expect("mapped");
+        let mut rng = gpu_xor_testkit::SplitMix64::new(seed);
+        let mut chunk = vec![0u8; 1 << 16];
+        let len = buffer.size() as usize;
+        let mut at = 0;
+        while at < len {
+            for word in chunk.chunks_mut(8) {
+                word.copy_from_slice(&rng.next_u64().to_le_bytes());
+            }
+            let n = chunk.len().min(len - at);
+            view.slice(at..at + n).copy_from_slice(&chunk[..n]);
+            at += n;
+        }
+    }
+    buffer.unmap();
+    buffer
+}

@@ -1,0 +1,572 @@
+//! The cases: which operator runs on which layout ([`Path`]) of which type and size, their
+//! buffers (filled with random bytes), their compiled operator, and the recording of their
+//! calls.
+
+use gpu_xor::{
+    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
+    DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, LogicalXor,
+    LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
+    TensorBinding, TensorDesc,
+};
+
+use crate::buffers::{read, storage};
+use crate::plain::{PlainLayout, PlainStrided};
+
+/// Which shape of work a case is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// Three packed tensors.
+    Contiguous,
+    /// Output bound on A's range.
+    InPlace,
+    /// `[rows, cols] ^ [cols]` (B repeated over rows).
+    BroadcastRow,
+    /// `[rows, cols] ^ [rows, 1]` (B's one element repeated along each row).
+    BroadcastColumn,
+    /// A transposed: `[n, n]` read with strides `[1, n]`.
+    Transposed,
+    /// The output in rows padded by one element (`[rows, cols]`, row stride `cols + 1`).
+    PaddedOutput,
+    /// The output a slice of a wider tensor, as when writing one piece of a concatenation
+    /// along the last axis: `[rows, cols]` with row stride `16 / w + cols + 7` elements (the
+    /// piece before it 16 bytes wide, the one after it 7 elements), bound 16 bytes into its
+    /// buffer (`SLICE_OFFSET`).
+    SlicedOutput,
+    /// The output transposed: `[n, n]` written with strides `[1, n]`, the inputs packed.
+    TransposedOutput,
+    /// A a cube read with axes (2, 0, 1): `[n, n, n]` with strides `[1, n², n]`.
+    Permuted3,
+    /// A a cube read with its two inner axes swapped, axes (0, 2, 1): strides `[n², 1, n]`.
+    Permuted3Inner,
+    /// A a 4-D cube read with axes (0, 2, 1, 3) (heads and tokens swapped): strides
+    /// `[n³, n, n², 1]`.
+    Permuted4,
+    /// A a 4-D cube read with axes (0, 3, 1, 2) (NHWC read as NCHW): strides `[n³, 1, n², n]`.
+    Permuted4Channels,
+    /// The output a cube written with axes (2, 0, 1), the inputs packed.
+    PermutedOutput,
+    /// A read with a step of two elements: `[n]` with stride `[2]`.
+    SteppedInput,
+    /// The output written with a step of two elements (every other element): `[n]`, stride 2.
+    SteppedOutput,
+    /// The output in short padded rows: `[rows, 3]` with a row stride of 5 elements.
+    ShortRows,
+}
+
+/// The permutations of the permuted paths: `axes[k]` is the source axis that axis `k` reads.
+fn axes(path: Path) -> &'static [usize] {
+    match path {
+        Path::Permuted3 | Path::PermutedOutput => &[2, 0, 1],
+        Path::Permuted3Inner => &[0, 2, 1],
+        Path::Permuted4 => &[0, 2, 1, 3],
+        Path::Permuted4Channels => &[0, 3, 1, 2],
+        _ => &[],
+    }
+}
+
+/// The strides of a packed cube of `rank` sides of `side` read with `axes`.
+fn permuted_strides(side: u64, axes: &[usize]) -> Vec<u32> {
+    let rank = axes.len();
+    axes.iter()
+        .map(|&k| side.pow((rank - 1 - k) as u32) as u32)
+        .collect()
+}
+
+/// Where a [`Path::SlicedOutput`] output starts in its buffer: a `TensorDesc` has no element
+/// offset, so a slice starts where its binding does, and 16 bytes is the smallest binding
+/// offset past 0 that DirectML allows (one wgpu cannot bind directly, its storage offsets
+/// being multiples of 256 on most adapters).
+const SLICE_OFFSET: u64 = 16;
+
+/// Elements after a [`Path::SlicedOutput`] slice in each row of its wider tensor.
+const SLICE_AFTER: u64 = 7;
+
+impl Path {
+    /// The path's name in group names and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Path::Contiguous => "contiguous",
+            Path::InPlace => "in-place",
+            Path::BroadcastRow => "broadcast-row",
+            Path::BroadcastColumn => "broadcast-column",
+            Path::Transposed => "transposed",
+            Path::PaddedOutput => "padded-output",
+            Path::SlicedOutput => "sliced-output",
+            Path::TransposedOutput => "transposed-output",
+            Path::Permuted3 => "permuted-3d (2,0,1)",
+            Path::Permuted3Inner => "permuted-3d (0,2,1)",
+            Path::Permuted4 => "permuted-4d (0,2,1,3)",
+            Path::Permuted4Channels => "permuted-4d (0,3,1,2)",
+            Path::PermutedOutput => "permuted-output (2,0,1)",
+            Path::SteppedInput => "stepped-input",
+            Path::SteppedOutput => "stepped-output",
+            Path::ShortRows => "short-rows-output",
+        }
+    }
+
+    /// Whether the path has a strided operand: measured against the plain strided kernel.
+    pub fn strided(self) -> bool {
+        !matches!(
+            self,
+            Path::Contiguous | Path::InPlace | Path::BroadcastRow | Path::BroadcastColumn
+        )
+    }
+}
+
+/// The operator a case runs: the XOR operators through their own types, the rest of the
+/// family through the family's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)] // the operators' own names
+pub enum Op {
+    /// DirectML's `BIT_XOR`.
+    BitXor,
+    /// DirectML's `LOGICAL_XOR`.
+    LogicalXor,
+    /// OpenVINO's `BitwiseXor-13`.
+    BitwiseXor,
+    /// A binary DirectML operator of the family.
+    Dml(DmlBinaryOp),
+    /// A DirectML NOT.
+    DmlNot(DmlUnaryOp),
+    /// A binary OpenVINO operation of the family.
+    Ov(OvBinaryOp),
+    /// An OpenVINO NOT.
+    OvNot(OvUnaryOp),
+}
+
+impl Op {
+    /// Every operator of the family but the three XOR ones.
+    pub(crate) const FAMILY: [Op; 13] = [
+        Op::Dml(DmlBinaryOp::BitAnd),
+        Op::Dml(DmlBinaryOp::BitOr),
+        Op::DmlNot(DmlUnaryOp::BitNot),
+        Op::Dml(DmlBinaryOp::LogicalAnd),
+        Op::Dml(DmlBinaryOp::LogicalOr),
+        Op::DmlNot(DmlUnaryOp::LogicalNot),
+        Op::Ov(OvBinaryOp::BitwiseAnd),
+        Op::Ov(OvBinaryOp::BitwiseOr),
+        Op::OvNot(OvUnaryOp::BitwiseNot),
+        Op::Ov(OvBinaryOp::LogicalAnd),
+        Op::Ov(OvBinaryOp::LogicalOr),
+        Op::Ov(OvBinaryOp::LogicalXor),
+        Op::OvNot(OvUnaryOp::LogicalNot),
+    ];
+
+    /// The operator's name in group names and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::BitXor => "bit_xor",
+            Op::LogicalXor => "logical_xor",
+            Op::BitwiseXor => "bitwise_xor",
+            // The rest by the name of their one-call form, from the operator table.
+            Op::Dml(op) => op.operator().spec().call,
+            Op::DmlNot(op) => op.operator().spec().call,
+            Op::Ov(op) => op.operator().spec().call,
+            Op::OvNot(op) => op.operator().spec().call,
+        }
+    }
+
+    /// How many inputs it reads.
+    pub fn inputs(self) -> u64 {
+        match self {
+            Op::DmlNot(_) | Op::OvNot(_) => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether it is an OpenVINO operation (dense tensors, broadcast by shape).
+    pub(crate) fn openvino(self) -> bool {
+        matches!(self, Op::BitwiseXor | Op::Ov(_) | Op::OvNot(_))
+    }
+
+    /// The XOR operator of the same standard and kind (bitwise or logical), whose speed this
+    /// one's is compared with.
+    pub(crate) fn xor_twin(self) -> Op {
+        match self {
+            Op::BitwiseXor | Op::Ov(_) | Op::OvNot(_) => Op::BitwiseXor,
+            Op::LogicalXor => Op::LogicalXor,
+            Op::Dml(f) if f.function().logical => Op::LogicalXor,
+            Op::DmlNot(f) if f.function().logical => Op::LogicalXor,
+            _ => Op::BitXor,
+        }
+    }
+}
+
+/// The element counts of a case: `n` elements of `w` bytes; for the 2-D paths a square-ish
+/// shape, rows of 4096 elements where possible, and a square of `side`.
+struct Dims {
+    w: u64,
+    n: u64,
+    cols: u64,
+    rows: u64,
+    side: u64,
+    /// Sides of the 3-D and 4-D cubes.
+    cube3: u64,
+    cube4: u64,
+}
+
+/// The largest `s` with `s^rank <= n`.
+fn root(n: u64, rank: u32) -> u64 {
+    let mut s = (n as f64).powf(1.0 / f64::from(rank)).round() as u64 + 1;
+    while s > 1 && s.pow(rank) > n {
+        s -= 1;
+    }
+    s.max(1)
+}
+
+impl Dims {
+    fn new(data_type: DataType, bytes: u64) -> Dims {
+        let w = u64::from(data_type.size_in_bytes());
+        let n = bytes / w;
+        let cols = if n >= 4096 * 4 {
+            4096
+        } else {
+            (n as f64).sqrt().max(1.0) as u64
+        };
+        Dims {
+            w,
+            n,
+            cols,
+            rows: (n / cols).max(1),
+            side: (n as f64).sqrt().max(1.0) as u64,
+            cube3: root(n, 3),
+            cube4: root(n, 4),
+        }
+    }
+}
+
+/// One benchmark case, ready to record.
+pub struct Case {
+    op: Op,
+    /// Bytes of one operand (the output).
+    pub(crate) bytes: u64,
+    /// Bytes read plus bytes written by one call.
+    pub(crate) traffic: u64,
+    buffers: Vec<wgpu::Buffer>,
+    ranges: [(usize, u64, u64); 3],
+    compiled: Compiled,
+    layout: PlainLayout,
+}
+
+/// A case's compiled operator, of whichever type its [`Op`] has.
+enum Compiled {
+    Bit(BitXor),
+    Logical(LogicalXor),
+    Bitwise(BitwiseXor),
+    DmlBinary(DmlBinary),
+    DmlUnary(DmlUnary),
+    OvBinary(OvBinary),
+    OvUnary(OvUnary),
+}
+
+/// `$body` with `$op` bound to the compiled operator of any kind.
+macro_rules! each {
+    ($compiled:expr, |$op:ident| $body:expr) => {
+        match $compiled {
+            Compiled::Bit($op) => $body,
+            Compiled::Logical($op) => $body,
+            Compiled::Bitwise($op) => $body,
+            Compiled::DmlBinary($op) => $body,
+            Compiled::DmlUnary($op) => $body,
+            Compiled::OvBinary($op) => $body,
+            Compiled::OvUnary($op) => $body,
+        }
+    };
+}
+
+impl Case {
+    /// Builds a case of about `bytes` bytes per operand.
+    pub fn new(ctx: &Context, op: Op, path: Path, data_type: DataType, bytes: u64) -> Case {
+        let Dims {
+            w,
+            n,
+            cols,
+            rows,
+            side,
+            cube3,
+            cube4,
+        } = Dims::new(data_type, bytes);
+        let t = |sizes: &[u64]| {
+            TensorDesc::new(
+                data_type,
+                &sizes.iter().map(|&s| s as u32).collect::<Vec<_>>(),
+            )
+        };
+        let slice_stride = SLICE_OFFSET / w + cols + SLICE_AFTER;
+        let (a, b, out, shape_elems) = match path {
+            Path::Contiguous | Path::InPlace => (t(&[n]), t(&[n]), t(&[n]), n),
+            Path::BroadcastRow => (
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[0, 1]),
+                t(&[rows, cols]),
+                rows * cols,
+            ),
+            Path::BroadcastColumn => (
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[1, 0]),
+                t(&[rows, cols]),
+                rows * cols,
+            ),
+            Path::Transposed => (
+                t(&[side, side]).with_strides(&[1, side as u32]),
+                t(&[side, side]),
+                t(&[side, side]),
+                side * side,
+            ),
+            Path::PaddedOutput => (
+                t(&[rows, cols]),
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[cols as u32 + 1, 1]),
+                rows * cols,
+            ),
+            Path::SlicedOutput => (
+                t(&[rows, cols]),
+                t(&[rows, cols]),
+                t(&[rows, cols]).with_strides(&[slice_stride as u32, 1]),
+                rows * cols,
+            ),
+            Path::TransposedOutput => (
+                t(&[side, side]),
+                t(&[side, side]),
+                t(&[side, side]).with_strides(&[1, side as u32]),
+                side * side,
+            ),
+            Path::Permuted3 | Path::Permuted3Inner | Path::Permuted4 | Path::Permuted4Channels => {
+                let (r, n) = (
+                    axes(path).len(),
+                    if axes(path).len() == 3 { cube3 } else { cube4 },
+                );
+                let shape = vec![n; r];
+                (
+                    t(&shape).with_strides(&permuted_strides(n, axes(path))),
+                    t(&shape),
+                    t(&shape),
+                    n.pow(r as u32),
+                )
+            }
+            Path::PermutedOutput => {
+                let shape = [cube3; 3];
+                (
+                    t(&shape),
+                    t(&shape),
+                    t(&shape).with_strides(&permuted_strides(cube3, axes(path))),
+                    cube3.pow(3),
+                )
+            }
+            Path::SteppedInput => (
+                t(&[n / 2]).with_strides(&[2]),
+                t(&[n / 2]),
+                t(&[n / 2]),
+                n / 2,
+            ),
+            Path::SteppedOutput => (
+                t(&[n / 2]),
+                t(&[n / 2]),
+                t(&[n / 2]).with_strides(&[2]),
+                n / 2,
+            ),
+            Path::ShortRows => {
+                let rows = n / 5;
+                (
+                    t(&[rows, 3]),
+                    t(&[rows, 3]),
+                    t(&[rows, 3]).with_strides(&[5, 1]),
+                    rows * 3,
+                )
+            }
+        };
+        // A NOT reads one input, A: on the broadcast paths it is the broadcast operand.
+        let (a, b) = if op.inputs() == 1 && path == Path::BroadcastRow {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        let size = |d: &TensorDesc| d.total_size().expect("size");
+        let compiled = match op {
+            Op::BitXor => Compiled::Bit(
+                BitXor::new(ctx, &BitXorDesc::new(a.clone(), b.clone(), out.clone()))
+                    .expect("desc"),
+            ),
+            Op::LogicalXor => Compiled::Logical(
+                LogicalXor::new(ctx, &LogicalXorDesc::new(a.clone(), b.clone(), out.clone()))
+                    .expect("desc"),
+            ),
+            Op::Dml(f) => Compiled::DmlBinary(
+                DmlBinary::new(
+                    ctx,
+                    &DmlBinaryDesc::new(f, a.clone(), b.clone(), out.clone()),
+                )
+                .expect("desc"),
+            ),
+            Op::DmlNot(f) => Compiled::DmlUnary(
+                DmlUnary::new(ctx, &DmlUnaryDesc::new(f, a.clone(), out.clone())).expect("desc"),
+            ),
+            Op::BitwiseXor | Op::Ov(_) | Op::OvNot(_) => {
+                let shape: Vec<usize> = a.sizes.iter().map(|&s| s as usize).collect();
+                let b_shape = match path {
+                    Path::BroadcastRow => vec![cols as usize],
+                    Path::BroadcastColumn => vec![rows as usize, 1],
+                    _ => shape.clone(),
+                };
+                let f = match op {
+                    Op::Ov(f) => f,
+                    _ => OvBinaryOp::BitwiseXor,
+                };
+                let desc = OvBinaryDesc::new(f, data_type, &shape, &b_shape)
+                    .with_broadcast(AutoBroadcast::Numpy);
+                match op {
+                    Op::BitwiseXor => Compiled::Bitwise(
+                        BitwiseXor::new(
+                            ctx,
+                            &BitwiseXorDesc::new(data_type, &shape, &b_shape)
+                                .with_broadcast(AutoBroadcast::Numpy),
+                        )
+                        .expect("desc"),
+                    ),
+                    Op::OvNot(f) => Compiled::OvUnary(
+                        OvUnary::new(ctx, &OvUnaryDesc::new(f, data_type, &shape)).expect("desc"),
+                    ),
+                    _ => Compiled::OvBinary(OvBinary::new(ctx, &desc).expect("desc")),
+                }
+            }
+        };
+        let b_bytes = match path {
+            Path::BroadcastRow => cols * w,
+            Path::BroadcastColumn => rows * w,
+            _ => size(&b),
+        };
+        let out_offset = if path == Path::SlicedOutput {
+            SLICE_OFFSET
+        } else {
+            0
+        };
+        let buffers = vec![
+            storage(ctx, size(&a), 1),
+            storage(ctx, b_bytes.max(16), 2),
+            storage(ctx, out_offset + size(&out), 3),
+        ];
+        let out_slot = if path == Path::InPlace { 0 } else { 2 };
+        let ranges = [
+            (0, 0, size(&a)),
+            (1, 0, b_bytes.max(4).div_ceil(4) * 4),
+            (out_slot, out_offset, size(&out)),
+        ];
+        debug_assert_eq!(shape_elems * w, Case::output_bytes(path, data_type, bytes));
+        let layout = PlainLayout {
+            width: w,
+            sizes: out.sizes.iter().map(|&x| u64::from(x)).collect(),
+            strides: [
+                a.effective_strides(),
+                b.effective_strides(),
+                out.effective_strides(),
+            ],
+            base: [0, 0, out_offset / w],
+        };
+        Case {
+            op,
+            bytes: shape_elems * w,
+            traffic: Case::traffic(path, data_type, bytes, op.inputs()),
+            buffers,
+            ranges,
+            compiled,
+            layout,
+        }
+    }
+
+    /// The plain strided kernel over this case's buffers and layout (the output bound whole,
+    /// so the layout's base places it): [`PlainStrided`].
+    pub fn plain(&self, ctx: &Context) -> PlainStrided {
+        let out = &self.buffers[self.ranges[2].0];
+        PlainStrided::new(ctx, &self.layout, [&self.buffers[0], &self.buffers[1], out])
+    }
+
+    /// The bytes of the output's bound range after one call of the library and after one call
+    /// of `plain` (the output refilled in between, so that a byte either leaves alone differs):
+    /// the check that the baseline does the case's work.
+    pub(crate) fn outputs(&self, ctx: &Context, plain: &PlainStrided) -> (Vec<u8>, Vec<u8>) {
+        let (slot, offset, size) = self.ranges[2];
+        let run = |record: &dyn Fn(&mut wgpu::CommandEncoder)| {
+            let fill = storage(ctx, self.buffers[slot].size(), 99);
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&fill, 0, &self.buffers[slot], 0, fill.size());
+            record(&mut encoder);
+            ctx.queue().submit([encoder.finish()]);
+            read(ctx, &self.buffers[slot], offset, size)
+        };
+        let ours = run(&|e| {
+            self.record_summary(e);
+        });
+        let theirs = run(&|e| plain.record(e, 1));
+        (ours, theirs)
+    }
+
+    /// The bytes of the output of the case [`Case::new`] builds from these arguments.
+    fn output_bytes(path: Path, data_type: DataType, bytes: u64) -> u64 {
+        let d = Dims::new(data_type, bytes);
+        let elems = match path {
+            Path::Contiguous | Path::InPlace => d.n,
+            Path::BroadcastRow
+            | Path::BroadcastColumn
+            | Path::PaddedOutput
+            | Path::SlicedOutput => d.rows * d.cols,
+            Path::Transposed | Path::TransposedOutput => d.side * d.side,
+            Path::Permuted3 | Path::Permuted3Inner | Path::PermutedOutput => d.cube3.pow(3),
+            Path::Permuted4 | Path::Permuted4Channels => d.cube4.pow(4),
+            Path::SteppedInput | Path::SteppedOutput => d.n / 2,
+            Path::ShortRows => d.n / 5 * 3,
+        };
+        elems * d.w
+    }
+
+    /// The bytes read plus bytes written by one call of the case [`Case::new`] builds from
+    /// these arguments, known without making it (`inputs`: 1 for a NOT, which reads only the
+    /// broadcast operand on a broadcast path, A elsewhere).
+    pub fn traffic(path: Path, data_type: DataType, bytes: u64, inputs: u64) -> u64 {
+        let out = Case::output_bytes(path, data_type, bytes);
+        let d = Dims::new(data_type, bytes);
+        let w = u64::from(data_type.size_in_bytes());
+        let broadcast_read = match path {
+            Path::BroadcastRow => d.cols * w,
+            Path::BroadcastColumn => d.rows * w,
+            _ => out,
+        };
+        if inputs == 1 {
+            out + broadcast_read
+        } else {
+            2 * out + broadcast_read
+        }
+    }
+
+    /// The bindings of one call.
+    fn bindings(&self) -> Bindings<'_> {
+        let b = |i: usize| {
+            let (buf, off, size) = self.ranges[i];
+            TensorBinding::range(&self.buffers[buf], off, size)
+        };
+        if self.op.inputs() == 1 {
+            Bindings::unary(b(0), b(2))
+        } else {
+            Bindings::new(b(0), b(1), b(2))
+        }
+    }
+
+    /// Records one call; returns what it recorded.
+    pub(crate) fn record_summary(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> gpu_xor::inspect::RecordSummary {
+        let bindings = self.bindings();
+        each!(&self.compiled, |op| op.record(encoder, &bindings)).expect("record")
+    }
+
+    /// Records `n` calls through one batch (one metadata buffer per 1,024 calls; the calls all
+    /// write the same output, so each keeps a dispatch of its own).
+    pub fn record_many(&self, ctx: &Context, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        let bindings = self.bindings();
+        let mut batch = ctx.batch();
+        for _ in 0..n {
+            each!(&self.compiled, |op| batch.push(op, &bindings)).expect("push");
+        }
+        batch.record(encoder).expect("record");
+    }
+}

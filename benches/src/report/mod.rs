@@ -1,0 +1,90 @@
+//! The report `examples/bench_report.rs` prints: every case, baseline and target in one run
+//! on one adapter, as the tables of `benches/RESULTS.md`.
+//!
+//! Each section is a file: [`full()`] runs them in turn (`full.rs`: the size sweep, every path
+//! and type, batching, small calls and the targets), and [`section()`] runs one of three alone.
+//! Sections print their tables as they are measured and return their text and targets.
+//! `suite.rs` measures cases together against the baselines of their size, `format.rs` and
+//! `chart.rs` turn figures into the tables and the size sweep's chart.
+
+mod chart;
+mod family;
+mod format;
+mod full;
+mod graph;
+mod recording;
+mod strided;
+mod suite;
+
+use std::fmt::Write as _;
+
+use gpu_xor::Context;
+
+use format::{today, verdict};
+
+/// A target of the performance issues: what it asks, the figure reached, whether it is met.
+type Target = (String, String, bool);
+
+/// A section that runs alone (`--graph`, `--family`, `--strided`), with its own header and
+/// targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// Both graph mixes: frames, recording, preparation and memory, with their targets.
+    Graph,
+    /// Every operator of the word-wide family against the XOR operator of its standard.
+    Family,
+    /// Every strided layout against contiguous BIT_XOR and the plain strided kernel.
+    Strided,
+}
+
+/// The files `bench_report -- --save` writes, as text.
+pub struct Report {
+    /// `RESULTS.md`: the adapter, the date and every table.
+    pub results: String,
+    /// `throughput.svg`: GB/s against size for the size sweep.
+    pub chart: String,
+}
+
+/// Runs every section on the adapter `Context::from_env` picks (recording first, the graph
+/// last), printing each table as it is measured, then the targets and the machine's load;
+/// `quick` measures fewer sizes and rounds. Returns the files `--save` writes.
+pub fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
+    full::full(quick)
+}
+
+/// Runs `section` alone on the adapter `Context::from_env` picks, after a header with the
+/// adapter, the date and `MESA_SHADER_CACHE_DISABLE`, and prints its targets (the graph) or
+/// how many it met (the others); `quick` measures fewer sizes and rounds.
+pub fn section(section: Section, quick: bool) -> Result<(), gpu_xor::Error> {
+    let ctx = Context::from_env()?;
+    let info = ctx.adapter_info();
+    println!(
+        "adapter: {} ({:?}, {:?})\ndate: {}\nMESA_SHADER_CACHE_DISABLE={:?}\n",
+        info.name,
+        info.backend,
+        info.device_type,
+        today(),
+        std::env::var("MESA_SHADER_CACHE_DISABLE").ok()
+    );
+    match section {
+        Section::Graph => {
+            let report = graph::graph_section(&ctx, quick);
+            let mut targets = String::from("| target | figure | verdict |\n|---|---|---|\n");
+            for (name, figure, met) in &report.targets {
+                let _ = writeln!(targets, "| {name} | {figure} | {} |", verdict(*met));
+            }
+            println!("{targets}");
+        }
+        Section::Family => {
+            let (_, targets) = family::family_section(&ctx, quick);
+            let met = targets.iter().filter(|t| t.2).count();
+            println!("{met} of {} family targets met", targets.len());
+        }
+        Section::Strided => {
+            let (_, targets) = strided::strided_section(&ctx, quick);
+            let met = targets.iter().filter(|t| t.2).count();
+            println!("{met} of {} strided targets met", targets.len());
+        }
+    }
+    Ok(())
+}

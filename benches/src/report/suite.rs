@@ -1,0 +1,197 @@
+//! Cases measured together, round by round, against the baselines of their size.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use gpu_xor::{Context, DataType};
+
+use super::format::Row;
+use crate::timing::{gbps, iterations, time};
+use crate::{Baselines, Case, Op, Path};
+
+/// Records `n` calls of one case into an encoder.
+type Recorder = Box<dyn Fn(&mut wgpu::CommandEncoder, u64)>;
+
+/// Cases measured together: every round times each once, in turn, so that slow drifts of a
+/// shared machine touch all of them alike; each keeps its best round.
+#[derive(Default)]
+pub(crate) struct Suite {
+    entries: Vec<Entry>,
+}
+
+/// One entry of a suite: a case or a baseline, how to record it, and its best time.
+struct Entry {
+    /// One of the baselines, not a case.
+    baseline: bool,
+    op: &'static str,
+    path: &'static str,
+    data_type: String,
+    bytes: u64,
+    traffic: u64,
+    dispatch: String,
+    record: Recorder,
+    best: Duration,
+}
+
+/// The copy kernel's row (operator, path).
+pub(crate) const COPY_KERNEL: (&str, &str) = ("copy", "vec4<u32> kernel");
+/// `copy_buffer_to_buffer`'s row (operator, path).
+const COPY_BUFFER: (&str, &str) = ("copy", "copy_buffer_to_buffer");
+/// The bare XOR kernel's row (operator, path).
+pub(crate) const BARE_XOR: (&str, &str) = ("bare xor", "vec4<u32> kernel");
+/// The operator name of the plain strided kernel's rows (their path is the case's).
+const PLAIN: &str = "plain strided";
+
+impl Suite {
+    /// The three baselines over `bytes` bytes: the copies count 2 x bytes of traffic, the bare
+    /// XOR 3 x bytes, as the XOR cases count theirs.
+    pub(crate) fn baselines(&mut self, ctx: &Context, bytes: u64) {
+        let base = Rc::new(Baselines::new(ctx, bytes));
+        let entry = |(op, path): (&'static str, &'static str), traffic, record| Entry {
+            baseline: true,
+            op,
+            path,
+            data_type: "-".into(),
+            bytes,
+            traffic,
+            dispatch: "-".into(),
+            record,
+            best: Duration::MAX,
+        };
+        let (b, c) = (base.clone(), base.clone());
+        self.entries.push(entry(
+            COPY_KERNEL,
+            2 * base.bytes,
+            Box::new(move |e, n| b.record_copy_kernel(e, n)),
+        ));
+        self.entries.push(entry(
+            COPY_BUFFER,
+            2 * base.bytes,
+            Box::new(move |e, n| c.record_copy_buffer(e, n)),
+        ));
+        self.entries.push(entry(
+            BARE_XOR,
+            3 * base.bytes,
+            Box::new(move |e, n| base.record_bare_xor(e, n)),
+        ));
+    }
+
+    /// A case of `op` on `path`, `dt`, about `bytes` bytes; on a strided path BIT_XOR also gets
+    /// the plain strided kernel on the same buffers, checked to write the same bytes.
+    pub(crate) fn case(&mut self, ctx: &Context, op: Op, path: Path, dt: DataType, bytes: u64) {
+        let case = Case::new(ctx, op, path, dt, bytes);
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        let summary = case.record_summary(&mut encoder);
+        let mut kernels: Vec<String> = summary
+            .dispatches
+            .iter()
+            .map(|k| format!("{k:?}"))
+            .collect();
+        kernels.dedup();
+        if path.strided() && op == Op::BitXor {
+            // The fourth baseline, on the same buffers and layout, checked to write the same
+            // bytes as the library's call (it computes XOR).
+            let plain = case.plain(ctx);
+            let (ours, theirs) = case.outputs(ctx, &plain);
+            assert!(
+                ours == theirs,
+                "the plain strided kernel disagrees with {} {} {dt}",
+                op.name(),
+                path.name()
+            );
+            self.entries.push(Entry {
+                baseline: false,
+                op: PLAIN,
+                path: path.name(),
+                data_type: dt.to_string(),
+                bytes: case.bytes,
+                traffic: case.traffic,
+                dispatch: "plain x1".into(),
+                record: Box::new(move |e, n| plain.record(e, n)),
+                best: Duration::MAX,
+            });
+        }
+        let ctx = ctx.clone();
+        self.entries.push(Entry {
+            baseline: false,
+            op: op.name(),
+            path: path.name(),
+            data_type: dt.to_string(),
+            bytes: case.bytes,
+            traffic: case.traffic,
+            dispatch: format!("{} x{}", kernels.join("+"), summary.dispatches.len()),
+            record: Box::new(move |e, n| case.record_many(&ctx, e, n)),
+            best: Duration::MAX,
+        });
+    }
+
+    /// Times every entry once to warm up, then `rounds` rounds, each entry in turn.
+    pub(crate) fn run(&mut self, ctx: &Context, rounds: usize) {
+        for e in &self.entries {
+            time(ctx, 1, &*e.record);
+        }
+        for _ in 0..rounds {
+            for e in &mut self.entries {
+                let t = time(ctx, iterations(e.traffic, 256 << 20), &*e.record);
+                e.best = e.best.min(t);
+            }
+        }
+    }
+
+    fn gbps(&self, op: &str, path: &str, data_type: &str, bytes: u64) -> f64 {
+        self.entries
+            .iter()
+            .find(|e| e.op == op && e.path == path && e.data_type == data_type && e.bytes == bytes)
+            .map_or(0.0, |e| gbps(e.traffic, e.best))
+    }
+
+    /// The best time of one call of a case, and its kernels.
+    pub(crate) fn best(&self, op: &str, path: &str, data_type: &str) -> Option<(Duration, String)> {
+        self.entries
+            .iter()
+            .find(|e| !e.baseline && e.op == op && e.path == path && e.data_type == data_type)
+            .map(|e| (e.best, e.dispatch.clone()))
+    }
+
+    /// The GB/s of a baseline for a case of `bytes` bytes: the baseline of that size or of the
+    /// closest one, whichever is faster.
+    fn baseline(&self, (op, path): (&str, &str), bytes: u64) -> f64 {
+        self.gbps(op, path, "-", bytes)
+            .max(self.gbps(op, path, "-", self.baseline_size(bytes)))
+    }
+
+    /// The table, each row against the baselines of its own size.
+    pub(crate) fn rows(&self) -> Vec<Row> {
+        self.entries
+            .iter()
+            .map(|e| {
+                let g = gbps(e.traffic, e.best);
+                Row {
+                    op: e.op,
+                    path: e.path,
+                    data_type: e.data_type.clone(),
+                    bytes: e.bytes,
+                    gbps: g,
+                    kernel: g / self.baseline(COPY_KERNEL, e.bytes),
+                    copy: g / self.baseline(COPY_BUFFER, e.bytes),
+                    bare: g / self.baseline(BARE_XOR, e.bytes),
+                    plain: (e.op != PLAIN)
+                        .then(|| self.gbps(PLAIN, e.path, &e.data_type, e.bytes))
+                        .filter(|&p| p > 0.0)
+                        .map(|p| g / p),
+                    dispatch: e.dispatch.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The baseline size closest to `bytes` (2-D cases round their sizes).
+    fn baseline_size(&self, bytes: u64) -> u64 {
+        self.entries
+            .iter()
+            .filter(|e| e.baseline)
+            .map(|e| e.bytes)
+            .min_by_key(|&b| b.abs_diff(bytes))
+            .unwrap_or(bytes)
+    }
+}
