@@ -149,6 +149,10 @@ impl Context {
     }
 }
 
+/// Each bound buffer of one call with its tensor (A, B, output), so that a buffer wgpu refuses
+/// can be named.
+pub(crate) type NamedBuffers<'a> = [(TensorName, &'a wgpu::Buffer); 3];
+
 impl Batch {
     /// Adds one call of `op` on `bindings`. The bindings are checked now, and the pipelines
     /// the call needs are compiled now; on an error nothing is added.
@@ -157,17 +161,20 @@ impl Batch {
         op: &impl CompiledOperator,
         bindings: &Bindings<'_>,
     ) -> Result<RecordSummary, Error> {
-        self.push_plan(op.context(), op.plan(), op.owned(), bindings)
+        let (summary, _) = self.push_plan(op.context(), op.plan(), op.owned(), bindings)?;
+        Ok(summary)
     }
 
     /// Adds one call of `plan`; `owned` holds the buffers of the inputs the operator owns.
-    pub(crate) fn push_plan(
+    /// Gives back the call's summary and each bound buffer with its tensor (A, B, output),
+    /// resolved once here, so that a caller can name a buffer that a later step refuses.
+    pub(crate) fn push_plan<'a>(
         &mut self,
         ctx: &Context,
         plan: &Plan,
-        owned: [Option<&wgpu::Buffer>; 2],
-        bindings: &Bindings<'_>,
-    ) -> Result<RecordSummary, Error> {
+        owned: [Option<&'a wgpu::Buffer>; 2],
+        bindings: &Bindings<'a>,
+    ) -> Result<(RecordSummary, NamedBuffers<'a>), Error> {
         if !std::sync::Arc::ptr_eq(&ctx.shared, &self.ctx.shared) {
             return Err(Error::ContextMismatch);
         }
@@ -218,7 +225,12 @@ impl Batch {
         }
         self.schedule.add_call(&lowered.pieces, &table);
         self.summaries.push(lowered.summary.clone());
-        Ok(lowered.summary)
+        let named = [
+            (TensorName::A, a.buffer),
+            (TensorName::B, b.buffer),
+            (TensorName::Output, bindings.output.buffer),
+        ];
+        Ok((lowered.summary, named))
     }
 
     /// The number of metadata records so far: one per piece of each pushed call (a call
@@ -356,7 +368,7 @@ fn compile(shared: &Shared, pieces: &[crate::schedule::lower::LoweredPiece]) -> 
 
 /// The bindings of A and B: the caller's, or the operator's own storage for an input it owns
 /// (which the caller must not bind: DirectML's `DML_BINDING_TYPE_NONE`).
-pub(crate) fn resolve<'a>(
+fn resolve<'a>(
     plan: &Plan,
     owned: [Option<&'a wgpu::Buffer>; 2],
     bindings: &Bindings<'a>,

@@ -1,6 +1,6 @@
 //! Compiled operators: validated once, recorded many times.
 
-use super::batch::{CompiledOperator, resolve, sealed};
+use super::batch::{CompiledOperator, NamedBuffers, sealed};
 use super::binding::{Bindings, OwnedInputs, TensorBinding, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
@@ -67,16 +67,27 @@ impl Compiled {
         encoder: &mut wgpu::CommandEncoder,
         bindings: &Bindings<'_>,
     ) -> Result<RecordSummary, Error> {
+        self.record_named(encoder, bindings)
+            .map(|(summary, _)| summary)
+    }
+
+    /// [`Compiled::record`], giving back each bound buffer with its tensor too: the bindings
+    /// are resolved once, by the batch.
+    fn record_named<'a>(
+        &'a self,
+        encoder: &mut wgpu::CommandEncoder,
+        bindings: &Bindings<'a>,
+    ) -> Result<(RecordSummary, NamedBuffers<'a>), Error> {
         let mut batch = self.ctx.batch();
-        let summary = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
-        batch.record_named(encoder, &self.named(bindings))?;
-        Ok(summary)
+        let (summary, named) = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
+        batch.record_named(encoder, &named)?;
+        Ok((summary, named))
     }
 
     fn prepare(&self, bindings: &Bindings<'_>) -> Result<Prepared, Error> {
         let mut batch = self.ctx.batch();
-        batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
-        batch.prepare_named(&self.named(bindings))
+        let (_, named) = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
+        batch.prepare_named(&named)
     }
 
     /// Compiles every pipeline a call that fits one window may need; returns how many were
@@ -106,7 +117,7 @@ impl Compiled {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("gpu-xor run"),
         });
-        let summary = self.record(&mut encoder, bindings)?;
+        let (summary, named) = self.record_named(&mut encoder, bindings)?;
         // wgpu checks at submission that no bound buffer has been destroyed or mapped since
         // it was recorded; the scope turns a refusal into an error instead of a panic in the
         // device's uncaptured-error handler.
@@ -120,8 +131,7 @@ impl Compiled {
             || shared.queue.submit([encoder.finish()]),
         )
         .map_err(|e| {
-            let named = self.named(bindings);
-            let buffers: Vec<_> = named.iter().map(|&(t, b)| (Some(t), b)).collect();
+            let buffers = named.map(|(t, b)| (Some(t), b));
             shared.fault("Queue::submit", e, &buffers)
         })?;
         Ok((summary, index))
@@ -149,17 +159,6 @@ impl Compiled {
             })
             .map_err(|e| shared.lost_or(Error::Poll(WgpuError::new(e))))?;
         Ok(summary)
-    }
-
-    /// Each bound buffer with its tensor, A first, so that a refused buffer is named.
-    fn named<'a>(&'a self, bindings: &Bindings<'a>) -> Vec<(TensorName, &'a wgpu::Buffer)> {
-        let mut named = Vec::with_capacity(3);
-        if let Ok([a, b]) = resolve(&self.plan, self.owned(), bindings) {
-            named.push((TensorName::A, a.buffer));
-            named.push((TensorName::B, b.buffer));
-        }
-        named.push((TensorName::Output, bindings.output.buffer));
-        named
     }
 }
 
