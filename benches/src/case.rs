@@ -2,10 +2,11 @@
 //! buffers (filled with random bytes), their compiled operator, and the recording of their
 //! calls.
 
+use gpu_xor::desc::OperatorGroup;
 use gpu_xor::{
     AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
     DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, LogicalXor,
-    LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
+    LogicalXorDesc, Operator, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
     TensorBinding, TensorDesc,
 };
 
@@ -135,22 +136,22 @@ pub enum Op {
 }
 
 impl Op {
-    /// Every operator of the family but the three XOR ones.
-    pub(crate) const FAMILY: [Op; 13] = [
-        Op::Dml(DmlBinaryOp::BitAnd),
-        Op::Dml(DmlBinaryOp::BitOr),
-        Op::DmlNot(DmlUnaryOp::BitNot),
-        Op::Dml(DmlBinaryOp::LogicalAnd),
-        Op::Dml(DmlBinaryOp::LogicalOr),
-        Op::DmlNot(DmlUnaryOp::LogicalNot),
-        Op::Ov(OvBinaryOp::BitwiseAnd),
-        Op::Ov(OvBinaryOp::BitwiseOr),
-        Op::OvNot(OvUnaryOp::BitwiseNot),
-        Op::Ov(OvBinaryOp::LogicalAnd),
-        Op::Ov(OvBinaryOp::LogicalOr),
-        Op::Ov(OvBinaryOp::LogicalXor),
-        Op::OvNot(OvUnaryOp::LogicalNot),
-    ];
+    /// Every operator of the operator table but the seeds' three XOR operators (which the
+    /// other sections measure through their own types), in the table's order.
+    pub(crate) fn family() -> Vec<Op> {
+        Operator::ALL
+            .into_iter()
+            .filter_map(|op| match op.group() {
+                OperatorGroup::DmlBinaryOp(DmlBinaryOp::BitXor | DmlBinaryOp::LogicalXor)
+                | OperatorGroup::OvBinaryOp(OvBinaryOp::BitwiseXor) => None,
+                OperatorGroup::DmlBinaryOp(f) => Some(Op::Dml(f)),
+                OperatorGroup::DmlUnaryOp(f) => Some(Op::DmlNot(f)),
+                OperatorGroup::OvBinaryOp(f) => Some(Op::Ov(f)),
+                OperatorGroup::OvUnaryOp(f) => Some(Op::OvNot(f)),
+                _ => None,
+            })
+            .collect()
+    }
 
     /// The operator's name in group names and tables.
     pub fn name(self) -> &'static str {

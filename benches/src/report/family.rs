@@ -16,7 +16,7 @@ use crate::{Op, Path};
 /// dense: a broadcast is their only stride); their NOT contiguous (it has no other layout).
 fn family_cases() -> Vec<(Op, Path, DataType)> {
     let mut cases = Vec::new();
-    for op in Op::FAMILY {
+    for op in Op::family() {
         let logical = match op {
             Op::Dml(f) => f.function().logical,
             Op::DmlNot(f) => f.function().logical,
