@@ -8,8 +8,9 @@
 //! catch that on every kernel, for every element width, for LOGICAL_XOR, in place, and across
 //! window seams.
 //!
-//! The element function is part of the pipeline: each operator of the family merges as XOR
-//! does, and calls of different functions never share a dispatch, on every kernel.
+//! The element function is part of the pipeline: every operator of the table merges as XOR
+//! does, calls of different functions never share a dispatch, on every kernel, and a batch
+//! that chains every operator, each reading what the one before wrote, runs them in order.
 
 use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor::{Context, DataType, KernelTuning, TensorDesc};
@@ -532,4 +533,86 @@ fn dependent_calls_of_different_functions_keep_their_order() {
         DmlOp::LogicalNot,
     ];
     assert_eq!(apart(&family), 5);
+}
+
+/// Zeroes two bytes of every three in every buffer, so that the logical functions see zero
+/// and nonzero elements alike.
+fn sparse_for_logical(mut calls: Calls) -> Calls {
+    for buffer in &mut calls.buffers {
+        for (i, byte) in buffer.iter_mut().enumerate() {
+            if i % 3 != 0 {
+                *byte = 0;
+            }
+        }
+    }
+    calls
+}
+
+/// Every DirectML operator of the table in turn on the same three buffers, each reading what
+/// the one before wrote (the output of one is an input of the next, in place included), in
+/// one batch and as prepared calls, on u8 (every operator takes it) with padded and
+/// transposed operands, on the default windows and on small ones.
+#[test]
+fn a_batch_chaining_every_function_matches_the_calls_in_order() {
+    let t = TensorDesc::new(DataType::U8, &[24, 40]);
+    let padded = t.clone().with_strides(&[48, 1]);
+    let transposed = t.clone().with_strides(&[1, 24]);
+    let mut calls = Vec::new();
+    for (k, &op) in DmlOp::ALL.iter().enumerate() {
+        // Rotate the roles of the three buffers; every fourth call runs in place on A.
+        let r = k % 3;
+        let (a, b, o) = (r, (r + 1) % 3, (r + 2) % 3);
+        let mut call = Call::same(op, t.clone(), [place(a, 0), place(b, 0), place(o, 0)]);
+        match k % 4 {
+            1 => call.a = padded.clone(),
+            2 => call.b = transposed.clone(),
+            3 => {
+                call.out = call.a.clone();
+                call.places[2] = call.places[0];
+            }
+            _ => {}
+        }
+        calls.push(call);
+    }
+    for ctx in [ctx(), small_windows()] {
+        let calls = sparse_for_logical(Calls::new(3, 4096, 61, calls.clone()));
+        calls.run_batched(ctx);
+        calls.run_prepared(ctx);
+    }
+}
+
+/// Independent calls of one kernel on the same bindings merge into one dispatch only when
+/// their function is the same: the function is part of the pipeline.
+#[test]
+fn calls_of_different_functions_never_share_a_dispatch() {
+    let t = TensorDesc::new(DataType::U32, &[256]);
+    // Each call writes its own 1 KiB of buffer 2 from the same inputs.
+    let dispatches = |ops: &[DmlOp]| -> usize {
+        let calls = ops
+            .iter()
+            .enumerate()
+            .map(|(k, &op)| {
+                let at = k as u64 * 1024;
+                Call::same(op, t.clone(), [place(0, 0), place(1, 0), place(2, at)])
+            })
+            .collect();
+        Calls::new(3, (1024 * (ops.len() + 1)).max(8192), 62, calls)
+            .run_batched(ctx())
+            .1
+    };
+    assert_eq!(dispatches(&[DmlOp::BitAnd; 4]), 1, "like calls merge");
+    let mixed = [DmlOp::BitAnd, DmlOp::BitAnd, DmlOp::BitOr, DmlOp::BitOr];
+    assert_eq!(dispatches(&mixed), 2);
+    let every = [
+        DmlOp::BitXor,
+        DmlOp::BitAnd,
+        DmlOp::BitOr,
+        DmlOp::BitNot,
+        DmlOp::BitXor,
+    ];
+    assert_eq!(dispatches(&every), 5);
+    // Every operator of the table, and the first again after them: one dispatch each.
+    let mut table = DmlOp::ALL.to_vec();
+    table.push(DmlOp::ALL[0]);
+    assert_eq!(dispatches(&table), table.len());
 }

@@ -1,8 +1,10 @@
 //! OpenVINO BitwiseXor-13 on the GPU: the seed examples, numpy / pdpd / none broadcasting,
-//! scalars, zero-size dimensions, ranks above 8 and non-canonical booleans.
+//! scalars, zero-size dimensions, ranks above 8 and non-canonical booleans; and every
+//! OpenVINO operation of the operator table on broadcasts that reach each kernel.
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Error, Tensor};
+use gpu_xor_conformance::ov::OvOp;
 use proptest::prelude::*;
 
 use crate::common::{CheckOv, OvCase, assert_kernel, ctx, small_windows};
@@ -231,6 +233,44 @@ fn in_place_on_the_first_input() {
         ))
         .unwrap_err();
     assert_eq!(e.rule(), "alias_desc_mismatch");
+}
+
+/// Every OpenVINO operation of the table on broadcasts that reach the rows, shifted-rows and
+/// gather kernels (a two-input one on u16 and i64, or bool where it takes booleans only), and
+/// every one-input one on each type it takes, apart and in place.
+#[test]
+fn every_openvino_operation_broadcasts_on_its_kernels() {
+    let ctx = ctx();
+    for op in OvOp::ALL.into_iter().filter(|op| op.inputs() == 2) {
+        let types: &[DataType] = if op.boolean_only() {
+            &[DataType::Bool]
+        } else {
+            &[DataType::U16, DataType::I64]
+        };
+        for (&dt, (a_shape, b_shape)) in types.iter().flat_map(|dt| {
+            [
+                (&[33, 130][..], &[130][..]),
+                (&[33, 130][..], &[33, 1][..]),
+                (&[4, 1, 9][..], &[5, 1][..]),
+            ]
+            .map(|shapes| (dt, shapes))
+        }) {
+            let case = OvCase::new(dt, a_shape, b_shape, NUMPY, 81).with_op(op);
+            case.check_on(ctx);
+        }
+    }
+    for op in OvOp::ALL.into_iter().filter(|op| op.inputs() == 1) {
+        for dt in [DataType::Bool, DataType::U8, DataType::I64] {
+            if op.boolean_only() && dt != DataType::Bool {
+                continue;
+            }
+            let case = OvCase::new(dt, &[7, 33], &[1], NUMPY, 82).with_op(op);
+            case.check_on(ctx);
+            let mut in_place = case.clone();
+            in_place.out_on_a = true;
+            in_place.check_on(ctx);
+        }
+    }
 }
 
 #[test]

@@ -1,9 +1,12 @@
-//! The conveniences that reuse memory: `*_into` outputs, tensors over the caller's buffers
-//! (`Tensor::from_buffer`) and views at an offset with strides (`Tensor::view`), against the
-//! reference, with every byte of every buffer checked.
+//! The one-call forms of every operator of the table, and the conveniences that reuse memory:
+//! `*_into` outputs, tensors over the caller's buffers (`Tensor::from_buffer`) and views at an
+//! offset with strides (`Tensor::view`), against the reference, with every byte of every
+//! buffer checked.
 
 use gpu_xor::reference::{self, StridedView, StridedViewMut};
-use gpu_xor::{AutoBroadcast, DataType, Error, Tensor};
+use gpu_xor::{
+    AutoBroadcast, Context, DataType, DmlBinaryOp, Error, OvBinaryOp, OvUnaryOp, Tensor,
+};
 use gpu_xor_testkit::{OutputLayout, compare_buffer};
 
 use crate::common::{buffer, ctx, random_bytes};
@@ -928,4 +931,116 @@ fn views_read_back_in_row_major_order() {
     // An empty view reads nothing.
     let empty = Tensor::view(ctx, gpu, DataType::U32, &[3, 0], 16, Some(&[9, 1])).unwrap();
     assert_eq!(empty.to_vec::<u32>().unwrap(), Vec::<u32>::new());
+}
+
+fn rule<T: std::fmt::Debug>(r: Result<T, Error>) -> &'static str {
+    r.expect_err("the call should have been refused").rule()
+}
+
+/// The one-call forms of the operators beyond XOR against the reference, new output and
+/// `_into` (in place too), and the forms that take the operator for every two-input
+/// DirectML operator of the table, on values that reach every truth value and bit pattern.
+#[test]
+fn every_one_call_form_matches_the_reference() {
+    let ctx = ctx();
+    let xs = [0u8, 1, 2, 0x80, 0xff, 0, 0x0f, 0x10];
+    let ys = [0u8, 0, 3, 0x80, 0x0f, 9, 0xf0, 0];
+    let a = Tensor::from_slice(ctx, &[2, 4], &xs).unwrap();
+    let b = Tensor::from_slice(ctx, &[2, 4], &ys).unwrap();
+    let f = |op: DmlBinaryOp| -> Vec<u8> {
+        xs.iter()
+            .zip(&ys)
+            .map(|(&x, &y)| op.function().apply(x.into(), y.into(), 1) as u8)
+            .collect()
+    };
+    type OneCall = fn(&Context, &Tensor, &Tensor) -> Result<Tensor, Error>;
+    let calls: [(&str, OneCall, DmlBinaryOp); 4] = [
+        ("bit_and", |c, a, b| c.bit_and(a, b), DmlBinaryOp::BitAnd),
+        ("bit_or", |c, a, b| c.bit_or(a, b), DmlBinaryOp::BitOr),
+        (
+            "logical_and",
+            |c, a, b| c.logical_and(a, b),
+            DmlBinaryOp::LogicalAnd,
+        ),
+        (
+            "logical_or",
+            |c, a, b| c.logical_or(a, b),
+            DmlBinaryOp::LogicalOr,
+        ),
+    ];
+    for (name, call, op) in calls {
+        let got = call(ctx, &a, &b).unwrap().to_vec::<u8>().unwrap();
+        assert_eq!(got, f(op), "{name}");
+        let out = Tensor::zeros(ctx, DataType::U8, &[2, 4]).unwrap();
+        ctx.dml_binary_into(op, &a, &b, &out).unwrap();
+        assert_eq!(out.to_vec::<u8>().unwrap(), f(op), "{name}_into");
+    }
+    // The forms that take the operator, for every two-input operator of the table.
+    for op in DmlBinaryOp::ALL {
+        let got = ctx.dml_binary(op, &a, &b).unwrap().to_vec::<u8>().unwrap();
+        assert_eq!(got, f(op), "{op:?}");
+        let out = Tensor::zeros(ctx, DataType::U8, &[2, 4]).unwrap();
+        ctx.dml_binary_into(op, &a, &b, &out).unwrap();
+        assert_eq!(out.to_vec::<u8>().unwrap(), f(op), "{op:?} into");
+    }
+    let not: Vec<u8> = xs.iter().map(|x| !x).collect();
+    let lnot: Vec<u8> = xs.iter().map(|&x| u8::from(x == 0)).collect();
+    assert_eq!(ctx.bit_not(&a).unwrap().to_vec::<u8>().unwrap(), not);
+    assert_eq!(ctx.logical_not(&a).unwrap().to_vec::<u8>().unwrap(), lnot);
+    // In place: a = a & b, then a = !a.
+    let c = Tensor::from_slice(ctx, &[2, 4], &xs).unwrap();
+    ctx.bit_and_into(&c, &b, &c).unwrap();
+    ctx.bit_not_into(&c, &c).unwrap();
+    let want: Vec<u8> = f(DmlBinaryOp::BitAnd).iter().map(|v| !v).collect();
+    assert_eq!(c.to_vec::<u8>().unwrap(), want);
+    let c = Tensor::from_slice(ctx, &[2, 4], &xs).unwrap();
+    ctx.logical_or_into(&b, &c, &c).unwrap();
+    ctx.logical_not_into(&c, &c).unwrap();
+    let want: Vec<u8> = f(DmlBinaryOp::LogicalOr).iter().map(|v| 1 - v).collect();
+    assert_eq!(c.to_vec::<u8>().unwrap(), want);
+    // LOGICAL_* refuse i8; OpenVINO's Logical* refuse u8.
+    let i = Tensor::from_slice(ctx, &[2], &[1i8, 0]).unwrap();
+    assert_eq!(rule(ctx.logical_and(&i, &i)), "unsupported_dtype");
+    assert_eq!(
+        rule(ctx.ov_binary(OvBinaryOp::LogicalOr, &a, &b, AutoBroadcast::Numpy)),
+        "unsupported_dtype"
+    );
+
+    // OpenVINO: integers bit by bit, broadcast; booleans normalised (2 is true).
+    let xi = Tensor::from_slice(ctx, &[2, 3], &[1i32, -2, 3, -4, 5, 0x7fff_ffff]).unwrap();
+    let yi = Tensor::from_slice(ctx, &[3], &[-1i32, 6, 0]).unwrap();
+    let and = ctx.bitwise_and(&xi, &yi, AutoBroadcast::Numpy).unwrap();
+    assert_eq!(and.to_vec::<i32>().unwrap(), [1, 6, 0, -4, 4, 0]);
+    let or = ctx.bitwise_or(&xi, &yi, AutoBroadcast::Numpy).unwrap();
+    assert_eq!(or.to_vec::<i32>().unwrap(), [-1, -2, 3, -1, 7, 0x7fff_ffff]);
+    ctx.bitwise_not_into(&xi, &xi).unwrap();
+    assert_eq!(
+        xi.to_vec::<i32>().unwrap(),
+        [!1, !-2, !3, !-4, !5, !0x7fff_ffff]
+    );
+    let p = Tensor::from_bytes(ctx, DataType::Bool, &[4], &[0, 1, 2, 0x80]).unwrap();
+    let q = Tensor::from_bools(ctx, &[1], &[true]).unwrap();
+    let land = ctx
+        .ov_binary(OvBinaryOp::LogicalAnd, &p, &q, AutoBroadcast::Numpy)
+        .unwrap();
+    assert_eq!(land.to_bytes().unwrap(), [0, 1, 1, 1]);
+    let band = ctx.bitwise_and(&p, &q, AutoBroadcast::Numpy).unwrap();
+    assert_eq!(band.to_bytes().unwrap(), [0, 1, 1, 1]);
+    assert_eq!(
+        ctx.bitwise_not(&p).unwrap().to_bytes().unwrap(),
+        [1, 0, 0, 0]
+    );
+    let lxor = ctx
+        .ov_binary(OvBinaryOp::LogicalXor, &p, &q, AutoBroadcast::Numpy)
+        .unwrap();
+    assert_eq!(lxor.to_bytes().unwrap(), [1, 0, 0, 0]);
+    let out = Tensor::zeros(ctx, DataType::Bool, &[4]).unwrap();
+    ctx.ov_unary_into(OvUnaryOp::LogicalNot, &p, &out).unwrap();
+    assert_eq!(out.to_bytes().unwrap(), [1, 0, 0, 0]);
+    // The output of an `_into` must have the input's shape and type.
+    let wrong = Tensor::zeros(ctx, DataType::Bool, &[5]).unwrap();
+    assert_eq!(
+        rule(ctx.ov_unary_into(OvUnaryOp::LogicalNot, &p, &wrong)),
+        "shape_inconsistent"
+    );
 }

@@ -1,12 +1,16 @@
-//! Every rule of the operators' specifications has a test that gets its typed error, and no byte of any buffer
-//! changes when a call is refused.
+//! Every rule of the operators' specifications has a test that gets its typed error, and no
+//! byte of any buffer changes when a call is refused: the description rules, the type tables
+//! of every operator of the table at every feature level, the binding rules (a one-input
+//! call's included), and random descriptions of every operator, which end in `Ok` or a typed
+//! error, never a panic.
 
 use gpu_xor::{
-    Bindings, BitXor, BitXorDesc, Context, DataType, Error, FeatureLevel, LogicalXorDesc, Operator,
-    TensorBinding, TensorDesc, TensorFlags, TensorName,
+    Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
+    DmlUnaryDesc, DmlUnaryOp, Error, FeatureLevel, Input, LogicalXorDesc, Operator, OvBinaryDesc,
+    OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorBinding, TensorDesc, TensorFlags, TensorName,
 };
 
-use crate::common::{Check, DmlCase, DmlOp, ctx, place};
+use crate::common::{Check, DmlCase, DmlOp, buffer, ctx, place, random_bytes};
 
 fn refused(desc: &BitXorDesc) -> Error {
     let e = desc
@@ -296,6 +300,100 @@ fn feature_levels_reproduce_directml_tables() {
     }
 }
 
+/// The type tables, written out from the specifications, against every operator, type and
+/// feature level: what validation accepts, and what it refuses with which rule.
+#[test]
+fn every_operator_takes_exactly_the_types_of_its_table() {
+    use DataType::*;
+    // DirectML BIT_*: FL 3.0 u8, u16, u32; FL 4.1 the eleven DirectML types.
+    let bitwise = |dt: DataType, fl: FeatureLevel| match dt {
+        U8 | U16 | U32 => fl >= FeatureLevel::Fl3_0,
+        Bool => false,
+        _ => fl >= FeatureLevel::Fl4_1,
+    };
+    // DirectML LOGICAL_*: FL 1.0 u32; FL 2.0 u8 too; never another type.
+    let logical = |dt: DataType, fl: FeatureLevel| match dt {
+        U32 => true,
+        U8 => fl >= FeatureLevel::Fl2_0,
+        _ => false,
+    };
+    for dt in DataType::ALL {
+        for fl in FeatureLevel::ALL {
+            // 4-D, which every level takes.
+            let sizes = [2, 1, 3, 2];
+            for op in DmlBinaryOp::ALL {
+                let want = if op.function().logical {
+                    logical(dt, fl)
+                } else {
+                    bitwise(dt, fl)
+                };
+                let got = DmlBinaryDesc::packed(op, dt, &sizes).validate(fl);
+                match got {
+                    Ok(()) => assert!(want, "{op:?} {dt} {fl:?} accepted"),
+                    Err(e) => {
+                        assert!(!want, "{op:?} {dt} {fl:?}: {e}");
+                        assert_eq!(e.rule(), "unsupported_dtype");
+                    }
+                }
+            }
+            for op in DmlUnaryOp::ALL {
+                let want = if op.function().logical {
+                    logical(dt, fl)
+                } else {
+                    bitwise(dt, fl)
+                };
+                let got = DmlUnaryDesc::packed(op, dt, &sizes).validate(fl);
+                assert_eq!(got.is_ok(), want, "{op:?} {dt} {fl:?}: {got:?}");
+            }
+        }
+        // OpenVINO: Bitwise* integers and boolean; Logical* boolean.
+        for op in OvBinaryOp::ALL {
+            let want = if op.boolean_only() {
+                dt == Bool
+            } else {
+                !dt.is_float()
+            };
+            let got = OvBinaryDesc::new(op, dt, &[2, 3], &[3]).validate();
+            assert_eq!(got.is_ok(), want, "{op:?} {dt}: {got:?}");
+            if let Err(e) = got {
+                assert_eq!(e.rule(), "unsupported_dtype");
+            }
+        }
+        for op in OvUnaryOp::ALL {
+            let want = if op.boolean_only() {
+                dt == Bool
+            } else {
+                !dt.is_float()
+            };
+            let got = OvUnaryDesc::new(op, dt, &[2, 3]).validate();
+            assert_eq!(got.is_ok(), want, "{op:?} {dt}: {got:?}");
+        }
+    }
+    // The DirectML logical operators take 4-D only below FL 3.0.
+    for op in [DmlBinaryOp::LogicalAnd, DmlBinaryOp::LogicalOr] {
+        let d = DmlBinaryDesc::packed(op, U32, &[2, 3]);
+        assert_eq!(
+            d.validate(FeatureLevel::Fl2_0).unwrap_err().rule(),
+            "rank_out_of_range"
+        );
+        assert!(d.validate(FeatureLevel::Fl3_0).is_ok());
+    }
+    let d = DmlUnaryDesc::packed(DmlUnaryOp::LogicalNot, U8, &[5]);
+    assert_eq!(
+        d.validate(FeatureLevel::Fl2_0).unwrap_err().rule(),
+        "rank_out_of_range"
+    );
+    // OpenVINO's message for a non-boolean Logical* operation.
+    let e = OvBinaryDesc::new(OvBinaryOp::LogicalAnd, U8, &[2], &[2])
+        .validate()
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("must have boolean element type but have element type u8"),
+        "{e}"
+    );
+}
+
 #[test]
 fn feature_level_on_the_context_is_applied() {
     let fl2 = ctx().with_feature_level(FeatureLevel::Fl2_0);
@@ -385,6 +483,67 @@ fn bindings_are_checked_before_anything_is_recorded() {
     }
 }
 
+/// The binding rules of a one-input call, for every DirectML one-input operator of the
+/// table, each refused with nothing written: B bound too, the input left unbound, and an
+/// output that partly overlaps the input; in place is allowed.
+#[test]
+fn one_input_calls_refuse_bad_bindings_and_write_nothing() {
+    let ctx = ctx();
+    for unary in DmlUnaryOp::ALL {
+        let op = DmlUnary::new(ctx, &DmlUnaryDesc::packed(unary, DataType::U32, &[64])).unwrap();
+        let bytes = random_bytes(71, 1024);
+        let buf = buffer(ctx, &bytes);
+        let at = |offset| TensorBinding::range(&buf, offset, 256);
+        let cases: [(Bindings<'_>, &str); 5] = [
+            (Bindings::new(at(0), at(256), at(512)), "extra_binding"),
+            (
+                Bindings {
+                    b: Input::Owned,
+                    ..Bindings::unary(at(0), at(512))
+                },
+                "extra_binding",
+            ),
+            (
+                Bindings {
+                    a: Input::Absent,
+                    ..Bindings::unary(at(0), at(512))
+                },
+                "missing_binding",
+            ),
+            (Bindings::owned_input(at(512)), "owned_input_bound"),
+            (Bindings::unary(at(0), at(128)), "partial_overlap"),
+        ];
+        for (bindings, want) in cases {
+            let e = op.run(&bindings).unwrap_err();
+            assert_eq!(e.rule(), want, "{unary:?}: {e}");
+            assert_eq!(
+                ctx.read_buffer(&buf, 0, 1024).unwrap(),
+                bytes,
+                "{unary:?} {want}"
+            );
+        }
+        let e = op.run(&Bindings::new(at(0), at(256), at(512))).unwrap_err();
+        assert_eq!(
+            e,
+            Error::ExtraBinding {
+                operator: unary.operator(),
+                tensor: gpu_xor::TensorName::B,
+            }
+        );
+        // In place is the one overlap allowed.
+        op.run(&Bindings::unary(at(0), at(0))).unwrap();
+        let got = ctx.read_buffer(&buf, 0, 256).unwrap();
+        let want: Vec<u8> = bytes[..256]
+            .chunks(4)
+            .flat_map(|w| {
+                let x = u32::from_le_bytes(w.try_into().unwrap());
+                (unary.function().apply(x.into(), 0, 4) as u32).to_le_bytes()
+            })
+            .collect();
+        assert_eq!(got, want, "{unary:?} in place");
+    }
+}
+
 #[test]
 fn tensors_larger_than_the_device_allows_are_refused() {
     let ctx = ctx();
@@ -449,4 +608,142 @@ fn refused_calls_name_the_category_of_their_rule() {
     let e = gpu_xor::Tensor::from_slice(ctx(), &[3], &[1u8, 2]).unwrap_err();
     assert_eq!(e.category(), gpu_xor::ErrorCategory::HostData, "{e}");
     assert_eq!(e.category().to_string(), "host_data");
+}
+
+/// Random descriptions of every operator of the table, valid and not: validation and
+/// planning end in `Ok` or a typed error, never a panic, and small valid OpenVINO ones run on
+/// the CPU reference.
+mod fuzz {
+    use gpu_xor::inspect::Plan;
+    use gpu_xor::{
+        AutoBroadcast, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp,
+        FeatureLevel, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags,
+    };
+    use proptest::prelude::*;
+
+    use crate::common::random_bytes;
+
+    fn any_type() -> impl Strategy<Value = DataType> {
+        proptest::sample::select(DataType::ALL.to_vec())
+    }
+
+    fn dims() -> impl Strategy<Value = Vec<u32>> {
+        proptest::collection::vec(
+            prop_oneof![3 => 1u32..6, 1 => Just(0u32), 1 => Just(u32::MAX)],
+            0..10,
+        )
+    }
+
+    fn strides(rank: usize) -> impl Strategy<Value = Option<Vec<u32>>> {
+        proptest::option::of(proptest::collection::vec(
+            prop_oneof![3 => 0u32..8, 1 => Just(u32::MAX)],
+            rank.saturating_sub(1)..=rank + 1,
+        ))
+    }
+
+    fn tensor() -> impl Strategy<Value = TensorDesc> {
+        (any_type(), dims())
+            .prop_flat_map(|(dt, sizes)| {
+                let rank = sizes.len();
+                (Just(dt), Just(sizes), strides(rank), any::<bool>())
+            })
+            .prop_map(|(dt, sizes, strides, owned)| {
+                let mut t = TensorDesc::new(dt, &sizes);
+                if let Some(s) = strides {
+                    t.strides = Some(s);
+                }
+                if owned {
+                    t.flags = TensorFlags::OwnedByDml;
+                }
+                t
+            })
+    }
+
+    fn level() -> impl Strategy<Value = FeatureLevel> {
+        proptest::sample::select(vec![
+            FeatureLevel::Fl1_0,
+            FeatureLevel::Fl2_0,
+            FeatureLevel::Fl3_0,
+            FeatureLevel::Fl4_1,
+        ])
+    }
+
+    fn shape() -> impl Strategy<Value = Vec<usize>> {
+        proptest::collection::vec(
+            prop_oneof![4 => 1usize..5, 1 => Just(0usize), 1 => Just(usize::MAX)],
+            0..12,
+        )
+    }
+
+    fn broadcast() -> impl Strategy<Value = AutoBroadcast> {
+        prop_oneof![
+            Just(AutoBroadcast::None),
+            Just(AutoBroadcast::Numpy),
+            (-3i64..12).prop_map(|axis| AutoBroadcast::Pdpd { axis }),
+            Just(AutoBroadcast::Explicit),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn dml_descriptions_never_panic(
+            f in 0..DmlBinaryOp::ALL.len(),
+            u in 0..DmlUnaryOp::ALL.len(),
+            a in tensor(),
+            b in tensor(),
+            out in tensor(),
+            same in any::<bool>(),
+            fl in level(),
+        ) {
+            let (b, out) = if same { (a.clone(), a.clone()) } else { (b, out) };
+            let binary = DmlBinaryDesc::new(DmlBinaryOp::ALL[f], a.clone(), b, out.clone());
+            if let Ok(operands) = binary.operands(fl) {
+                let _ = Plan::new(&operands);
+            }
+            let unary = DmlUnaryDesc::new(DmlUnaryOp::ALL[u], a, out);
+            if let Ok(operands) = unary.operands(fl) {
+                let plan = Plan::new(&operands);
+                prop_assert_eq!(plan.function(), DmlUnaryOp::ALL[u].function());
+            }
+        }
+
+        #[test]
+        fn openvino_descriptions_never_panic(
+            f in 0..OvBinaryOp::ALL.len(),
+            u in 0..OvUnaryOp::ALL.len(),
+            dt in any_type(),
+            a in shape(),
+            b in shape(),
+            mode in broadcast(),
+            seed in any::<u64>(),
+        ) {
+            let desc = OvBinaryDesc::new(OvBinaryOp::ALL[f], dt, &a, &b).with_broadcast(mode);
+            if let Ok(operands) = desc.operands() {
+                let _ = Plan::new(&operands);
+                let small = |s: &[usize]| {
+                    s.iter()
+                        .try_fold(1usize, |n, &d| n.checked_mul(d))
+                        .is_some_and(|n| n <= 4096)
+                };
+                let out_shape = desc.output_shape().unwrap();
+                if small(&a) && small(&b) && small(&out_shape) {
+                    let w = dt.size_in_bytes() as usize;
+                    let bytes = |s: &[usize]| random_bytes(seed, s.iter().product::<usize>() * w);
+                    let r = gpu_xor::reference::ov_binary(
+                        OvBinaryOp::ALL[f], dt, &a, &bytes(&a), &b, &bytes(&b), mode,
+                    );
+                    prop_assert_eq!(r.map(|(shape, _)| shape), Ok(out_shape));
+                }
+            }
+            let unary = OvUnaryDesc::new(OvUnaryOp::ALL[u], dt, &a);
+            match unary.operands() {
+                Ok(operands) => {
+                    let _ = Plan::new(&operands);
+                }
+                Err(e) => prop_assert!(matches!(e.rule(), "unsupported_dtype" | "size_overflow"), "{e}"),
+            }
+        }
+    }
 }

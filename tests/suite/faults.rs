@@ -1,7 +1,7 @@
 //! Faults outside the description rules: a destroyed device, destroyed buffers, allocations
 //! past the device's limits, garbage in the environment. Each ends in a typed error (or, where
 //! wgpu reports a fault only at the caller's own submit, in wgpu's report there), never in a
-//! panic or a hang, for the XOR operators and the family's, one-input ones included.
+//! panic or a hang, for every operator of the operator table, one-input ones included.
 //!
 //! Every test that destroys something opens a device of its own: the suite's shared device
 //! must stay alive for the other tests.
@@ -9,11 +9,12 @@
 use gpu_xor::{
     AutoBroadcast, Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc,
     DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, OvBinary, OvBinaryDesc, OvBinaryOp,
-    OvUnary, OvUnaryDesc, OvUnaryOp, Tensor, TensorBinding, TensorName,
+    OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, Tensor, TensorBinding, TensorDesc, TensorName,
 };
 use gpu_xor_conformance::engine::AnyOperator;
+use gpu_xor_conformance::ov::OvOp;
 
-use crate::common::{buffer, ctx, random_bytes};
+use crate::common::{DmlOp, buffer, ctx, random_bytes, takes};
 
 /// An operator of the family on `ctx`: BIT_AND (`"and"`), BIT_NOT (`"not"`), OpenVINO's
 /// BitwiseOr (`"ov or"`) or LogicalNot on bool (`"ov not"`), packed, of `count` elements of
@@ -42,6 +43,38 @@ fn family(ctx: &Context, which: &str, dt: DataType, count: u32) -> AnyOperator {
         .into(),
         _ => unreachable!("{which}"),
     }
+}
+
+/// Every operator of the operator table on `ctx`, packed: the DirectML ones that take `dt`
+/// on `count` elements of it, the OpenVINO ones on `count` elements of `dt`, or, where they
+/// take booleans only, on as many `bool` elements as fill the same bytes.
+fn every_operator(ctx: &Context, dt: DataType, count: u32) -> Vec<AnyOperator> {
+    let t = TensorDesc::new(dt, &[count]);
+    let mut ops: Vec<AnyOperator> = DmlOp::ALL
+        .into_iter()
+        .filter(|&op| takes(op, dt))
+        .map(|op| {
+            op.operator(
+                ctx,
+                [t.clone(), t.clone(), t.clone()],
+                &OwnedInputs::default(),
+            )
+            .unwrap_or_else(|e| panic!("{op:?} {dt}: {e}"))
+        })
+        .collect();
+    for op in OvOp::ALL {
+        let (dt, len) = if op.boolean_only() {
+            (DataType::Bool, (count * dt.size_in_bytes()) as usize)
+        } else {
+            (dt, count as usize)
+        };
+        let shape = [len];
+        ops.push(
+            op.operator(ctx, dt, &shape, &shape, AutoBroadcast::Numpy)
+                .unwrap_or_else(|e| panic!("{op:?} {dt}: {e}")),
+        );
+    }
+    ops
 }
 
 /// Whether `op` takes one input.
@@ -151,6 +184,33 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
             .unwrap();
         assert_eq!(out.to_vec::<u32>().unwrap(), [want; 8], "{op:?}");
     }
+    // AND and LOGICAL_NOT on values with zeros give their exact results.
+    let z = Tensor::from_slice(&ctx, &[8], &[0u32, 1, 2, 3, 0, 5, 0, 7]).unwrap();
+    let and = DmlBinary::new(
+        &ctx,
+        &DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, DataType::U32, &[8]),
+    )
+    .unwrap();
+    let not = DmlUnary::new(
+        &ctx,
+        &DmlUnaryDesc::packed(DmlUnaryOp::LogicalNot, DataType::U32, &[8]),
+    )
+    .unwrap();
+    and.run(&Bindings::new(z.binding(), b.binding(), out.binding()))
+        .unwrap();
+    assert_eq!(out.to_vec::<u32>().unwrap(), [0, 0, 2, 2, 0, 4, 0, 6]);
+    not.run(&Bindings::unary(z.binding(), out.binding()))
+        .unwrap();
+    assert_eq!(out.to_vec::<u32>().unwrap(), [1, 0, 0, 0, 1, 0, 1, 0]);
+    // Every operator of the table, each run once before the loss.
+    let table = every_operator(&ctx, DataType::U32, 8);
+    for op in &table {
+        op.run(&bind(op, a.buffer(), b.buffer(), out.buffer()))
+            .unwrap_or_else(|e| panic!("{op:?}: {e}"));
+    }
+    // Boolean tensors for the one-call forms of the operations that take booleans only.
+    let p = Tensor::from_bools(&ctx, &[4], &[true, false, true, true]).unwrap();
+    let q = Tensor::from_bools(&ctx, &[4], &[true, true, false, false]).unwrap();
 
     ctx.device().destroy();
 
@@ -202,13 +262,63 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
         "device_lost"
     );
     assert_eq!(rule(ctx.bitwise_not_into(&a, &a)), "device_lost");
-    for op in &ops {
+    assert_eq!(rule(ctx.bit_or_into(&a, &b, &out)), "device_lost");
+    assert_eq!(rule(ctx.logical_not_into(&a, &a)), "device_lost");
+    assert_eq!(
+        rule(ctx.bitwise_and(&a, &b, AutoBroadcast::Numpy)),
+        "device_lost"
+    );
+    assert_eq!(rule(ctx.bitwise_not(&a)), "device_lost");
+    // The one-call forms of every operator of the table, new output and in place.
+    for op in DmlBinaryOp::ALL {
+        assert_eq!(rule(ctx.dml_binary(op, &a, &b)), "device_lost", "{op:?}");
+        assert_eq!(
+            rule(ctx.dml_binary_into(op, &a, &b, &a)),
+            "device_lost",
+            "{op:?}"
+        );
+    }
+    for op in DmlUnaryOp::ALL {
+        assert_eq!(rule(ctx.dml_unary(op, &a)), "device_lost", "{op:?}");
+        assert_eq!(
+            rule(ctx.dml_unary_into(op, &a, &a)),
+            "device_lost",
+            "{op:?}"
+        );
+    }
+    for op in OvBinaryOp::ALL {
+        let (x, y) = if op.boolean_only() {
+            (&p, &q)
+        } else {
+            (&a, &b)
+        };
+        assert_eq!(
+            rule(ctx.ov_binary(op, x, y, AutoBroadcast::Numpy)),
+            "device_lost",
+            "{op:?}"
+        );
+    }
+    for op in OvUnaryOp::ALL {
+        let x = if op.boolean_only() { &p } else { &a };
+        assert_eq!(rule(ctx.ov_unary(op, x)), "device_lost", "{op:?}");
+        assert_eq!(rule(ctx.ov_unary_into(op, x, x)), "device_lost", "{op:?}");
+    }
+    // Every operator of the table: recorded, run, prepared, pushed into a batch.
+    for op in &table {
         let bindings = bind(op, a.buffer(), b.buffer(), out.buffer());
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
-        assert_eq!(rule(op.record(&mut encoder, &bindings)), "device_lost");
-        assert_eq!(rule(op.run(&bindings)), "device_lost");
-        assert_eq!(rule(op.prepare(&bindings)), "device_lost");
-        assert_eq!(rule(op.push(&mut ctx.batch(), &bindings)), "device_lost");
+        assert_eq!(
+            rule(op.record(&mut encoder, &bindings)),
+            "device_lost",
+            "{op:?}"
+        );
+        assert_eq!(rule(op.run(&bindings)), "device_lost", "{op:?}");
+        assert_eq!(rule(op.prepare(&bindings)), "device_lost", "{op:?}");
+        assert_eq!(
+            rule(op.push(&mut ctx.batch(), &bindings)),
+            "device_lost",
+            "{op:?}"
+        );
     }
     assert_eq!(rule(ctx.wait()), "device_lost");
     // Validating a description makes no wgpu call: it still succeeds.
@@ -224,11 +334,14 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
     // A new pipeline on the lost device does not panic either.
     let op16 = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[16])).unwrap();
     assert_eq!(rule(op16.run(&bindings)), "device_lost");
-    for which in ["and", "not", "ov or", "ov not"] {
-        let op = family(&ctx, which, DataType::U16, 16);
-        let bindings = bind(&op, a.buffer(), b.buffer(), out.buffer());
-        assert_eq!(rule(op.warm_up()), "device_lost", "{which}");
-        assert_eq!(rule(op.run(&bindings)), "device_lost", "{which}");
+    // Every operator of the table made after the loss: on u16 (pipelines never compiled
+    // here) and on u32.
+    for (dt, count) in [(DataType::U16, 16), (DataType::U32, 8)] {
+        for op in every_operator(&ctx, dt, count) {
+            let bindings = bind(&op, a.buffer(), b.buffer(), out.buffer());
+            assert_eq!(rule(op.warm_up()), "device_lost", "{op:?}");
+            assert_eq!(rule(op.run(&bindings)), "device_lost", "{op:?}");
+        }
     }
 }
 
@@ -303,15 +416,7 @@ fn a_lost_device_fails_every_thread_without_a_hang() {
 #[test]
 fn a_destroyed_buffer_is_invalid_buffer_naming_its_tensor() {
     let ctx = fresh();
-    let xor: AnyOperator = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8]))
-        .unwrap()
-        .into();
-    let ops = [
-        xor,
-        family(&ctx, "and", DataType::U32, 8),
-        family(&ctx, "not", DataType::U32, 8),
-        family(&ctx, "ov not", DataType::U32, 32),
-    ];
+    let ops = every_operator(&ctx, DataType::U32, 8);
     for (op, (k, name)) in ops.iter().flat_map(|op| {
         [TensorName::A, TensorName::B, TensorName::Output]
             .into_iter()
@@ -332,8 +437,10 @@ fn a_destroyed_buffer_is_invalid_buffer_naming_its_tensor() {
             Error::InvalidBuffer {
                 tensor: Some(name),
                 reason: "Buffer with 'test' label has been destroyed".to_string()
-            }
+            },
+            "{op:?}"
         );
+        assert!(e.to_string().contains(&name.to_string()), "{e}");
         // Nothing was recorded: the encoder submits cleanly.
         let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
         ctx.queue().submit([encoder.finish()]);

@@ -21,7 +21,6 @@ mod concurrency;
 mod conformance;
 mod conveniences;
 mod errors;
-mod family_suites;
 mod faults;
 mod files;
 mod in_place;

@@ -13,14 +13,15 @@
 
 use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor::{
-    Bindings, Context, DataType, Error, Input, KernelTuning, OwnedInputs, TensorBinding,
-    TensorDesc, TensorFlags, TensorName,
+    Bindings, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc,
+    DmlUnaryOp, Error, Input, KernelTuning, OwnedInputs, TensorBinding, TensorDesc, TensorFlags,
+    TensorName,
 };
 use gpu_xor_conformance::engine::{self, AnyOperator};
 use gpu_xor_testkit::compare_buffers;
 
 use crate::common::{
-    Check, DmlCase, DmlOp, assert_kernel, compare, ctx, place, random_bytes, scatter_kind,
+    Check, DmlCase, DmlOp, assert_kernel, buffer, compare, ctx, place, random_bytes, scatter_kind,
     small_windows, speckle, tuned,
 };
 
@@ -796,4 +797,68 @@ fn each_operator_keeps_the_bytes_it_was_made_with() {
         &op_first.run(&first.bindings(&gpu)).unwrap(),
         KernelKind::Contiguous,
     );
+}
+
+/// By hand, with the values written out: a BIT_NOT that owns its one input and a
+/// LOGICAL_AND that owns its B; the caller's copies are overwritten after the operators are
+/// made and the results still come from the bytes given at creation.
+#[test]
+fn a_not_and_a_logical_and_compute_from_the_bytes_given_at_creation() {
+    let ctx = ctx();
+    let x = [0u8, 1, 0x80, 0xff, 0, 7, 0, 0x10];
+    let y = [0xf0u8, 0x0f, 0xff, 0, 3, 3, 0, 1];
+    let input = buffer(ctx, &x);
+    let other = buffer(ctx, &y);
+    let out = buffer(ctx, &[0x55; 8]);
+
+    let mut t = TensorDesc::new(DataType::U8, &[8]);
+    t.flags = TensorFlags::OwnedByDml;
+    let packed = TensorDesc::new(DataType::U8, &[8]);
+    let not = DmlUnary::with_owned_inputs(
+        ctx,
+        &DmlUnaryDesc::new(DmlUnaryOp::BitNot, t.clone(), packed.clone()),
+        &OwnedInputs::a(TensorBinding::new(&input)),
+    )
+    .unwrap();
+    let and = DmlBinary::with_owned_inputs(
+        ctx,
+        &DmlBinaryDesc::new(DmlBinaryOp::LogicalAnd, packed.clone(), t, packed.clone()),
+        &OwnedInputs::b(TensorBinding::new(&other)),
+    )
+    .unwrap();
+    // The caller's copies change: the operators read what they copied.
+    ctx.queue().write_buffer(&input, 0, &[0x33; 8]);
+    ctx.queue().write_buffer(&other, 0, &[0; 8]);
+
+    not.run(&Bindings::owned_input(TensorBinding::new(&out)))
+        .unwrap();
+    let got = ctx.read_buffer(&out, 0, 8).unwrap();
+    assert_eq!(got, x.map(|v| !v));
+    // A binds the changed `input` (0x33, true everywhere); B is the owned `y`.
+    and.run(&Bindings::owned_b(
+        TensorBinding::new(&input),
+        TensorBinding::new(&out),
+    ))
+    .unwrap();
+    let got = ctx.read_buffer(&out, 0, 8).unwrap();
+    assert_eq!(got, y.map(|v| u8::from(v != 0)));
+
+    // A NOT that owns its input takes no binding for it, and never a B.
+    let e = not
+        .run(&Bindings::unary(
+            TensorBinding::new(&input),
+            TensorBinding::new(&out),
+        ))
+        .unwrap_err();
+    assert_eq!(e.rule(), "owned_input_bound");
+    // Given bytes for B, which it does not have: refused when made.
+    let mut flagged = TensorDesc::new(DataType::U8, &[8]);
+    flagged.flags = TensorFlags::OwnedByDml;
+    let e = DmlUnary::with_owned_inputs(
+        ctx,
+        &DmlUnaryDesc::new(DmlUnaryOp::BitNot, flagged, packed),
+        &OwnedInputs::both(TensorBinding::new(&input), TensorBinding::new(&other)),
+    )
+    .unwrap_err();
+    assert_eq!(e.rule(), "owned_input_bound");
 }

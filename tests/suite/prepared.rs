@@ -4,14 +4,15 @@
 //! share one device, cannot change the counts. Two witnesses count: the context's own
 //! [`gpu_xor::Context::recording_objects`] (every object it makes, even one dropped at once),
 //! and wgpu's live-object counters (an object made while recording into an encoder is held by
-//! that encoder, so it is still alive when they are read). The family's operators, one-input
-//! ones included, run through every check the XOR operators do.
+//! that encoder, so it is still alive when they are read). Operators of every group of the
+//! operator table, one-input ones included, run through every check the XOR operators do:
+//! warm-up covers every binding of each, on every kernel family.
 
 use gpu_xor::{
     AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context,
     ContextOptions, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc,
     DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary,
-    OvUnaryDesc, OvUnaryOp, TensorBinding, TensorDesc,
+    OvUnaryDesc, OvUnaryOp, Tensor, TensorBinding, TensorDesc,
 };
 use gpu_xor_conformance::engine::AnyOperator;
 
@@ -159,9 +160,10 @@ fn dense(a_type: DataType, shape: &[usize], auto_broadcast: AutoBroadcast) -> Bi
     }
 }
 
-/// A description that reaches each kernel family, on each operator, and the family's
-/// operators (two-input and one-input, DirectML and OpenVINO) on every kernel family.
-const SUBJECTS: [Subject; 14] = [
+/// A description that reaches each kernel family, on each operator, and operators of every
+/// group of the table (two-input and one-input, DirectML and OpenVINO) on every kernel
+/// family.
+const SUBJECTS: [Subject; 17] = [
     Subject {
         name: "contiguous u8",
         make: |ctx| {
@@ -251,6 +253,25 @@ const SUBJECTS: [Subject; 14] = [
         step: 16,
     },
     Subject {
+        name: "BIT_NOT contiguous u16",
+        make: |ctx| {
+            let desc = DmlUnaryDesc::packed(DmlUnaryOp::BitNot, DataType::U16, &[512]);
+            DmlUnary::new(ctx, &desc).unwrap().into()
+        },
+        bytes: 1024,
+        step: 16,
+    },
+    Subject {
+        name: "LOGICAL_NOT: padded rows of u8",
+        make: |ctx| {
+            let t = TensorDesc::new(DataType::U8, &[16, 40]).with_strides(&[48, 1]);
+            let desc = DmlUnaryDesc::new(DmlUnaryOp::LogicalNot, t.clone(), t);
+            DmlUnary::new(ctx, &desc).unwrap().into()
+        },
+        bytes: 768,
+        step: 16,
+    },
+    Subject {
         name: "BIT_NOT rows: padded rows of u16",
         make: |ctx| {
             let t = TensorDesc::new(DataType::U16, &[16, 100]).with_strides(&[128, 1]);
@@ -309,6 +330,15 @@ const SUBJECTS: [Subject; 14] = [
         bytes: 64 * 64 * 4,
         step: 16,
     },
+    Subject {
+        name: "LogicalNot bool",
+        make: |ctx| {
+            let desc = OvUnaryDesc::new(OvUnaryOp::LogicalNot, DataType::Bool, &[4096]);
+            OvUnary::new(ctx, &desc).unwrap().into()
+        },
+        bytes: 4096,
+        step: 16,
+    },
 ];
 
 impl Subject {
@@ -343,6 +373,9 @@ impl Subject {
     }
 }
 
+/// After `warm_up`, no call of any subject compiles anything, under every binding pattern of
+/// [`Subject::call`] (a one-input operator's included: apart, in place, and input and output
+/// apart in one buffer), at two offsets.
 #[test]
 fn after_warm_up_no_binding_pattern_compiles_anything() {
     for subject in &SUBJECTS {
@@ -792,4 +825,37 @@ fn one_warm_up_compiles_every_function_of_a_graph_once() {
         "a call compiled after warm-up"
     );
     ctx.wait().unwrap();
+}
+
+/// A compiled OpenVINO BitwiseNot prepared in place and recorded twice: once gives NOT of
+/// the input, twice the input again; an OpenVINO two-input operation of the family compiles
+/// through its own type.
+#[test]
+fn a_prepared_openvino_not_in_place_recorded_twice_gives_its_input() {
+    let ctx = crate::common::ctx();
+    let x = Tensor::from_slice(ctx, &[100], &(0..100u16).collect::<Vec<_>>()).unwrap();
+    let op = OvUnary::new(
+        ctx,
+        &OvUnaryDesc::new(OvUnaryOp::BitwiseNot, DataType::U16, &[100]),
+    )
+    .unwrap();
+    let prepared = op
+        .prepare(&Bindings::unary(x.binding(), x.binding()))
+        .unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    prepared.record(&mut encoder).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(
+        x.to_vec::<u16>().unwrap(),
+        (0..100u16).map(|v| !v).collect::<Vec<_>>()
+    );
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    prepared.record(&mut encoder).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(x.to_vec::<u16>().unwrap(), (0..100u16).collect::<Vec<_>>());
+    let _: &OvBinary = &OvBinary::new(
+        ctx,
+        &OvBinaryDesc::new(OvBinaryOp::BitwiseAnd, DataType::U8, &[2], &[2]),
+    )
+    .unwrap();
 }
