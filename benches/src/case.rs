@@ -114,7 +114,7 @@ impl Path {
     }
 }
 
-/// The operator a case runs: the XOR operators through their own types, the rest of the
+/// The operator a case runs: the XOR operators through their own descriptions, the rest of the
 /// family through the family's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(clippy::enum_variant_names)] // the operators' own names
@@ -137,7 +137,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator of the operator table but the seeds' three XOR operators (which the
-    /// other sections measure through their own types), in the table's order.
+    /// other sections measure through their own descriptions), in the table's order.
     pub(crate) fn family() -> Vec<Op> {
         Operator::ALL
             .into_iter()

@@ -32,9 +32,9 @@ const DML_OPERATORS: usize = {
     n
 };
 
-/// Which DirectML operator a case runs. BIT_XOR and LOGICAL_XOR are made through their own
-/// types ([`BitXor`], [`LogicalXor`]), the rest through the family's ([`DmlBinary`],
-/// [`DmlUnary`]).
+/// Which DirectML operator a case runs. BIT_XOR and LOGICAL_XOR are made from their own
+/// descriptions ([`BitXorDesc`], [`LogicalXorDesc`], thin constructors of [`DmlBinaryDesc`]),
+/// so that path is run too; the rest from their group's ([`DmlBinaryDesc`], [`DmlUnaryDesc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DmlOp {
     /// DML_ELEMENT_WISE_BIT_XOR.
@@ -42,7 +42,7 @@ pub enum DmlOp {
     /// DML_ELEMENT_WISE_LOGICAL_XOR.
     LogicalXor,
     /// Another operator of two inputs (BIT_AND, BIT_OR, LOGICAL_AND, LOGICAL_OR), or BIT_XOR
-    /// or LOGICAL_XOR made through [`DmlBinary`].
+    /// or LOGICAL_XOR made from a [`DmlBinaryDesc`].
     Binary(DmlBinaryOp),
     /// An operator of one input (BIT_NOT, LOGICAL_NOT): A is its input, B is not bound.
     Unary(DmlUnaryOp),
@@ -65,7 +65,7 @@ impl DmlOp {
     pub const LogicalNot: DmlOp = DmlOp::Unary(DmlUnaryOp::LogicalNot);
 
     /// Every DirectML operator of the operator table once, in the table's order, BIT_XOR and
-    /// LOGICAL_XOR through their own types.
+    /// LOGICAL_XOR through their own descriptions.
     pub const ALL: [DmlOp; DML_OPERATORS] = {
         let mut all = [DmlOp::BitXor; DML_OPERATORS];
         let (mut i, mut k) = (0, 0);

@@ -9,8 +9,7 @@
 
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{
-    Bindings, BitXor, BitwiseXor, Context, DmlBinary, DmlUnary, Error, Input, LogicalXor, OvBinary,
-    OvUnary, TensorBinding,
+    Bindings, Context, DmlBinary, DmlUnary, Error, Input, OvBinary, OvUnary, TensorBinding,
 };
 use gpu_xor_testkit::{OutputLayout, width_mask};
 
@@ -60,12 +59,6 @@ pub fn read_back_blocking(ctx: &Context, buffers: &[wgpu::Buffer]) -> Result<Vec
 /// A compiled operator of any kind.
 #[derive(Clone, Debug)]
 pub enum AnyOperator {
-    /// DirectML BIT_XOR.
-    BitXor(BitXor),
-    /// DirectML LOGICAL_XOR.
-    LogicalXor(LogicalXor),
-    /// OpenVINO BitwiseXor-13.
-    BitwiseXor(BitwiseXor),
     /// A DirectML operator of two inputs.
     DmlBinary(DmlBinary),
     /// A DirectML operator of one input.
@@ -80,9 +73,6 @@ pub enum AnyOperator {
 macro_rules! each {
     ($any:expr, |$op:ident| $body:expr) => {
         match $any {
-            AnyOperator::BitXor($op) => $body,
-            AnyOperator::LogicalXor($op) => $body,
-            AnyOperator::BitwiseXor($op) => $body,
             AnyOperator::DmlBinary($op) => $body,
             AnyOperator::DmlUnary($op) => $body,
             AnyOperator::OvBinary($op) => $body,
@@ -97,7 +87,7 @@ impl AnyOperator {
         each!(self, |op| op)
     }
 
-    /// Records the operator into `encoder` (see [`BitXor::record`]).
+    /// Records the operator into `encoder` (see [`DmlBinary::record`]).
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -106,25 +96,25 @@ impl AnyOperator {
         each!(self, |op| op.record(encoder, bindings))
     }
 
-    /// Prepares one call of the operator (see [`BitXor::prepare`]).
+    /// Prepares one call of the operator (see [`DmlBinary::prepare`]).
     pub fn prepare(&self, bindings: &Bindings<'_>) -> Result<gpu_xor::Prepared, Error> {
         each!(self, |op| op.prepare(bindings))
     }
 
     /// Records the operator into an encoder of its own, submits it and blocks until it has
-    /// finished (see [`BitXor::run`]; native only).
+    /// finished (see [`DmlBinary::run`]; native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         each!(self, |op| op.run(bindings))
     }
 
     /// Records the operator into an encoder of its own, submits it and waits without
-    /// blocking until the device has finished (see [`BitXor::run_async`]).
+    /// blocking until the device has finished (see [`DmlBinary::run_async`]).
     pub async fn run_async(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         each!(self, |op| op.run_async(bindings).await)
     }
 
-    /// Compiles every pipeline the operator may need (see [`BitXor::warm_up`]); how many.
+    /// Compiles every pipeline the operator may need (see [`DmlBinary::warm_up`]); how many.
     pub fn warm_up(&self) -> Result<usize, Error> {
         each!(self, |op| op.warm_up())
     }
@@ -139,7 +129,7 @@ impl AnyOperator {
     }
 
     /// Records the operator into an encoder of its own and submits it, without waiting (see
-    /// [`BitXor::submit`]).
+    /// [`DmlBinary::submit`]).
     pub fn submit(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
         each!(self, |op| op.submit(bindings))
     }
@@ -148,7 +138,6 @@ impl AnyOperator {
     /// is described, not inferred).
     pub fn output_shape(&self) -> Option<Vec<usize>> {
         match self {
-            AnyOperator::BitwiseXor(op) => Some(op.output_shape()),
             AnyOperator::OvBinary(op) => Some(op.output_shape()),
             AnyOperator::OvUnary(op) => Some(op.output_shape()),
             _ => None,
@@ -173,9 +162,7 @@ macro_rules! any_from {
     };
 }
 
-any_from!(
-    BitXor, LogicalXor, BitwiseXor, DmlBinary, DmlUnary, OvBinary, OvUnary
-);
+any_from!(DmlBinary, DmlUnary, OvBinary, OvUnary);
 
 /// Records one call into an encoder of its own and submits it; never waits. A refused call
 /// records and submits nothing. [`read_back`] sees the call's writes.

@@ -24,11 +24,12 @@ const OV_OPERATORS: usize = Operator::ALL.len() - {
     n
 };
 
-/// Which OpenVINO operation a case runs. BitwiseXor-13 is made through its own type
-/// ([`BitwiseXor`]), the rest through the family's ([`OvBinary`], [`OvUnary`]).
+/// Which OpenVINO operation a case runs. BitwiseXor-13 is made from its own description
+/// ([`BitwiseXorDesc`], a thin constructor of [`OvBinaryDesc`]), so that path is run too; the
+/// rest from their group's ([`OvBinaryDesc`], [`OvUnaryDesc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OvOp {
-    /// BitwiseXor-13 through [`BitwiseXor`].
+    /// BitwiseXor-13 from a [`BitwiseXorDesc`].
     BitwiseXor,
     /// An operation of two inputs through [`OvBinary`].
     Binary(OvBinaryOp),
@@ -38,7 +39,7 @@ pub enum OvOp {
 
 impl OvOp {
     /// Every OpenVINO operation of the operator table once, in the table's order,
-    /// BitwiseXor-13 through its own type.
+    /// BitwiseXor-13 through its own description.
     pub const ALL: [OvOp; OV_OPERATORS] = {
         let mut all = [OvOp::BitwiseXor; OV_OPERATORS];
         let (mut i, mut k) = (0, 0);

@@ -167,7 +167,7 @@ pub enum Family {
 }
 
 /// The operator that runs the cases of `op`, from its group in the operator table (BIT_XOR,
-/// LOGICAL_XOR and BitwiseXor-13 through their own types, the rest through their group's);
+/// LOGICAL_XOR and BitwiseXor-13 through their own descriptions, the rest through their group's);
 /// `None` for a group this runner does not know.
 pub fn family(op: Op) -> Option<Family> {
     DmlOp::of(op.0)

@@ -5,10 +5,7 @@ use super::binding::{Bindings, OwnedInputs, TensorBinding, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
 use crate::desc::TensorName;
-use crate::desc::{
-    BitXorDesc, BitwiseXorDesc, DmlBinaryDesc, DmlUnaryDesc, LogicalXorDesc, OvBinaryDesc,
-    OvUnaryDesc, TensorFlags,
-};
+use crate::desc::{DmlBinaryDesc, DmlUnaryDesc, OvBinaryDesc, OvUnaryDesc, TensorFlags};
 use crate::error::{Error, WgpuError};
 use crate::layout::Plan;
 use crate::schedule::lower::{RecordSummary, pipeline_keys};
@@ -252,20 +249,28 @@ macro_rules! compiled_operator {
             /// A description that flags an input `OWNED_BY_DML` needs that input's bytes when
             /// the operator is made: see `with_owned_inputs`; here it is
             /// [`Error::OwnedInputMissing`].
-            pub fn new($ctx: &Context, $d: &$desc) -> Result<$name, Error> {
-                $name::make($ctx, $d, &OwnedInputs::default())
+            ///
+            /// It takes the group's description, or anything that becomes one: an XOR
+            /// operator's own description ([`BitXorDesc`](crate::BitXorDesc) and the others)
+            /// is a thin constructor of its group's.
+            pub fn new(
+                $ctx: &Context,
+                $d: &(impl Into<$desc> + Clone),
+            ) -> Result<$name, Error> {
+                $name::make($ctx, $d.clone().into(), &OwnedInputs::default())
             }
 
             fn make(
                 $ctx: &Context,
-                $d: &$desc,
+                desc: $desc,
                 owned: &OwnedInputs<'_>,
             ) -> Result<$name, Error> {
+                let $d = &desc;
                 let plan = $plan?;
                 let $o = $d;
                 Ok($name {
                     compiled: Compiled::new($ctx, plan, $flagged, owned)?,
-                    desc: $d.clone(),
+                    desc,
                 })
             }
 
@@ -387,115 +392,41 @@ macro_rules! compiled_operator {
     };
 }
 
-compiled_operator!(
-    /// A compiled DirectML BIT_XOR.
-    ///
-    /// ```no_run
-    /// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
-    ///
-    /// # fn main() -> Result<(), gpu_xor::Error> {
-    /// # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
-    /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
-    /// let ctx = Context::new(device.clone(), queue.clone());
-    /// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F32, &[1024]))?;
-    /// let mut encoder = device.create_command_encoder(&Default::default());
-    /// op.record(
-    ///     &mut encoder,
-    ///     &Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
-    /// )?;
-    /// queue.submit([encoder.finish()]);
-    /// # Ok(())
-    /// # }
-    /// ```
-    BitXor,
-    BitXorDesc,
-    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o)),
-    owned: |d| [d.a.flags, d.b.flags].map(|f| f == TensorFlags::OwnedByDml)
-);
+/// DirectML's BIT_XOR, compiled: a [`DmlBinary`] (made from a [`BitXorDesc`](crate::BitXorDesc),
+/// or a [`DmlBinaryDesc`] with [`DmlBinaryOp::BitXor`](crate::DmlBinaryOp::BitXor)).
+///
+/// ```no_run
+/// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
+///
+/// # fn main() -> Result<(), gpu_xor::Error> {
+/// # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
+/// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+/// let ctx = Context::new(device.clone(), queue.clone());
+/// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F32, &[1024]))?;
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// op.record(
+///     &mut encoder,
+///     &Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
+/// )?;
+/// queue.submit([encoder.finish()]);
+/// # Ok(())
+/// # }
+/// ```
+pub type BitXor = DmlBinary;
 
-compiled_operator!(
-    /// A compiled DirectML LOGICAL_XOR.
-    LogicalXor,
-    LogicalXorDesc,
-    |ctx, desc| desc.operands(ctx.feature_level).map(|o| Plan::new(&o)),
-    owned: |d| [d.a.flags, d.b.flags].map(|f| f == TensorFlags::OwnedByDml)
-);
+/// DirectML's LOGICAL_XOR, compiled: a [`DmlBinary`] (made from a
+/// [`LogicalXorDesc`](crate::LogicalXorDesc)).
+pub type LogicalXor = DmlBinary;
 
-macro_rules! owned_inputs {
-    ($name:ident, $desc:ty) => {
-        impl $name {
-            /// Validates `desc`, makes the operator, and copies the bytes of the inputs that
-            /// `desc` flags `OWNED_BY_DML` (`TotalTensorSizeInBytes` from each binding's
-            /// offset) into storage the operator owns: DirectML's operator initializer. Later
-            /// calls bind only the other tensors ([`Bindings::owned_a`],
-            /// [`Bindings::owned_b`], [`Bindings::owned_ab`]) and read the owned bytes as
-            /// they were now; the caller's buffer may change or go.
-            ///
-            /// The copy is submitted on the context's queue before this returns, so every
-            /// later submission sees it. Each owned binding follows the rules of a call's
-            /// binding (offset alignment, bounds, `TotalTensorSizeInBytes`) and its buffer
-            /// needs `COPY_SRC`. An input flagged but not given is
-            /// [`Error::OwnedInputMissing`]; one given but not flagged,
-            /// [`Error::OwnedInputBound`].
-            ///
-            /// ```no_run
-            #[doc = concat!("use gpu_xor::{", stringify!($name), ", ", stringify!($desc), ", Context, DataType, OwnedInputs, TensorBinding, TensorDesc, TensorFlags, Bindings};")]
-            ///
-            /// # fn main() -> Result<(), gpu_xor::Error> {
-            /// # let ctx = Context::from_env()?;
-            /// # let (weights, a, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
-            /// let t = TensorDesc::new(DataType::U8, &[1024]);
-            #[doc = concat!("let mut desc = ", stringify!($desc), "::new(t.clone(), t.clone(), t);")]
-            /// desc.b.flags = TensorFlags::OwnedByDml;
-            #[doc = concat!("let op = ", stringify!($name), "::with_owned_inputs(&ctx, &desc, &OwnedInputs::b(TensorBinding::new(&weights)))?;")]
-            /// // B is the operator's now: calls bind A and the output only.
-            /// op.submit(&Bindings::owned_b(TensorBinding::new(&a), TensorBinding::new(&out)))?;
-            /// # Ok(())
-            /// # }
-            /// ```
-            pub fn with_owned_inputs(
-                ctx: &Context,
-                desc: &$desc,
-                owned: &OwnedInputs<'_>,
-            ) -> Result<$name, Error> {
-                $name::make(ctx, desc, owned)
-            }
-        }
-    };
-}
-
-owned_inputs!(BitXor, BitXorDesc);
-owned_inputs!(LogicalXor, LogicalXorDesc);
-
-compiled_operator!(
-    /// A compiled OpenVINO BitwiseXor-13. Allocate the output from
-    /// [`BitwiseXor::output_shape`].
-    BitwiseXor,
-    BitwiseXorDesc,
-    |ctx, desc| {
-        let _ = ctx;
-        desc.operands().map(|o| Plan::new(&o))
-    },
-    owned: |d| {
-        let _ = d;
-        [false; 2]
-    }
-);
-
-impl BitwiseXor {
-    /// The broadcast output shape.
-    pub fn output_shape(&self) -> Vec<usize> {
-        self.desc
-            .output_shape()
-            .expect("validated when the operator was created")
-    }
-}
+/// OpenVINO's BitwiseXor-13, compiled: an [`OvBinary`] (made from a
+/// [`BitwiseXorDesc`](crate::BitwiseXorDesc)). Allocate the output from
+/// [`OvBinary::output_shape`].
+pub type BitwiseXor = OvBinary;
 
 compiled_operator!(
     /// A compiled DirectML operator of two inputs: BIT_AND, BIT_OR, BIT_XOR, LOGICAL_AND,
-    /// LOGICAL_OR or LOGICAL_XOR ([`DmlBinaryDesc::op`]). Everything [`BitXor`] does, it does
-    /// for each of them: strides, in place, windows past one binding, batches, prepared calls
-    /// and owned inputs.
+    /// LOGICAL_OR or LOGICAL_XOR ([`DmlBinaryDesc::op`]), each with strides, in place, windows
+    /// past one binding, batches, prepared calls and owned inputs.
     ///
     /// ```no_run
     /// use gpu_xor::{Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorBinding, Bindings};
@@ -587,27 +518,51 @@ impl OvUnary {
 
 impl DmlBinary {
     /// Validates `desc`, makes the operator, and copies the bytes of the inputs that `desc`
-    /// flags `OWNED_BY_DML` into storage the operator owns: DirectML's operator initializer,
-    /// with the rules of [`BitXor::with_owned_inputs`].
+    /// flags `OWNED_BY_DML` (`TotalTensorSizeInBytes` from each binding's offset) into storage
+    /// the operator owns: DirectML's operator initializer. Later calls give those inputs as
+    /// owned ([`Bindings::owned_a`], [`Bindings::owned_b`], [`Bindings::owned_ab`]) and read
+    /// the owned bytes as they were now; the caller's buffer may change or go.
+    ///
+    /// The copy is submitted on the context's queue before this returns, so every later
+    /// submission sees it. Each owned binding follows the rules of a call's binding (offset
+    /// alignment, bounds, `TotalTensorSizeInBytes`) and its buffer needs `COPY_SRC`. An input
+    /// flagged but not given is [`Error::OwnedInputMissing`]; one given but not flagged,
+    /// [`Error::OwnedInputBound`].
+    ///
+    /// ```no_run
+    /// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, OwnedInputs, TensorBinding, TensorDesc, TensorFlags, Bindings};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// # let ctx = Context::from_env()?;
+    /// # let (weights, a, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
+    /// let t = TensorDesc::new(DataType::U8, &[1024]);
+    /// let mut desc = BitXorDesc::new(t.clone(), t.clone(), t);
+    /// desc.b.flags = TensorFlags::OwnedByDml;
+    /// let op = BitXor::with_owned_inputs(&ctx, &desc, &OwnedInputs::b(TensorBinding::new(&weights)))?;
+    /// // B is the operator's now: calls bind A and the output only.
+    /// op.submit(&Bindings::owned_b(TensorBinding::new(&a), TensorBinding::new(&out)))?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_owned_inputs(
         ctx: &Context,
-        desc: &DmlBinaryDesc,
+        desc: &(impl Into<DmlBinaryDesc> + Clone),
         owned: &OwnedInputs<'_>,
     ) -> Result<DmlBinary, Error> {
-        DmlBinary::make(ctx, desc, owned)
+        DmlBinary::make(ctx, desc.clone().into(), owned)
     }
 }
 
 impl DmlUnary {
     /// Validates `desc`, makes the operator, and, when `desc` flags the input
     /// `OWNED_BY_DML`, copies its bytes ([`OwnedInputs::a`]) into storage the operator owns,
-    /// with the rules of [`BitXor::with_owned_inputs`]. Calls then bind the output alone
+    /// with the rules of [`DmlBinary::with_owned_inputs`]. Calls then bind the output alone
     /// ([`Bindings::owned_ab`]).
     pub fn with_owned_inputs(
         ctx: &Context,
         desc: &DmlUnaryDesc,
         owned: &OwnedInputs<'_>,
     ) -> Result<DmlUnary, Error> {
-        DmlUnary::make(ctx, desc, owned)
+        DmlUnary::make(ctx, desc.clone(), owned)
     }
 }

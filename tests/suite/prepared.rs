@@ -621,10 +621,10 @@ fn one_warm_up_compiles_a_whole_graph_and_each_pipeline_once() {
     let ctx = own_context();
     let mut ops: Vec<AnyOperator> = Vec::new();
     for t in [DataType::U8, DataType::I32, DataType::U16, DataType::I64] {
-        ops.push(AnyOperator::BitXor(
+        ops.push(AnyOperator::DmlBinary(
             BitXor::new(&ctx, &BitXorDesc::packed(t, &[1, 16, 7, 7])).unwrap(),
         ));
-        ops.push(AnyOperator::BitwiseXor(
+        ops.push(AnyOperator::OvBinary(
             BitwiseXor::new(
                 &ctx,
                 &BitwiseXorDesc::new(t, &[1, 16, 7, 7], &[1, 16, 1, 1]),
@@ -829,7 +829,7 @@ fn one_warm_up_compiles_every_function_of_a_graph_once() {
 
 /// A compiled OpenVINO BitwiseNot prepared in place and recorded twice: once gives NOT of
 /// the input, twice the input again; an OpenVINO two-input operation of the family compiles
-/// through its own type.
+/// through its own description.
 #[test]
 fn a_prepared_openvino_not_in_place_recorded_twice_gives_its_input() {
     let ctx = crate::common::ctx();
