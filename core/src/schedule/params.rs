@@ -45,8 +45,8 @@ pub struct Params {
 /// using multiplication", 1994): `t = mul_hi(magic, n)`, `n / d = (t + ((n - t) >> shift1)) >>
 /// shift2`, exact for every `n`. GPUs and the CPU adapters divide integers slowly (llvmpipe
 /// divides lane by lane, and no GPU has a 32-bit divide instruction), and the kernels' index
-/// arithmetic is divisions. Measured on lavapipe: rank-3 and rank-4 gathers a few percent
-/// faster (1.58 to 1.65 GB/s), the scatter kernel and the graph frames unchanged within noise.
+/// arithmetic is divisions. The measurements behind it are in the repository's
+/// `benches/RESULTS.md` and `CHANGELOG.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Divisor {
     pub magic: u32,
