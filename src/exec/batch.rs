@@ -13,7 +13,8 @@ use crate::error::Error;
 use crate::layout::{A, B, OUT, Plan};
 use crate::schedule::KernelTuning;
 use crate::schedule::PipelineKey;
-use crate::schedule::lower::{Operand, RecordSummary, Target, lower, pipeline_keys};
+use crate::schedule::Target;
+use crate::schedule::lower::{Operand, RecordSummary, lower, pipeline_keys};
 use crate::schedule::merge::Schedule;
 
 /// Many calls recorded together, as few dispatches as their independence allows.

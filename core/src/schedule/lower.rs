@@ -8,6 +8,7 @@ use crate::layout::{
     A, B, BindingPattern, BoundOperand, KernelKind, Limits, OUT, OperandSpec, Piece, Plan, Sharing,
     analyze_bindings, split,
 };
+use crate::schedule::Target;
 use crate::schedule::dispatch::{self, Dispatch};
 use crate::schedule::key::Overrides;
 use crate::schedule::key::PipelineKey;
@@ -57,19 +58,6 @@ pub struct Operand {
     pub offset: u64,
     /// Bytes bound from `offset`; `None` for the rest of the buffer.
     pub size: Option<u64>,
-}
-
-/// What lowering needs to know of the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Target {
-    /// The largest binding and its offset alignment.
-    pub windows: Limits,
-    /// `max_compute_workgroups_per_dimension`.
-    pub max_groups: u32,
-    /// Whether no writable binding may overlap another binding of its buffer (WebGPU's rule).
-    pub strict_aliasing: bool,
-    /// Whether kernel choices are tuned for a CPU adapter ([`KernelTuning`](super::KernelTuning)).
-    pub cpu: bool,
 }
 
 /// A bound byte range of one of the call's buffers.
@@ -161,34 +149,17 @@ pub fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowere
     let start = bound.map(|b| b.offset);
     let (slot, inputs_rw, pieces, window) = choose_slots(plan, start, &sharing, &bound, target)?;
     let slot_buffer = slot_buffers(slot, &bound);
-    let choose = |piece: &Piece| {
+    let chosen = select::kernels(plan.kernel, pieces, width, |piece| {
         let range = bound_ranges(piece, &slot_buffer, window);
-        let choice = Bound {
+        let bound = Bound {
             start,
             range: range.map(|r| r.map(|r| (r.start, r.end))),
-            max_groups: target.max_groups,
-            cpu: target.cpu,
+            target: *target,
         };
-        (range, select::choose(plan.kernel, piece, &choice, width))
-    };
-    // The scatter kernel writes words that elements share, without atomics, only where the
-    // output is nested: a piece it would run otherwise is cut into nested parts first, each
-    // chosen for on its own.
-    let mut chosen = Vec::with_capacity(pieces.len());
-    for piece in pieces {
-        let (range, kernel) = choose(&piece);
-        if kernel == KernelKind::Scatter && width < 4 && !select::nested(&piece) {
-            for part in select::owned_pieces(piece, width) {
-                let (range, kernel) = choose(&part);
-                chosen.push((part, range, kernel));
-            }
-        } else {
-            chosen.push((piece, range, kernel));
-        }
-    }
+        (range, bound)
+    });
     let mut lowered = Vec::with_capacity(chosen.len());
-    for (mut piece, range, kernel) in chosen {
-        select::order_for(plan.kernel, kernel, &mut piece);
+    for (piece, range, kernel) in chosen {
         let piece = &piece;
         // An input read in place is read through the output's own binding (its slot is 0):
         // WebGPU forbids a writable binding that overlaps another binding of the same buffer

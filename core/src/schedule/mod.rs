@@ -5,6 +5,7 @@
 //! - `dispatch.rs`: dispatch sizing and the metadata records of one piece.
 //! - `params.rs`: the metadata record, byte for byte as the WGSL reads it.
 //! - `key.rs`: what tells one pipeline from another ([`PipelineKey`]).
+//! - `target.rs`: what the schedule needs to know of the device ([`Target`]).
 //! - `lower.rs`: one call lowered to pieces, each with its pipeline, records and bindings.
 //! - `merge.rs`: pieces of many calls merged into shared dispatches.
 
@@ -14,7 +15,9 @@ pub mod lower;
 pub mod merge;
 pub mod params;
 pub mod select;
+pub mod target;
 
 pub use key::{Overrides, PipelineKey};
 pub use lower::RecordSummary;
 pub use select::KernelTuning;
+pub use target::Target;

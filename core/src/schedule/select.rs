@@ -6,6 +6,7 @@
 //! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
 use super::dispatch::tile_shape;
+use super::target::Target;
 use crate::layout::{KernelKind, Piece};
 
 /// Rows shorter than this many 16-byte blocks spend too much of the rows kernel on the
@@ -57,16 +58,49 @@ impl KernelTuning {
     }
 }
 
-/// What the choice needs to know of the bindings.
+/// What the choice needs to know of a piece's bindings, and of the device.
 pub(crate) struct Bound {
     /// Byte offset of each operand's first element in its buffer (`OUT`, `A`, `B`).
     pub start: [u64; 3],
     /// Per slot, the bound byte range in its buffer (its start is a multiple of 16).
     pub range: [Option<(u64, u64)>; 3],
-    /// The device's `max_compute_workgroups_per_dimension`.
-    pub max_groups: u32,
-    /// Whether the choices are tuned for a CPU adapter ([`KernelTuning`]).
-    pub cpu: bool,
+    /// The device: its grid limit, and whether the choices are tuned for a CPU adapter
+    /// ([`KernelTuning`]).
+    pub target: Target,
+}
+
+/// The one place a call's kernels are chosen: each piece of the call with the kernel that
+/// runs it (from the plan's family, `planned`), in the order that kernel iterates it. A piece
+/// the scatter kernel would write without owning its words (an 8- or 16-bit output whose rows
+/// interleave) is cut into nested parts first, each chosen for on its own, so that no two
+/// invocations write one word. `bound` gives what the choice needs of a piece's bindings,
+/// with whatever the caller keeps of them (`R`).
+pub(crate) fn kernels<R>(
+    planned: KernelKind,
+    pieces: Vec<Piece>,
+    width: u64,
+    mut bound: impl FnMut(&Piece) -> (R, Bound),
+) -> Vec<(Piece, R, KernelKind)> {
+    let mut pick = |piece: &Piece| {
+        let (kept, b) = bound(piece);
+        (kept, choose(planned, piece, &b, width))
+    };
+    let mut chosen = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let (kept, kernel) = pick(&piece);
+        if kernel == KernelKind::Scatter && width < 4 && !nested(&piece) {
+            for part in owned_pieces(piece, width) {
+                let (kept, kernel) = pick(&part);
+                chosen.push((part, kept, kernel));
+            }
+        } else {
+            chosen.push((piece, kept, kernel));
+        }
+    }
+    for (piece, _, kernel) in &mut chosen {
+        order_for(planned, *kernel, piece);
+    }
+    chosen
 }
 
 impl Bound {
@@ -116,9 +150,9 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
-            } else if bound.cpu
+            } else if bound.target.cpu
                 && untiled_on_cpu(piece, width)
-                && tile_layout(planned, piece, width, bound.max_groups)
+                && tile_layout(planned, piece, width, bound.target.max_groups)
             {
                 // Both inputs across their rows: written in their order; else gathered.
                 if both_transposed(piece) {
@@ -126,7 +160,7 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
                 } else {
                     KernelKind::Gather
                 }
-            } else if tile_layout(planned, piece, width, bound.max_groups)
+            } else if tile_layout(planned, piece, width, bound.target.max_groups)
                 && (width >= 4
                     || (first(0).is_multiple_of(4) && (stride(0, 0) * width).is_multiple_of(4)))
             {
@@ -228,7 +262,7 @@ fn shifted_layout(piece: &Piece, width: u64) -> bool {
 /// after the whole of the one before. The scatter kernel's owner of a shared word finds the
 /// word's other elements right after its own in index order only there, and the
 /// shifted-rows kernel needs its rows so.
-pub(crate) fn nested(piece: &Piece) -> bool {
+fn nested(piece: &Piece) -> bool {
     // Elements from the first to the last of the block inside the dimension, plus one.
     let mut extent = 1u64;
     for d in (0..piece.sizes.len()).rev().filter(|&d| piece.sizes[d] > 1) {
@@ -248,7 +282,7 @@ pub(crate) fn nested(piece: &Piece) -> bool {
 /// innermost dimension of more than one element (a piece of one element is nested), each cut
 /// again until nested. The pieces run as dispatches of their own, one after another, so a
 /// word two of them share is written by each in turn.
-pub(crate) fn owned_pieces(piece: Piece, width: u64) -> Vec<Piece> {
+fn owned_pieces(piece: Piece, width: u64) -> Vec<Piece> {
     if nested(&piece) || spaced(&piece, width) {
         return vec![piece];
     }
@@ -326,7 +360,7 @@ fn both_transposed(piece: &Piece) -> bool {
 /// under a gather plan (a tile written in its inputs' order, [`KernelTuning`]) with its two
 /// dimensions swapped, so that the index runs along the inputs' memory and the output is
 /// written across its rows.
-pub(crate) fn order_for(planned: KernelKind, kernel: KernelKind, piece: &mut Piece) {
+fn order_for(planned: KernelKind, kernel: KernelKind, piece: &mut Piece) {
     if planned == KernelKind::Gather && kernel == KernelKind::Spaced {
         piece.sizes.reverse();
         for strides in &mut piece.strides {
@@ -382,12 +416,23 @@ mod tests {
         }
     }
 
+    /// A GPU-tuned device with WebGPU's grid limit.
+    const GPU: Target = Target {
+        windows: crate::layout::Limits {
+            max_window: 1 << 27,
+            offset_alignment: 256,
+            max_rank: 8,
+        },
+        max_groups: 65535,
+        strict_aliasing: false,
+        cpu: false,
+    };
+
     fn bound(start: [u64; 3]) -> Bound {
         Bound {
             start,
             range: [Some((0, 1 << 21)); 3],
-            max_groups: 65535,
-            cpu: false,
+            target: GPU,
         }
     }
 
@@ -453,8 +498,7 @@ mod tests {
         let tight = Bound {
             start: [0; 3],
             range: [Some((0, 100)); 3],
-            max_groups: 65535,
-            cpu: false,
+            target: GPU,
         };
         assert_eq!(
             choose(KernelKind::Contiguous, &run, &tight, 1),
@@ -490,7 +534,7 @@ mod tests {
     #[test]
     fn cpu_tuning_keeps_tiles_for_large_32_bit_transposes_only() {
         let cpu = Bound {
-            cpu: true,
+            target: Target { cpu: true, ..GPU },
             ..bound([0; 3])
         };
         let transposed = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]]);
