@@ -8,7 +8,7 @@
 //! [`DmlCase::bindings`] leaves it unbound, as DirectML binds such a tensor at initialization
 //! and not at execution.
 
-use gpu_xor::desc::OperatorGroup;
+use gpu_xor::desc::{OperatorGroup, Standard};
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
@@ -21,16 +21,7 @@ use gpu_xor_testkit::{OutputLayout, random_bytes};
 use crate::engine::{self, AnyOperator, Spoil};
 
 /// How many DirectML operators the operator table has.
-const DML_OPERATORS: usize = {
-    let (mut i, mut n) = (0, 0);
-    while i < Operator::ALL.len() {
-        if Operator::ALL[i].is_directml() {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
-};
+const DML_OPERATORS: usize = Operator::count_of(Standard::DirectMl);
 
 /// Which DirectML operator a case runs. BIT_XOR and LOGICAL_XOR are made from their own
 /// descriptions ([`BitXorDesc`], [`LogicalXorDesc`], thin constructors of [`DmlBinaryDesc`]),

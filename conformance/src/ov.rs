@@ -3,7 +3,7 @@
 //! after the call by the CPU reference. The native test suite and the browser suite run the
 //! same cases, each with its own way of waiting.
 
-use gpu_xor::desc::OperatorGroup;
+use gpu_xor::desc::{OperatorGroup, Standard};
 use gpu_xor::{
     AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, Input, Operator,
     OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
@@ -13,16 +13,7 @@ use gpu_xor_testkit::{OutputLayout, random_bytes};
 use crate::engine::AnyOperator;
 
 /// How many OpenVINO operations the operator table has.
-const OV_OPERATORS: usize = Operator::ALL.len() - {
-    let (mut i, mut n) = (0, 0);
-    while i < Operator::ALL.len() {
-        if Operator::ALL[i].is_directml() {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
-};
+const OV_OPERATORS: usize = Operator::count_of(Standard::OpenVino);
 
 /// Which OpenVINO operation a case runs. BitwiseXor-13 is made from its own description
 /// ([`BitwiseXorDesc`], a thin constructor of [`OvBinaryDesc`]), so that path is run too; the

@@ -325,6 +325,22 @@ impl Operator {
         matches!(self.spec().standard, Standard::DirectMl)
     }
 
+    /// How many operators of the table come from `standard` (a constant, for arrays sized by
+    /// the table).
+    pub const fn count_of(standard: Standard) -> usize {
+        let (mut i, mut n) = (0, 0);
+        while i < Operator::ALL.len() {
+            if matches!(
+                (Operator::ALL[i].standard(), standard),
+                (Standard::DirectMl, Standard::DirectMl) | (Standard::OpenVino, Standard::OpenVino)
+            ) {
+                n += 1;
+            }
+            i += 1;
+        }
+        n
+    }
+
     /// Its `op` in the conformance format.
     pub const fn conformance_name(self) -> &'static str {
         self.spec().conformance
@@ -433,6 +449,14 @@ mod tests {
             + OvBinaryOp::ALL.len()
             + OvUnaryOp::ALL.len();
         assert_eq!(groups, Operator::ALL.len());
+        assert_eq!(
+            Operator::count_of(Standard::DirectMl),
+            DmlBinaryOp::ALL.len() + DmlUnaryOp::ALL.len()
+        );
+        assert_eq!(
+            Operator::count_of(Standard::OpenVino),
+            OvBinaryOp::ALL.len() + OvUnaryOp::ALL.len()
+        );
     }
 
     #[test]
