@@ -40,7 +40,9 @@ use gpu_xor_bench::report::{self, Section};
 fn main() -> Result<(), gpu_xor::Error> {
     let flag = |name: &str| std::env::args().any(|a| a == name);
     let quick = flag("--quick");
-    let alone = if flag("--graph") {
+    let alone = if flag("--core") {
+        Some(Section::Core)
+    } else if flag("--graph") {
         Some(Section::Graph)
     } else if flag("--family") {
         Some(Section::Family)

@@ -145,8 +145,8 @@ pub use desc::{
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{
     Batch, Bindings, BitXor, BitwiseXor, CompiledOperator, Context, ContextOptions, DmlBinary,
-    DmlUnary, Element, Input, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs, Prepared,
-    RecordingObjects, Tensor, TensorBinding,
+    DmlUnary, Element, Graph, Input, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs,
+    Prepared, RecordingObjects, Tensor, TensorBinding,
 };
 pub use schedule::KernelTuning;
 

@@ -22,6 +22,7 @@
 
 use std::time::{Duration, Instant};
 
+use gpu_xor::Graph as Flat;
 use gpu_xor::{
     Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, CompiledOperator, Context, DataType,
     Prepared, TensorBinding,
@@ -292,6 +293,8 @@ pub struct Graph {
     tensors: Vec<Tensors>,
     ops: Vec<Op>,
     prepared: Vec<Prepared>,
+    /// The prepared calls laid out flat (`gpu_xor::Graph`).
+    flat: Flat,
     bare: Bare,
 }
 
@@ -302,12 +305,14 @@ impl Graph {
         let tensors = Graph::tensors(ctx, &nodes);
         let ops: Vec<Op> = nodes.iter().map(|n| Op::new(ctx, n)).collect();
         let prepared = Graph::prepare_with(&nodes, &tensors, &ops);
+        let flat = Flat::new(ctx, &prepared).expect("one context");
         let bare = Bare::new(ctx, &nodes, &tensors);
         Graph {
             nodes,
             tensors,
             ops,
             prepared,
+            flat,
             bare,
         }
     }
@@ -371,12 +376,11 @@ impl Graph {
     }
 
     /// The wall time of one frame of prepared calls: a new encoder, one compute pass with
-    /// every node (`record_in_pass`), `finish`, one submit, one wait.
+    /// every node (the calls laid out flat, `gpu_xor::Graph::record_in_pass`), `finish`, one
+    /// submit, one wait.
     pub fn frame(&self, ctx: &Context) -> Duration {
         frame(ctx, |pass| {
-            for call in &self.prepared {
-                call.record_in_pass(pass).expect("recorded");
-            }
+            self.flat.record_in_pass(pass).expect("recorded")
         })
     }
 
@@ -393,6 +397,18 @@ impl Graph {
                 call.record_in_pass(pass).expect("recorded");
             }
         })
+    }
+
+    /// The same for the calls laid out flat (`gpu_xor::Graph::record_in_pass`).
+    pub fn record_flat(&self, ctx: &Context) -> (Duration, Duration) {
+        record(ctx, |pass| {
+            self.flat.record_in_pass(pass).expect("recorded")
+        })
+    }
+
+    /// Pipelines the flat graph's dispatches use.
+    pub(crate) fn pipelines(&self) -> usize {
+        self.flat.pipeline_count()
     }
 
     /// The same for the bare dispatches (`set_bind_group` and `dispatch_workgroups` per node,

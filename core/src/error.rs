@@ -698,9 +698,21 @@ errors! {
             readable: u64,
         } => ReadOutOfBounds,
 
-        /// An operator was pushed into a batch of another context.
-        #[error("the operator was compiled on another Context than the batch's")]
+        /// An operator was pushed into a batch of another context, or a prepared call
+        /// joined a graph of another context.
+        #[error("the operator or prepared call belongs to another Context than the batch's or graph's")]
         ContextMismatch => ContextMismatch,
+
+        /// A range of a graph's calls to record does not lie within its calls.
+        #[error("calls {start}..{end} are not a range of the graph's {calls} calls")]
+        CallRangeOutOfBounds {
+            /// The first call asked for.
+            start: usize,
+            /// One past the last call asked for.
+            end: usize,
+            /// The calls the graph holds.
+            calls: usize,
+        } => CallRangeOutOfBounds,
 
         // ----- Host data -------------------------------------------------------------------------
         /// Host data does not have the length the shape implies.
@@ -918,6 +930,8 @@ errors! {
         ReadOutOfBounds => "read_out_of_bounds", HostData,
         /// [`Error::ContextMismatch`].
         ContextMismatch => "context_mismatch", Binding,
+        /// [`Error::CallRangeOutOfBounds`].
+        CallRangeOutOfBounds => "call_range_out_of_bounds", Binding,
         /// [`Error::DataLength`].
         DataLength => "data_length", HostData,
         /// [`Error::TensorTypeMismatch`].
@@ -1210,6 +1224,11 @@ mod tests {
                 readable: 4,
             },
             Error::ContextMismatch,
+            Error::CallRangeOutOfBounds {
+                start: 2,
+                end: 5,
+                calls: 3,
+            },
             Error::DataLength {
                 shape: vec![2],
                 expected: 2,
@@ -1330,6 +1349,7 @@ mod tests {
             (K::PartialOverlap, Binding),
             (K::SharedBufferSpanTooLarge, Binding),
             (K::ContextMismatch, Binding),
+            (K::CallRangeOutOfBounds, Binding),
             (K::ReadOutOfBounds, HostData),
             (K::DataLength, HostData),
             (K::TensorTypeMismatch, HostData),

@@ -18,6 +18,12 @@
 //            Constants rather than metadata, so that the path not taken is compiled out.
 //   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index
 //            arithmetic needs no loop; 0 reads it from the metadata (any rank up to 8).
+//   DIRECT   contiguous.wgsl only: the dispatch runs one record (record 0 of its binding)
+//            whose operands all start at the first block of their bindings, so that every
+//            operand is indexed by the invocation alone and no record index is dynamic.
+//   TAIL     contiguous.wgsl only: whether the kernel writes a last partial block; without
+//            it the code for one is not compiled in (the host gives a partial last block to
+//            a dispatch of its own, or its records have none).
 //
 // Binding 0 holds the metadata records below (a uniform buffer bound at a dynamic offset):
 // one record per call, and one call per workgroup layer of a dispatch (z), so that one
@@ -52,6 +58,8 @@ override B_SRC: u32 = 2u;
 override A_MODE: u32 = 0u;
 override B_MODE: u32 = 0u;
 override RANK: u32 = 0u;
+override DIRECT: bool = false;
+override TAIL: bool = true;
 
 const WORKGROUP: u32 = 256u;
 
@@ -185,52 +193,55 @@ fn apply4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     }
 }
 
-// The logical function of two truth values as 0 or 1: `apply` on bit 0 alone.
-fn truth(a: bool, b: bool) -> u32 {
-    return apply(select(0u, 1u, a), select(0u, 1u, b)) & 1u;
+// 1 where `x` is nonzero, else 0, in one instruction. The logical function of two truth
+// values is `apply` of them on bit 0 alone.
+fn nonzero(x: u32) -> u32 {
+    return min(x, 1u);
 }
 
 // One element of at most 32 bits, right-aligned in `a` and `b`; the result is right-aligned
 // too, with nothing set above the lane (NOT's complement is masked to it).
 fn combine_lane(a: u32, b: u32) -> u32 {
     if LOGICAL {
-        return truth(a != 0u, b != 0u);
+        return apply(nonzero(a), nonzero(b)) & 1u;
     }
     return apply(a, b) & lane_mask();
 }
 
 // Bit 7 of each byte set where that byte is nonzero: the low seven bits carry into bit 7
 // when any is set (0x7f + 0x7f cannot carry out of the byte), and bit 7 is taken as it is.
+// The other bits are left as they come: callers keep bit 7 alone.
 fn nonzero_bytes(x: u32) -> u32 {
-    return (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+    return ((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x;
 }
 
-// The same for the two 16-bit halves.
+// The same for the two 16-bit halves (bit 15 of each).
 fn nonzero_halves(x: u32) -> u32 {
-    return (((x & 0x7fff7fffu) + 0x7fff7fffu) | x) & 0x80008000u;
+    return ((x & 0x7fff7fffu) + 0x7fff7fffu) | x;
 }
 
 // A whole word of packed elements (WIDTH <= 4): four bytes, two halves or one word at once.
-// The logical forms reduce each lane to its top bit, apply the function to those bits, and
-// move them down to bit 0 of the lane.
+// The logical forms reduce each lane to its top bit, apply the function to those bits (the
+// function of each bit is the function of the same bit of its inputs, so the other bits do
+// not disturb it), and move the top bits down to bit 0 of the lane.
 fn combine_word(a: u32, b: u32) -> u32 {
     if !LOGICAL {
         return apply(a, b);
     }
     // OR: a lane of `a | b` is nonzero where a lane of either is, so one reduction serves.
     if FUNC == 2u && WIDTH == 1u {
-        return nonzero_bytes(a | b) >> 7u;
+        return (nonzero_bytes(a | b) >> 7u) & 0x01010101u;
     }
     if FUNC == 2u && WIDTH == 2u {
-        return nonzero_halves(a | b) >> 15u;
+        return (nonzero_halves(a | b) >> 15u) & 0x00010001u;
     }
     if WIDTH == 1u {
-        return (apply(nonzero_bytes(a), nonzero_bytes(b)) & 0x80808080u) >> 7u;
+        return (apply(nonzero_bytes(a), nonzero_bytes(b)) >> 7u) & 0x01010101u;
     }
     if WIDTH == 2u {
-        return (apply(nonzero_halves(a), nonzero_halves(b)) & 0x80008000u) >> 15u;
+        return (apply(nonzero_halves(a), nonzero_halves(b)) >> 15u) & 0x00010001u;
     }
-    return truth(a != 0u, b != 0u);
+    return apply(nonzero(a), nonzero(b)) & 1u;
 }
 
 // One 64-bit element as (low word, high word). Zero means both words zero.
@@ -238,7 +249,7 @@ fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if !LOGICAL {
         return vec2<u32>(apply(a.x, b.x), apply(a.y, b.y));
     }
-    return vec2<u32>(truth((a.x | a.y) != 0u, (b.x | b.y) != 0u), 0u);
+    return vec2<u32>(apply(nonzero(a.x | a.y), nonzero(b.x | b.y)) & 1u, 0u);
 }
 
 // Element `e` of binding `src` (WIDTH <= 4), right-aligned.

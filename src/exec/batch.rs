@@ -14,7 +14,7 @@ use crate::layout::{A, B, OUT, Plan};
 use crate::schedule::KernelTuning;
 use crate::schedule::PipelineKey;
 use crate::schedule::Target;
-use crate::schedule::lower::{Operand, RecordSummary, lower, pipeline_keys};
+use crate::schedule::lower::{Operand, RecordSummary, lower_with, pipeline_keys};
 use crate::schedule::merge::Schedule;
 
 /// Many calls recorded together, as few dispatches as their independence allows.
@@ -62,6 +62,9 @@ pub struct Batch {
     buffer_index: HashMap<wgpu::Buffer, usize>,
     schedule: Schedule,
     summaries: Vec<RecordSummary>,
+    /// Whether calls on the same buffers bind them whole, to share bind groups (false for
+    /// the batch of one call that `prepare` and `record` of an operator make).
+    share: bool,
 }
 
 impl std::fmt::Debug for Batch {
@@ -135,6 +138,17 @@ impl Context {
             buffer_index: HashMap::new(),
             schedule: Schedule::default(),
             summaries: Vec::new(),
+            share: true,
+        }
+    }
+
+    /// An empty batch for one call that has bind groups of its own: each operand's range is
+    /// bound rather than its whole buffer, so that an operand at an aligned offset starts its
+    /// binding.
+    pub(crate) fn single_call(&self) -> Batch {
+        Batch {
+            share: false,
+            ..self.batch()
         }
     }
 
@@ -208,7 +222,7 @@ impl Batch {
             offset: bound[o].offset,
             size: bound[o].size,
         });
-        let lowered = lower(plan, operands, &self.ctx.target())?;
+        let lowered = lower_with(plan, operands, &self.ctx.target(), self.share)?;
         compile(shared, &lowered.pieces)?;
         // Nothing has failed: the call's buffers join the table.
         let mut table = [0usize; 3];

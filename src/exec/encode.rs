@@ -310,9 +310,33 @@ impl Prepared {
         })?
     }
 
-    fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+    /// Marks its records as recorded (never lent again once it is dropped): a read, and a
+    /// write the first time only, so that recording a graph every frame writes nothing.
+    pub(super) fn mark_recorded(&self) {
+        let recorded = &self.encoded.leases.recorded;
+        if !recorded.load(Ordering::Relaxed) {
+            recorded.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Each dispatch a recording records: its pipeline, bind group, record offset and grid.
+    pub(super) fn dispatches(
+        &self,
+    ) -> impl Iterator<Item = (&wgpu::ComputePipeline, &wgpu::BindGroup, u32, [u32; 3])> {
         let encoded = &*self.encoded;
-        encoded.leases.recorded.store(true, Ordering::Relaxed);
+        encoded.steps.iter().map(|step| {
+            (
+                &encoded.pipelines[step.pipeline],
+                &encoded.bind_groups[step.bind_group],
+                step.offset,
+                [step.grid[0], step.grid[1], step.count],
+            )
+        })
+    }
+
+    fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.mark_recorded();
+        let encoded = &*self.encoded;
         let mut current = usize::MAX;
         for step in &encoded.steps {
             if step.pipeline != current {

@@ -19,10 +19,11 @@
 //! 9. `encode.rs`: a schedule's wgpu objects (lowered and merged without a device, in
 //!    `gpu_xor_core::schedule`), made once, its records leased from the arena, and its
 //!    recording ([`Prepared`]).
-//! 10. `batch.rs`: [`Batch`], and [`CompiledOperator`], what it asks of an operator.
-//! 11. `operator.rs`: the compiled operators.
-//! 12. `tensor.rs`: typed GPU tensors.
-//! 13. `convenience.rs`: the one-call forms on tensors.
+//! 10. `graph.rs`: prepared calls laid out flat for recording ([`Graph`]).
+//! 11. `batch.rs`: [`Batch`], and [`CompiledOperator`], what it asks of an operator.
+//! 12. `operator.rs`: the compiled operators.
+//! 13. `tensor.rs`: typed GPU tensors.
+//! 14. `convenience.rs`: the one-call forms on tensors.
 
 mod arena;
 mod batch;
@@ -32,6 +33,7 @@ mod convenience;
 mod encode;
 mod env;
 mod fault;
+mod graph;
 mod operator;
 mod readback;
 mod shared;
@@ -43,5 +45,6 @@ pub use binding::{Bindings, Input, OwnedInputs, TensorBinding};
 pub use context::{Context, ContextOptions, RecordingObjects};
 pub use encode::Prepared;
 pub use env::LimitsChoice;
+pub use graph::Graph;
 pub use operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
 pub use tensor::{Element, Tensor};

@@ -75,14 +75,14 @@ impl Compiled {
         encoder: &mut wgpu::CommandEncoder,
         bindings: &Bindings<'a>,
     ) -> Result<(RecordSummary, NamedBuffers<'a>), Error> {
-        let mut batch = self.ctx.batch();
+        let mut batch = self.ctx.single_call();
         let (summary, named) = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
         batch.record_named(encoder, &named)?;
         Ok((summary, named))
     }
 
     fn prepare(&self, bindings: &Bindings<'_>) -> Result<Prepared, Error> {
-        let mut batch = self.ctx.batch();
+        let mut batch = self.ctx.single_call();
         let (_, named) = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
         batch.prepare_named(&named)
     }

@@ -350,111 +350,130 @@ mod tests {
                         // `apply` arm, independent of them) with two of each.
                         .filter(|&((_, m), r)| function == 0 || (m.0 == m.1 && r % 2 == 0))
                     {
-                        let overrides = Overrides {
-                            width,
-                            function,
-                            logical,
-                            a_src,
-                            b_src,
-                            a_mode,
-                            b_mode,
-                            rank,
+                        // The contiguous kernel's four forms; the others have one.
+                        let forms: &[(bool, bool)] = if kernel.kernel == KernelKind::Contiguous {
+                            &[(false, false), (false, true), (true, false), (true, true)]
+                        } else {
+                            &[(false, false)]
                         };
-                        let mut constants = naga::back::PipelineConstants::default();
-                        for (name, value) in overrides.constants() {
-                            constants.insert(name.to_string(), value);
-                        }
-                        let what = format!("{} {overrides:?}", kernel.name);
-                        let entry = (naga::ShaderStage::Compute, kernel.entry_point);
-                        let (module, info) = naga::back::pipeline_constants::process_overrides(
-                            &module,
-                            &info,
-                            Some(entry),
-                            &constants,
-                        )
-                        .unwrap_or_else(|e| panic!("{what}: overrides: {e}"));
-                        // The specialised module still validates.
-                        let info_again = validator()
-                            .validate(&module)
-                            .unwrap_or_else(|e| panic!("{what}: {e:?}"));
-                        drop(info_again);
+                        for &(direct, tail) in forms {
+                            let overrides = Overrides {
+                                width,
+                                function,
+                                logical,
+                                a_src,
+                                b_src,
+                                a_mode,
+                                b_mode,
+                                rank,
+                                direct,
+                                tail,
+                            };
+                            let mut constants = naga::back::PipelineConstants::default();
+                            for (name, value) in overrides.constants() {
+                                constants.insert(name.to_string(), value);
+                            }
+                            let what = format!("{} {overrides:?}", kernel.name);
+                            let entry = (naga::ShaderStage::Compute, kernel.entry_point);
+                            let (module, info) = naga::back::pipeline_constants::process_overrides(
+                                &module,
+                                &info,
+                                Some(entry),
+                                &constants,
+                            )
+                            .unwrap_or_else(|e| panic!("{what}: overrides: {e}"));
+                            // The specialised module still validates.
+                            let info_again = validator()
+                                .validate(&module)
+                                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                            drop(info_again);
 
-                        let words = spv::write_vec(
-                            &module,
-                            &info,
-                            &spv::Options::default(),
-                            Some(&spv::PipelineOptions {
-                                shader_stage: naga::ShaderStage::Compute,
-                                entry_point: kernel.entry_point.to_string(),
-                            }),
-                        )
-                        .unwrap_or_else(|e| panic!("{what}: SPIR-V: {e}"));
-                        assert_eq!(words[0], 0x0723_0203, "{what}: SPIR-V magic");
+                            let words = spv::write_vec(
+                                &module,
+                                &info,
+                                &spv::Options::default(),
+                                Some(&spv::PipelineOptions {
+                                    shader_stage: naga::ShaderStage::Compute,
+                                    entry_point: kernel.entry_point.to_string(),
+                                }),
+                            )
+                            .unwrap_or_else(|e| panic!("{what}: SPIR-V: {e}"));
+                            assert_eq!(words[0], 0x0723_0203, "{what}: SPIR-V magic");
 
-                        let (metal, _) = msl::write_string(
-                            &module,
-                            &info,
-                            &msl::Options {
-                                lang_version: (2, 1),
-                                ..msl::Options::default()
-                            },
-                            &msl::PipelineOptions {
-                                entry_point: Some((
-                                    naga::ShaderStage::Compute,
-                                    kernel.entry_point.to_string(),
-                                )),
-                                ..msl::PipelineOptions::default()
-                            },
-                        )
-                        .unwrap_or_else(|e| panic!("{what}: MSL: {e}"));
-                        assert!(metal.contains("kernel void"), "{what}: MSL has no kernel");
-
-                        let mut hlsl_out = String::new();
-                        hlsl::Writer::new(
-                            &mut hlsl_out,
-                            &hlsl::Options::default(),
-                            &hlsl::PipelineOptions {
-                                entry_point: Some((
-                                    naga::ShaderStage::Compute,
-                                    kernel.entry_point.to_string(),
-                                )),
-                            },
-                        )
-                        .write(&module, &info, None)
-                        .unwrap_or_else(|e| panic!("{what}: HLSL: {e}"));
-                        assert!(hlsl_out.contains("[numthreads("), "{what}: HLSL");
-
-                        let mut glsl_out = String::new();
-                        glsl::Writer::new(
-                            &mut glsl_out,
-                            &module,
-                            &info,
-                            &glsl::Options {
-                                version: glsl::Version::Embedded {
-                                    version: 310,
-                                    is_webgl: false,
+                            let (metal, _) = msl::write_string(
+                                &module,
+                                &info,
+                                &msl::Options {
+                                    lang_version: (2, 1),
+                                    ..msl::Options::default()
                                 },
-                                ..glsl::Options::default()
-                            },
-                            &glsl::PipelineOptions {
-                                shader_stage: naga::ShaderStage::Compute,
-                                entry_point: kernel.entry_point.to_string(),
-                                multiview: None,
-                            },
-                            naga::proc::BoundsCheckPolicies::default(),
-                        )
-                        .and_then(|mut w| w.write().map(|_| ()))
-                        .unwrap_or_else(|e| panic!("{what}: GLSL: {e}"));
-                        assert!(glsl_out.contains("layout(local_size_x = "), "{what}: GLSL");
-                        translated += 1;
+                                &msl::PipelineOptions {
+                                    entry_point: Some((
+                                        naga::ShaderStage::Compute,
+                                        kernel.entry_point.to_string(),
+                                    )),
+                                    ..msl::PipelineOptions::default()
+                                },
+                            )
+                            .unwrap_or_else(|e| panic!("{what}: MSL: {e}"));
+                            assert!(metal.contains("kernel void"), "{what}: MSL has no kernel");
+
+                            let mut hlsl_out = String::new();
+                            hlsl::Writer::new(
+                                &mut hlsl_out,
+                                &hlsl::Options::default(),
+                                &hlsl::PipelineOptions {
+                                    entry_point: Some((
+                                        naga::ShaderStage::Compute,
+                                        kernel.entry_point.to_string(),
+                                    )),
+                                },
+                            )
+                            .write(&module, &info, None)
+                            .unwrap_or_else(|e| panic!("{what}: HLSL: {e}"));
+                            assert!(hlsl_out.contains("[numthreads("), "{what}: HLSL");
+
+                            let mut glsl_out = String::new();
+                            glsl::Writer::new(
+                                &mut glsl_out,
+                                &module,
+                                &info,
+                                &glsl::Options {
+                                    version: glsl::Version::Embedded {
+                                        version: 310,
+                                        is_webgl: false,
+                                    },
+                                    ..glsl::Options::default()
+                                },
+                                &glsl::PipelineOptions {
+                                    shader_stage: naga::ShaderStage::Compute,
+                                    entry_point: kernel.entry_point.to_string(),
+                                    multiview: None,
+                                },
+                                naga::proc::BoundsCheckPolicies::default(),
+                            )
+                            .and_then(|mut w| w.write().map(|_| ()))
+                            .unwrap_or_else(|e| panic!("{what}: GLSL: {e}"));
+                            assert!(glsl_out.contains("layout(local_size_x = "), "{what}: GLSL");
+                            translated += 1;
+                        }
                     }
                 }
             }
         }
+        let contiguous = KERNELS
+            .iter()
+            .filter(|k| k.kernel == KernelKind::Contiguous)
+            .count();
         assert_eq!(
             translated,
-            // XOR with 4 modes and 5 ranks; AND, OR and NOT with 2 modes and 3 ranks.
-            KERNELS.len() * 4 * 2 * BindingPattern::ALL.len() * (4 * 5 + 3 * 2 * 3)
+            // Every kernel once, the contiguous kernel in three more forms; XOR with 4 modes
+            // and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks.
+            (KERNELS.len() + 3 * contiguous)
+                * 4
+                * 2
+                * BindingPattern::ALL.len()
+                * (4 * 5 + 3 * 2 * 3)
         );
     }
 

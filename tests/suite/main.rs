@@ -20,6 +20,7 @@ mod broadcast;
 mod concurrency;
 mod conformance;
 mod conveniences;
+mod core_path;
 mod errors;
 mod faults;
 mod files;

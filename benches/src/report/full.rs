@@ -298,15 +298,8 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
         verdict(batch_ratio <= 0.25),
     );
     let r = &recording;
-    target(
-        "1,000 prepared calls recorded <= 1.5 x one Batch: (a) `Prepared::record` each / (c)",
-        format!(
-            "{:.2} ({:.2} µs per call)",
-            r.prepared / r.batch,
-            r.prepared
-        ),
-        verdict(r.prepared / r.batch <= 1.5),
-    );
+    let (name, figure, met) = super::core_path::prepared_record_target(r);
+    target(&name, figure, verdict(met));
     target(
         "1,000 prepared calls recorded <= 1.5 x one Batch: (b) `record_in_pass` / (c)",
         format!("{:.2} ({:.2} µs per call)", r.in_pass / r.batch, r.in_pass),

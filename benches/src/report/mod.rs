@@ -8,6 +8,7 @@
 //! `chart.rs` turn figures into the tables and the size sweep's chart.
 
 mod chart;
+mod core_path;
 mod family;
 mod format;
 mod full;
@@ -25,10 +26,13 @@ use format::{today, verdict};
 /// A target of the performance issues: what it asks, the figure reached, whether it is met.
 type Target = (String, String, bool);
 
-/// A section that runs alone (`--graph`, `--family`, `--strided`), with its own header and
+/// A section that runs alone (`--core`, `--graph`, `--family`, `--strided`), with its own header and
 /// targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
+    /// The core path: contiguous calls of every type and function against the bare kernel,
+    /// the graph's frames and recording, one prepared call against one batch.
+    Core,
     /// Both graph mixes: frames, recording, preparation and memory, with their targets.
     Graph,
     /// Every operator of the word-wide family against the XOR operator of its standard.
@@ -67,6 +71,7 @@ pub fn section(section: Section, quick: bool) -> Result<(), gpu_xor::Error> {
         std::env::var("MESA_SHADER_CACHE_DISABLE").ok()
     );
     match section {
+        Section::Core => core_path::core_section(&ctx, quick),
         Section::Graph => {
             let report = graph::graph_section(&ctx, quick);
             let mut targets = String::from("| target | figure | verdict |\n|---|---|---|\n");

@@ -58,6 +58,8 @@ pub(crate) struct RecordingReport {
     pub(crate) batch: f64,
     /// (e), one-shot `op.record` calls.
     pub(crate) one_shot: f64,
+    /// wgpu alone: 1,000 passes of one dispatch each, what (a) records.
+    pub(crate) wgpu_passes: f64,
 }
 
 /// Times each way of recording 1,000 BIT_XOR u32 calls of 4 KiB: every round times each row
@@ -192,5 +194,6 @@ pub(crate) fn recording(ctx: &Context, rounds: usize) -> RecordingReport {
         in_pass: us(&main[1]),
         batch,
         one_shot: us(&one_shot[0]),
+        wgpu_passes: us(&main[4]),
     }
 }

@@ -151,8 +151,10 @@ pub(crate) fn build(
                 to_u32(last),
             ];
             if kernel == KernelKind::Contiguous {
-                // Bytes and 16-byte blocks, so that the kernel needs the element width only
-                // for the logical function (one pipeline serves every width of BIT_XOR).
+                // Bytes and whole 16-byte blocks (the grid covers a partial last block too),
+                // so that the kernel needs the element width only for the logical function
+                // (one pipeline serves every width of BIT_XOR).
+                params.head[0] = to_u32(elements * width / 16);
                 params.head[3] = to_u32(elements * width);
                 params.base = [
                     to_u32(rel[0] * width / 16),
@@ -207,7 +209,8 @@ mod tests {
     }
 
     #[test]
-    fn contiguous_counts_16_byte_blocks() {
+    fn contiguous_counts_whole_16_byte_blocks_and_grids_the_partial_one() {
+        // 9 bytes: no whole block, one invocation for the partial one.
         let d = build(
             KernelKind::Contiguous,
             &piece(&[9], [0; 3]),
@@ -216,8 +219,19 @@ mod tests {
             1,
             65535,
         )[0];
-        assert_eq!(d.params.head, [1, 1, 256, 9]);
+        assert_eq!(d.params.head, [0, 1, 256, 9]);
         assert_eq!(d.groups, [1, 1]);
+        // 256 blocks and 4 bytes: 256 whole blocks, and a second workgroup for the last.
+        let d = build(
+            KernelKind::Contiguous,
+            &piece(&[4100], [0; 3]),
+            [0; 3],
+            [0; 3],
+            1,
+            65535,
+        )[0];
+        assert_eq!(d.params.head, [256, 1, 512, 4100]);
+        assert_eq!(d.groups, [2, 1]);
     }
 
     #[test]
@@ -233,7 +247,8 @@ mod tests {
                 width,
                 65535,
             )[0];
-            assert_eq!(d.params.head[0] as u64, (40 * width).div_ceil(16));
+            assert_eq!(d.params.head[0] as u64, 40 * width / 16);
+            assert_eq!(u64::from(d.groups[0]), 1);
             assert_eq!(d.params.head[3] as u64, 40 * width, "bytes of {width}");
             assert_eq!(
                 d.params.base.map(u64::from),

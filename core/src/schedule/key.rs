@@ -33,11 +33,18 @@ pub struct Overrides {
     pub b_mode: u32,
     /// The rank compiled in (1 to 4), or 0 to read it from the metadata.
     pub rank: u32,
+    /// The contiguous kernel's direct form: the dispatch runs one record whose operands all
+    /// start at the first block of their bindings, so the kernel reads record 0 and indexes
+    /// every operand by the invocation alone (false elsewhere).
+    pub direct: bool,
+    /// Whether the contiguous kernel writes a last partial 16-byte block (through a mask);
+    /// without it every block it writes is whole (false elsewhere).
+    pub tail: bool,
 }
 
 impl Overrides {
     /// The constants by name, as pipeline creation takes them.
-    pub fn constants(&self) -> [(&'static str, f64); 8] {
+    pub fn constants(&self) -> [(&'static str, f64); 10] {
         [
             ("WIDTH", f64::from(self.width)),
             ("FUNC", f64::from(self.function)),
@@ -47,6 +54,8 @@ impl Overrides {
             ("A_MODE", f64::from(self.a_mode)),
             ("B_MODE", f64::from(self.b_mode)),
             ("RANK", f64::from(self.rank)),
+            ("DIRECT", if self.direct { 1.0 } else { 0.0 }),
+            ("TAIL", if self.tail { 1.0 } else { 0.0 }),
         ]
     }
 }

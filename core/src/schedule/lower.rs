@@ -118,8 +118,22 @@ pub struct Lowered {
     pub pieces: Vec<LoweredPiece>,
 }
 
-/// Lowers one call of `plan` on `bound` (indexed by `OUT`, `A`, `B`).
+/// Lowers one call of `plan` on `bound` (indexed by `OUT`, `A`, `B`), each buffer bound whole
+/// where it fits one binding, so that calls on the same buffers share bind groups.
 pub fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowered, Error> {
+    lower_with(plan, bound, target, true)
+}
+
+/// [`lower`], binding each operand's own range instead of its whole buffer where `share` is
+/// false: for a call that has bind groups of its own (a call prepared or recorded alone), so
+/// that operands at aligned offsets start their bindings and the contiguous kernel runs in
+/// its direct form.
+pub fn lower_with(
+    plan: &Plan,
+    bound: [Operand; 3],
+    target: &Target,
+    share: bool,
+) -> Result<Lowered, Error> {
     let names = [TensorName::Output, TensorName::A, TensorName::B];
     for o in 0..3 {
         check_binding(names[o], &bound[o], &plan.operands[o])?;
@@ -150,7 +164,7 @@ pub fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowere
     let (slot, inputs_rw, pieces, window) = choose_slots(plan, start, &sharing, &bound, target)?;
     let slot_buffer = slot_buffers(slot, &bound);
     let chosen = select::kernels(plan.kernel, pieces, width, |piece| {
-        let range = bound_ranges(piece, &slot_buffer, window);
+        let range = bound_ranges(piece, &slot_buffer, window, share);
         let bound = Bound {
             start,
             range: range.map(|r| r.map(|r| (r.start, r.end))),
@@ -166,7 +180,11 @@ pub fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowere
         // in one dispatch, so it cannot have a binding of its own.
         let window_start = std::array::from_fn(|o| range[slot[o]].map_or(0, |r| r.start));
         let records = dispatch::build(kernel, piece, start, window_start, width, target.max_groups);
-        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw);
+        // Direct only for a call with bind groups of its own: in a batch, the call at the
+        // start of shared buffers would not merge with the calls after it.
+        let direct = !share && records.len() == 1 && records[0].params.base[..3] == [0, 0, 0];
+        let variant = contiguous_variant(kernel, piece, width, direct);
+        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, variant);
         if overlapping(&range, inputs_rw) {
             summary.overlapping_bindings += 1;
         }
@@ -185,13 +203,26 @@ pub fn lower(plan: &Plan, bound: [Operand; 3], target: &Target) -> Result<Lowere
     })
 }
 
-/// The pipeline that runs `kernel` on `piece` with operands in `slot`.
+/// The contiguous kernel's form for `piece` (`DIRECT` and `TAIL` in common.wgsl): direct where
+/// its one record starts every operand at the first block of its binding, with a tail where
+/// its last block is partial. Both false for the other kernels.
+fn contiguous_variant(kernel: KernelKind, piece: &Piece, width: u64, direct: bool) -> (bool, bool) {
+    if kernel != KernelKind::Contiguous {
+        return (false, false);
+    }
+    let bytes = piece.sizes.iter().product::<u64>() * width;
+    (direct, !bytes.is_multiple_of(16))
+}
+
+/// The pipeline that runs `kernel` on `piece` with operands in `slot`, in the contiguous
+/// kernel's form `(direct, tail)`.
 fn pipeline_key(
     plan: &Plan,
     kernel: KernelKind,
     piece: &Piece,
     slot: [usize; 3],
     inputs_rw: bool,
+    (direct, tail): (bool, bool),
 ) -> PipelineKey {
     let (a_mode, b_mode) = select::modes(kernel, piece);
     let logical = plan.function.logical;
@@ -214,6 +245,8 @@ fn pipeline_key(
             a_mode,
             b_mode,
             rank: select::rank_constant(kernel, piece.sizes.len()),
+            direct,
+            tail,
         },
     }
 }
@@ -247,9 +280,18 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                 if inputs_rw && slot == [0, 0, 0] {
                     continue;
                 }
-                let key = pipeline_key(plan, kernel, &piece, slot, inputs_rw);
-                if !keys.contains(&key) {
-                    keys.push(key);
+                for direct in [false, true] {
+                    let (direct, tail) = contiguous_variant(kernel, &piece, width, direct);
+                    // A long run with a partial last block may have that block cut off
+                    // (on a CPU adapter), leaving the contiguous kernel without a tail.
+                    let cut = tail && plan.elements * width >= select::TAIL_CUT_BYTES;
+                    for tail in [tail, tail && !cut] {
+                        let key =
+                            pipeline_key(plan, kernel, &piece, slot, inputs_rw, (direct, tail));
+                        if !keys.contains(&key) {
+                            keys.push(key);
+                        }
+                    }
                 }
             }
         }
@@ -339,7 +381,9 @@ fn choose_slots(
                 ..limits
             };
             if let Ok(pieces) = split(&plan.layout, start, slot, width, cut) {
-                let clash = |p: &Piece| overlapping(&bound_ranges(p, &buffers, window), rw(slot));
+                // Shared ranges hold the tight ones: where they keep apart, so do those.
+                let clash =
+                    |p: &Piece| overlapping(&bound_ranges(p, &buffers, window, true), rw(slot));
                 if !pieces.iter().any(clash) {
                     return Ok((slot, rw(slot), pieces, window));
                 }
@@ -372,11 +416,12 @@ fn bound_ranges(
     piece: &Piece,
     buffers: &[Option<(usize, u64)>; 3],
     window: u64,
+    share: bool,
 ) -> [Option<Range>; 3] {
     std::array::from_fn(|s| {
         let (used_start, used_end) = piece.windows[s]?;
         let (buffer, size) = buffers[s]?;
-        let (start, end) = bind_range(size, used_start, used_end, window);
+        let (start, end) = bind_range(size, used_start, used_end, window, share);
         Some(Range { buffer, start, end })
     })
 }
@@ -395,12 +440,20 @@ pub(crate) fn overlapping(ranges: &[Option<Range>; 3], inputs_rw: bool) -> bool 
 }
 
 /// The range of a buffer of `buffer_size` bytes to bind for a piece that uses
-/// `[used_start, used_end)`: the whole buffer when it fits one binding (so that calls on the
-/// same buffers share a bind group), else the piece's window with its end rounded up to 16
-/// where the buffer allows. `used_start` is already aligned for a binding offset.
-fn bind_range(buffer_size: u64, used_start: u64, used_end: u64, max_window: u64) -> (u64, u64) {
+/// `[used_start, used_end)`: with `share`, the whole buffer when it fits one binding (so that
+/// calls on the same buffers share a bind group); else the piece's window with its end
+/// rounded up to 16 where the buffer allows, so that an operand at an aligned offset starts
+/// its binding (the contiguous kernel's direct form). `used_start` is already aligned for a
+/// binding offset.
+fn bind_range(
+    buffer_size: u64,
+    used_start: u64,
+    used_end: u64,
+    max_window: u64,
+    share: bool,
+) -> (u64, u64) {
     let whole = buffer_size - buffer_size % 4;
-    if whole <= max_window {
+    if share && whole <= max_window {
         (0, whole)
     } else {
         (used_start, (used_end.div_ceil(16) * 16).min(whole))

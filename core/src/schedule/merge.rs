@@ -96,18 +96,20 @@ impl Schedule {
         for (i, d) in piece.records.iter().enumerate() {
             let index = self.records.len();
             self.records.push(d.params);
-            let joins = self.groups.last().is_some_and(|g| {
-                g.key == piece.key
-                    && g.bind == bind
-                    && g.grid == d.groups
-                    && g.count < MERGE_MAX
-                    && (i > 0
-                        || (single
-                            && !g
-                                .accesses
-                                .iter()
-                                .any(|x| accesses.iter().any(|y| x.conflicts(y)))))
-            });
+            // A direct pipeline reads record 0 of its binding: its dispatch holds one record.
+            let joins = !piece.key.overrides.direct
+                && self.groups.last().is_some_and(|g| {
+                    g.key == piece.key
+                        && g.bind == bind
+                        && g.grid == d.groups
+                        && g.count < MERGE_MAX
+                        && (i > 0
+                            || (single
+                                && !g
+                                    .accesses
+                                    .iter()
+                                    .any(|x| accesses.iter().any(|y| x.conflicts(y)))))
+                });
             if joins {
                 let g = self.groups.last_mut().expect("a last group");
                 g.count += 1;
@@ -170,6 +172,8 @@ mod tests {
                 a_mode: 0,
                 b_mode: 0,
                 rank: 0,
+                direct: false,
+                tail: false,
             },
         }
     }

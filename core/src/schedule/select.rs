@@ -75,7 +75,7 @@ pub(crate) struct Bound {
 /// interleave) is cut into nested parts first, each chosen for on its own, so that no two
 /// invocations write one word. `bound` gives what the choice needs of a piece's bindings,
 /// with whatever the caller keeps of them (`R`).
-pub(crate) fn kernels<R>(
+pub(crate) fn kernels<R: Clone>(
     planned: KernelKind,
     pieces: Vec<Piece>,
     width: u64,
@@ -83,14 +83,21 @@ pub(crate) fn kernels<R>(
 ) -> Vec<(Piece, R, KernelKind)> {
     let mut pick = |piece: &Piece| {
         let (kept, b) = bound(piece);
-        (kept, choose(planned, piece, &b, width))
+        let kernel = choose(planned, piece, &b, width);
+        let cut = (kernel == KernelKind::Contiguous)
+            .then(|| cut_tail(piece, width, &b))
+            .flatten();
+        (kept, kernel, cut)
     };
     let mut chosen = Vec::with_capacity(pieces.len());
     for piece in pieces {
-        let (kept, kernel) = pick(&piece);
-        if kernel == KernelKind::Scatter && width < 4 && !nested(&piece) {
+        let (kept, kernel, cut) = pick(&piece);
+        if let Some((whole, tail)) = cut {
+            chosen.push((whole, kept.clone(), KernelKind::Contiguous));
+            chosen.push((tail, kept, KernelKind::Gather));
+        } else if kernel == KernelKind::Scatter && width < 4 && !nested(&piece) {
             for part in owned_pieces(piece, width) {
-                let (kept, kernel) = pick(&part);
+                let (kept, kernel, _) = pick(&part);
                 chosen.push((part, kept, kernel));
             }
         } else {
@@ -115,6 +122,37 @@ impl Bound {
                 _ => true,
             })
     }
+}
+
+/// Contiguous runs of at least this many bytes whose last 16-byte block is partial run that
+/// block as a dispatch of its own on CPU adapters, so that the contiguous kernel compiles
+/// without its masked tail (about 7% of a 64 MiB call on lavapipe, which runs every path of
+/// a branch under its execution mask; `benches/RESULTS.md`, "Core path"). Below it, and on
+/// GPUs (where only the last block's invocation takes that branch), the kernel writes the
+/// block itself: one dispatch instead of two.
+pub(crate) const TAIL_CUT_BYTES: u64 = 1 << 20;
+
+/// A one-dimensional contiguous piece cut into its whole 16-byte blocks (for the contiguous
+/// kernel without a tail) and the elements of its partial last block (for the gather kernel),
+/// where a CPU adapter runs it and it is long enough ([`TAIL_CUT_BYTES`]). Both keep the
+/// piece's windows, so they share its bindings.
+fn cut_tail(piece: &Piece, width: u64, bound: &Bound) -> Option<(Piece, Piece)> {
+    let [n] = piece.sizes[..] else {
+        return None;
+    };
+    let bytes = n * width;
+    if !bound.target.cpu || bytes % 16 == 0 || bytes < TAIL_CUT_BYTES {
+        return None;
+    }
+    let whole = bytes / 16 * 16 / width;
+    let mut head = piece.clone();
+    head.sizes = vec![whole];
+    let mut tail = piece.clone();
+    tail.sizes = vec![n - whole];
+    for o in 0..3 {
+        tail.origin[o] += whole * piece.strides[o][0];
+    }
+    Some((head, tail))
 }
 
 pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u64) -> KernelKind {
