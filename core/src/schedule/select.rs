@@ -141,7 +141,7 @@ fn cut_tail(piece: &Piece, width: u64, bound: &Bound) -> Option<(Piece, Piece)> 
         return None;
     };
     let bytes = n * width;
-    if !bound.target.cpu || bytes % 16 == 0 || bytes < TAIL_CUT_BYTES {
+    if !bound.target.cpu || bytes.is_multiple_of(16) || bytes < TAIL_CUT_BYTES {
         return None;
     }
     let whole = bytes / 16 * 16 / width;
