@@ -15,7 +15,7 @@ use crate::schedule::KernelTuning;
 use crate::schedule::PipelineKey;
 use crate::schedule::Target;
 use crate::schedule::lower::{Operand, RecordSummary, lower_with, pipeline_keys};
-use crate::schedule::merge::Schedule;
+use crate::schedule::merge::{Schedule, direct_form};
 
 /// Many calls recorded together, as few dispatches as their independence allows.
 ///
@@ -371,12 +371,18 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Compiles the pipelines of `pieces` that are not compiled yet.
+/// Compiles the pipelines of `pieces`, and the direct form of each one-record piece that has
+/// one (`Schedule::dispatch_key` gives it to a dispatch of that record alone), so that
+/// preparing compiles nothing.
 fn compile(shared: &Shared, pieces: &[crate::schedule::lower::LoweredPiece]) -> Result<(), Error> {
     for piece in pieces {
-        shared
-            .kernels
-            .pipeline(&shared.device, &shared.late, piece.key)?;
+        let direct = match &piece.records[..] {
+            [one] => direct_form(piece.key, &one.params),
+            _ => None,
+        };
+        for key in std::iter::once(piece.key).chain(direct) {
+            shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+        }
     }
     Ok(())
 }

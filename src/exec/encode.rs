@@ -172,15 +172,12 @@ impl Prepared {
         let mut set_index: HashMap<(usize, usize), usize> = HashMap::new();
         let mut steps = Vec::with_capacity(schedule.groups.len());
         for (g, &(chunk, at)) in schedule.groups.iter().zip(&placed) {
-            let pipeline = match keys.iter().position(|k| *k == g.key) {
+            let key = schedule.dispatch_key(g);
+            let pipeline = match keys.iter().position(|k| *k == key) {
                 Some(i) => i,
                 None => {
-                    pipelines.push(
-                        shared
-                            .kernels
-                            .pipeline(&shared.device, &shared.late, g.key)?,
-                    );
-                    keys.push(g.key);
+                    pipelines.push(shared.kernels.pipeline(&shared.device, &shared.late, key)?);
+                    keys.push(key);
                     pipelines.len() - 1
                 }
             };

@@ -180,10 +180,9 @@ pub fn lower_with(
         // in one dispatch, so it cannot have a binding of its own.
         let window_start = std::array::from_fn(|o| range[slot[o]].map_or(0, |r| r.start));
         let records = dispatch::build(kernel, piece, start, window_start, width, target.max_groups);
-        // Direct only for a call with bind groups of its own: in a batch, the call at the
-        // start of shared buffers would not merge with the calls after it.
-        let direct = !share && records.len() == 1 && records[0].params.base[..3] == [0, 0, 0];
-        let variant = contiguous_variant(kernel, piece, width, direct);
+        // The direct form is the schedule's to give, once it knows which dispatches run one
+        // record (`Schedule::dispatch_key`).
+        let variant = contiguous_variant(kernel, piece, width, false);
         let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, variant);
         if overlapping(&range, inputs_rw) {
             summary.overlapping_bindings += 1;
@@ -203,9 +202,8 @@ pub fn lower_with(
     })
 }
 
-/// The contiguous kernel's form for `piece` (`DIRECT` and `TAIL` in common.wgsl): direct where
-/// its one record starts every operand at the first block of its binding, with a tail where
-/// its last block is partial. Both false for the other kernels.
+/// The contiguous kernel's form for `piece` (`DIRECT` and `TAIL` in common.wgsl): `direct` as
+/// given, with a tail where its last block is partial. Both false for the other kernels.
 fn contiguous_variant(kernel: KernelKind, piece: &Piece, width: u64, direct: bool) -> (bool, bool) {
     if kernel != KernelKind::Contiguous {
         return (false, false);

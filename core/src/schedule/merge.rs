@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::key::PipelineKey;
 use super::lower::{Access, LoweredPiece, Range};
 use super::params::{Params, RECORDS_PER_BINDING};
+use crate::layout::KernelKind;
 
 /// Calls one dispatch can hold (one per workgroup layer in z).
 pub const MERGE_MAX: usize = RECORDS_PER_BINDING;
@@ -35,6 +36,17 @@ pub struct Group {
     pub count: usize,
     /// What its calls touch, to keep dependent calls out.
     accesses: Vec<Access>,
+}
+
+/// The contiguous kernel's direct form of `key` for a dispatch whose one record is `record`,
+/// where every operand starts its binding: no record index and no offsets to read (see
+/// contiguous.wgsl). `None` for other kernels and for records with offsets.
+pub fn direct_form(key: PipelineKey, record: &Params) -> Option<PipelineKey> {
+    (key.kernel == KernelKind::Contiguous && record.base[..3] == [0, 0, 0]).then(|| {
+        let mut direct = key;
+        direct.overrides.direct = true;
+        direct
+    })
 }
 
 /// Two indices: (first, count) of a chunk's records, or (chunk, offset) of a group's.
@@ -96,20 +108,18 @@ impl Schedule {
         for (i, d) in piece.records.iter().enumerate() {
             let index = self.records.len();
             self.records.push(d.params);
-            // A direct pipeline reads record 0 of its binding: its dispatch holds one record.
-            let joins = !piece.key.overrides.direct
-                && self.groups.last().is_some_and(|g| {
-                    g.key == piece.key
-                        && g.bind == bind
-                        && g.grid == d.groups
-                        && g.count < MERGE_MAX
-                        && (i > 0
-                            || (single
-                                && !g
-                                    .accesses
-                                    .iter()
-                                    .any(|x| accesses.iter().any(|y| x.conflicts(y)))))
-                });
+            let joins = self.groups.last().is_some_and(|g| {
+                g.key == piece.key
+                    && g.bind == bind
+                    && g.grid == d.groups
+                    && g.count < MERGE_MAX
+                    && (i > 0
+                        || (single
+                            && !g
+                                .accesses
+                                .iter()
+                                .any(|x| accesses.iter().any(|y| x.conflicts(y)))))
+            });
             if joins {
                 let g = self.groups.last_mut().expect("a last group");
                 g.count += 1;
@@ -127,6 +137,18 @@ impl Schedule {
                 });
             }
         }
+    }
+
+    /// The pipeline that runs `group`: its own, or its [`direct_form`] where the dispatch runs
+    /// one record. Decided here rather than when the call is lowered, because only the
+    /// finished schedule knows which dispatches hold one record.
+    pub fn dispatch_key(&self, group: &Group) -> PipelineKey {
+        if group.count == 1
+            && let Some(direct) = direct_form(group.key, &self.records[group.first])
+        {
+            return direct;
+        }
+        group.key
     }
 
     /// The metadata buffers: consecutive groups packed into chunks of at most `chunk` records
@@ -219,6 +241,35 @@ mod tests {
         assert_eq!(s.groups.len(), 1);
         assert_eq!(s.groups[0].count, 10);
         assert_eq!(s.bind_sets.len(), 1);
+    }
+
+    /// Only a contiguous dispatch of one record whose operands start their bindings runs the
+    /// direct form: merged records, offsets and other kernels keep the key they were lowered
+    /// with.
+    #[test]
+    fn only_a_contiguous_dispatch_of_one_record_at_its_bindings_start_is_direct() {
+        let mut s = Schedule::default();
+        // Two merged calls, then one call alone (it writes what the first two read).
+        s.add_call(&[piece(0, 4096, 1, [1, 1])], &[0, 1, 2]);
+        s.add_call(&[piece(4096, 4096, 1, [1, 1])], &[0, 1, 2]);
+        s.add_call(&[piece(0, 4096, 1, [2, 1])], &[0, 1, 2]);
+        let mut offset = piece(0, 4096, 1, [3, 1]);
+        offset.records[0].params.base[1] = 4;
+        s.add_call(&[offset], &[0, 1, 2]);
+        let mut rows = piece(0, 4096, 1, [4, 1]);
+        rows.key = key(KernelKind::Rows);
+        s.add_call(&[rows], &[0, 1, 2]);
+        let direct: Vec<bool> = s
+            .groups
+            .iter()
+            .map(|g| s.dispatch_key(g).overrides.direct)
+            .collect();
+        assert_eq!(direct, [false, true, false, false]);
+        assert_eq!(s.groups[0].count, 2);
+        // The direct key differs from the lowered one in that alone.
+        let mut lowered = s.dispatch_key(&s.groups[1]);
+        lowered.overrides.direct = false;
+        assert_eq!(lowered, s.groups[1].key);
     }
 
     /// `piece` with each operand's accessed bytes starting at `at` (output, A, B).
