@@ -194,6 +194,8 @@ impl Op {
 /// The bare kernel's pipeline and one node's dispatch of it.
 struct Bare {
     pipeline: wgpu::ComputePipeline,
+    /// A second pipeline of the same kernel and layout, to switch to and fro.
+    twin: wgpu::ComputePipeline,
     dispatches: Vec<(wgpu::BindGroup, u32)>,
     /// The uniforms the dispatches read (block count, grid row stride).
     _uniforms: Vec<wgpu::Buffer>,
@@ -206,15 +208,50 @@ impl Bare {
             label: Some("bare xor"),
             source: wgpu::ShaderSource::Wgsl(include_str!("../bare_xor.wgsl").into()),
         });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("bare xor"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
+            entries: &[
+                storage(0, true),
+                storage(1, true),
+                storage(2, false),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
         });
-        let layout = pipeline.get_bind_group_layout(0);
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("bare xor"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let make = || {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("bare xor"),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let (pipeline, twin) = (make(), make());
         let max_x = device.limits().max_compute_workgroups_per_dimension;
         let mut dispatches = Vec::with_capacity(nodes.len());
         let mut uniforms = Vec::with_capacity(nodes.len());
@@ -263,6 +300,7 @@ impl Bare {
         }
         Bare {
             pipeline,
+            twin,
             dispatches,
             _uniforms: uniforms,
         }
@@ -276,11 +314,16 @@ impl Bare {
         }
     }
 
-    /// The same with the pipeline set again before every dispatch, as a call recorded between
-    /// a caller's own dispatches must (it cannot know what the pass has set).
-    fn record_each_with_pipeline(&self, pass: &mut wgpu::ComputePass<'_>) {
-        for (bind_group, groups) in &self.dispatches {
-            pass.set_pipeline(&self.pipeline);
+    /// The same switching between two pipelines of the kernel before every dispatch: what
+    /// wgpu costs for a graph whose pipeline changes from each node to the next (a pipeline
+    /// set again unchanged costs wgpu nothing: it skips it).
+    fn record_switching(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for (i, (bind_group, groups)) in self.dispatches.iter().enumerate() {
+            pass.set_pipeline(if i % 2 == 0 {
+                &self.pipeline
+            } else {
+                &self.twin
+            });
             pass.set_bind_group(0, bind_group, &[]);
             pass.dispatch_workgroups(*groups, 1, 1);
         }
@@ -406,9 +449,9 @@ impl Graph {
         })
     }
 
-    /// Pipelines the flat graph's dispatches use.
-    pub(crate) fn pipelines(&self) -> usize {
-        self.flat.pipeline_count()
+    /// Pipelines the flat graph's dispatches use, and how often a recording changes them.
+    pub(crate) fn pipelines(&self) -> (usize, usize) {
+        (self.flat.pipeline_count(), self.flat.pipeline_changes())
     }
 
     /// The same for the bare dispatches (`set_bind_group` and `dispatch_workgroups` per node,
@@ -417,10 +460,10 @@ impl Graph {
         record(ctx, |pass| self.bare.record(pass))
     }
 
-    /// The bare dispatches with `set_pipeline` before each (wgpu's own cost of a pipeline set
-    /// per node).
-    pub(crate) fn record_bare_each_with_pipeline(&self, ctx: &Context) -> (Duration, Duration) {
-        record(ctx, |pass| self.bare.record_each_with_pipeline(pass))
+    /// The bare dispatches switching pipelines before each (wgpu's own cost of a pipeline
+    /// change per node).
+    pub fn record_bare_switching(&self, ctx: &Context) -> (Duration, Duration) {
+        record(ctx, |pass| self.bare.record_switching(pass))
     }
 }
 

@@ -193,17 +193,25 @@ fn apply4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     }
 }
 
-// 1 where `x` is nonzero, else 0, in one instruction. The logical function of two truth
-// values is `apply` of them on bit 0 alone.
+// 1 where `x` is nonzero, else 0, in one instruction.
 fn nonzero(x: u32) -> u32 {
     return min(x, 1u);
+}
+
+// The logical function of two truth values (0 or 1) as 0 or 1: `apply` of them, whose XOR,
+// AND and OR of 0s and 1s are 0 or 1 already; NOT's complement is cut to bit 0.
+fn truth(a: u32, b: u32) -> u32 {
+    if FUNC == 3u {
+        return ~a & 1u;
+    }
+    return apply(a, b);
 }
 
 // One element of at most 32 bits, right-aligned in `a` and `b`; the result is right-aligned
 // too, with nothing set above the lane (NOT's complement is masked to it).
 fn combine_lane(a: u32, b: u32) -> u32 {
     if LOGICAL {
-        return apply(nonzero(a), nonzero(b)) & 1u;
+        return truth(nonzero(a), nonzero(b));
     }
     return apply(a, b) & lane_mask();
 }
@@ -241,7 +249,7 @@ fn combine_word(a: u32, b: u32) -> u32 {
     if WIDTH == 2u {
         return (apply(nonzero_halves(a), nonzero_halves(b)) >> 15u) & 0x00010001u;
     }
-    return apply(nonzero(a), nonzero(b)) & 1u;
+    return truth(nonzero(a), nonzero(b));
 }
 
 // One 64-bit element as (low word, high word). Zero means both words zero.
@@ -249,7 +257,7 @@ fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if !LOGICAL {
         return vec2<u32>(apply(a.x, b.x), apply(a.y, b.y));
     }
-    return vec2<u32>(apply(nonzero(a.x | a.y), nonzero(b.x | b.y)) & 1u, 0u);
+    return vec2<u32>(truth(nonzero(a.x | a.y), nonzero(b.x | b.y)), 0u);
 }
 
 // Element `e` of binding `src` (WIDTH <= 4), right-aligned.

@@ -182,6 +182,20 @@ impl Graph {
         self.pipelines.len()
     }
 
+    /// How many times a recording of every call sets a pipeline: once at the start, and
+    /// wherever a dispatch's pipeline differs from the one before.
+    pub fn pipeline_changes(&self) -> usize {
+        let mut changes = 0;
+        let mut current = usize::MAX;
+        for node in &self.nodes {
+            if node.pipeline != current {
+                changes += 1;
+                current = node.pipeline;
+            }
+        }
+        changes
+    }
+
     /// The context it records on.
     pub fn context(&self) -> &Context {
         &self.ctx

@@ -57,12 +57,12 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
             let (r, f) = g.record_bare(ctx);
             rec_bare.push(r.as_secs_f64());
             fin_bare.push(f.as_secs_f64());
-            rec_piped.push(g.record_bare_each_with_pipeline(ctx).0.as_secs_f64());
+            rec_piped.push(g.record_bare_switching(ctx).0.as_secs_f64());
         }
         let (rec, rec_bare) = (median(rec), median(rec_bare));
         let rec_piped = median(rec_piped);
         let rec_each = median(rec_each);
-        let pipelines = g.pipelines();
+        let (pipelines, changes) = g.pipelines();
         let (fin, fin_bare) = (median(fin), median(fin_bare));
         let warm = median((0..5).map(|_| g.prepare_again(ctx).as_secs_f64()).collect());
         let traffic = g.traffic() as f64;
@@ -101,7 +101,7 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
                 rec_piped / rec_bare,
                 rec / rec_piped
             ),
-            format!("{pipelines}"),
+            format!("{pipelines} ({changes} changes a frame)"),
             format!(
                 "{} / {} = {:.2}",
                 us(fin / n),
@@ -127,7 +127,7 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
         "bytes read and written a frame, over its time: prepared / bare",
         "recording a node into the open pass: a `Graph` / bare (`set_bind_group` + dispatch)",
         "recording a node with `Prepared::record_in_pass` each / bare",
-        "bare recording with `set_pipeline` before every dispatch (what a call between a caller's own dispatches must do)",
+        "bare recording switching between two pipelines before every dispatch (wgpu's cost of a graph whose pipeline changes at every node)",
         "pipelines the `Graph`'s dispatches use (it sets one only where it changes)",
         "`finish` per node: prepared / bare",
         "warm preparation per node (pipelines compiled)",
