@@ -1,13 +1,21 @@
 // Contiguous kernel. Entry point: `main`.
 //
-// Every operand is a dense run of `head.w` bytes that starts on a 16-byte boundary of its
-// window; `base` holds each operand's first 16-byte block in its window (not elements: the
-// kernel counts bytes and blocks, so that one pipeline serves every element width of the
-// bitwise function, and WIDTH matters only to the logical one). Invocation v combines the
-// v-th 16 bytes of A and B into the v-th 16 bytes of the output: `head.x` is the number of
-// whole 16-byte blocks.
+// The output and every input read in mode 0 are dense runs of `head.w` bytes that start on a
+// 16-byte boundary of their windows; `base` holds each one's first 16-byte block in its
+// window (not elements: the kernel counts bytes and blocks, so that one pipeline serves every
+// element width of the bitwise function, and WIDTH matters only to the logical one).
+// Invocation v combines the v-th 16 bytes of A and B into the v-th 16 bytes of the output:
+// `head.x` is the number of whole 16-byte blocks.
 //
-// The common path is one compare, two loads and one store, like a bare XOR kernel's; what
+// An input read in mode 1 (A_MODE, B_MODE) holds one element per row of a two-dimensional
+// call ([rows, L], the output's rows one after the other in memory): a channel broadcast such
+// as [1, C, H, W] ^ [1, C, 1, 1]. Its `base` is that element's offset in elements, its
+// outer stride the step from one row's element to the next; block v takes it from the row
+// of its first element (one division by L, as a multiply-high) and, for the lanes past that
+// row's end, from the next row (rows are at least 16 bytes long, so a block meets at most
+// two), without a branch.
+//
+// The common path is one compare, the loads and one store, like a bare XOR kernel's; what
 // would cost more on every invocation is compiled in only where a call needs it (adapters
 // that run a workgroup as SIMD lanes under an execution mask, CPU adapters among them, pay
 // for every path a branch could take):
@@ -16,12 +24,53 @@
 //   a mask that gives the bytes after the tensor back their own value (no other invocation of
 //   the dispatch touches that block: calls merged into one dispatch never share a 16-byte
 //   block). Without TAIL the host runs such a block as a dispatch of its own.
-// - DIRECT: the dispatch runs one record and every operand starts at the first block of its
-//   binding: the record index is the constant 0 and the offsets in `base` are not read, so
-//   the compiler hoists every read of the record out of the invocation.
+// - DIRECT: the dispatch runs one record and every operand starts its binding: the record
+//   index is the constant 0 and the offsets in `base` are not read, so the compiler hoists
+//   every read of the record out of the invocation.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
 // (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
+
+// Bytes of a 16-byte block (per word) that lie before byte `bytes` of it, as masks.
+fn mask_before(bytes: u32) -> vec4<u32> {
+    let starts = vec4<u32>(0u, 4u, 8u, 12u);
+    let inside = min(vec4<u32>(bytes) - min(starts, vec4<u32>(bytes)), vec4<u32>(4u));
+    return select(
+        (vec4<u32>(1u) << (inside * 8u)) - 1u,
+        vec4<u32>(0xffffffffu),
+        inside == vec4<u32>(4u),
+    );
+}
+
+// The 16 bytes of a mode-1 input for output block v: the element of each row (the first at
+// element `first` of binding `src`, the next `stride` elements on) under that row's lanes.
+fn repeated(call: u32, src: u32, first: u32, stride: u32, v: u32) -> vec4<u32> {
+    let lanes = 16u / WIDTH;
+    let e = v * lanes;
+    let row = div_size(call, 1u, e);
+    let next = min(row + 1u, size_at(call, 0u) - 1u);
+    let left = (row + 1u) * size_at(call, 1u) - e;
+    let mask = mask_before(min(left, lanes) * WIDTH);
+    let here = splat(src, first + row * stride);
+    let there = splat(src, first + next * stride);
+    return (here & mask) | (there & ~mask);
+}
+
+// Input block v from binding `src`: block `block` of a dense run (mode 0), else the row's
+// repeated element (`first` and `stride` in elements).
+fn input(call: u32, src: u32, mode: u32, block: u32, first: u32, stride: u32, v: u32) -> vec4<u32> {
+    if mode == 1u {
+        return repeated(call, src, first, stride, v);
+    }
+    return load(src, block);
+}
+
+// Output block v combined, its operands' blocks at `at` (`b` their offsets).
+fn combined(call: u32, v: u32, b: vec4<u32>, at: vec3<u32>) -> vec4<u32> {
+    let va = input(call, A_SRC, A_MODE, at.y, b.y, a_stride_at(call, 0u), v);
+    let vb = input(call, B_SRC, B_MODE, at.z, b.z, b_stride_at(call, 0u), v);
+    return combine4(va, vb);
+}
 
 @compute @workgroup_size(256)
 fn main(
@@ -30,28 +79,22 @@ fn main(
 ) {
     let call = select(wg.z, 0u, DIRECT);
     let v = unit_index(call, gid);
-    var at = vec3<u32>(v);
+    var b = vec4<u32>(0u);
     if !DIRECT {
-        at += base(call).xyz;
+        b = base(call);
     }
+    let at = b.xyz + vec3<u32>(v);
     if v < head(call).x {
-        out_buf[at.x] = combine4(load(A_SRC, at.y), load(B_SRC, at.z));
+        out_buf[at.x] = combined(call, v, b, at);
         return;
     }
     if TAIL {
-        // The last block, partial: bytes of the tensor in each of its words, the rest kept.
+        // The last block, partial: the tensor's bytes of it, the rest kept.
         let bytes = head(call).w;
         let first = v * 16u;
         if first < bytes {
-            let r = combine4(load(A_SRC, at.y), load(B_SRC, at.z));
-            let starts = vec4<u32>(first) + vec4<u32>(0u, 4u, 8u, 12u);
-            let inside = min(vec4<u32>(bytes) - min(starts, vec4<u32>(bytes)), vec4<u32>(4u));
-            let mask = select(
-                (vec4<u32>(1u) << (inside * 8u)) - 1u,
-                vec4<u32>(0xffffffffu),
-                inside == vec4<u32>(4u),
-            );
-            out_buf[at.x] = (out_buf[at.x] & ~mask) | (r & mask);
+            let mask = mask_before(bytes - first);
+            out_buf[at.x] = (out_buf[at.x] & ~mask) | (combined(call, v, b, at) & mask);
         }
     }
 }

@@ -16,30 +16,11 @@
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
 // (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
 
-// Element `e` of the window repeated across a 16-byte block.
-fn load_splat(src: u32, e: u32) -> vec4<u32> {
-    if WIDTH == 8u {
-        let lo = load_word(src, 2u * e);
-        let hi = load_word(src, 2u * e + 1u);
-        return vec4<u32>(lo, hi, lo, hi);
-    }
-    let byte = e * WIDTH;
-    let word = load_word(src, byte >> 2u);
-    if WIDTH == 4u {
-        return vec4<u32>(word);
-    }
-    let v = (word >> ((byte & 3u) * 8u)) & lane_mask();
-    if WIDTH == 2u {
-        return vec4<u32>(v | (v << 16u));
-    }
-    return vec4<u32>(v * 0x01010101u);
-}
-
 // Input block x of the row that starts at element `row_start` (mode 0), or the row's one
 // element repeated (mode 1).
 fn load_input(src: u32, mode: u32, row_start: u32, x: u32) -> vec4<u32> {
     if mode == 1u {
-        return load_splat(src, row_start);
+        return splat(src, row_start);
     }
     return load(src, row_start * WIDTH / 16u + x);
 }

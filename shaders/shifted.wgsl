@@ -79,24 +79,6 @@ fn next_block(src: u32, r: ptr<function, Reader>, k: u32) -> vec4<u32> {
     return (lo >> vec4<u32>(bits)) | (hi << vec4<u32>(32u - bits));
 }
 
-// Element `e` repeated across a 16-byte block (lanes line up with the output's elements,
-// which start on a multiple of WIDTH).
-fn load_splat(src: u32, e: u32) -> vec4<u32> {
-    if WIDTH == 8u {
-        let lo = load_word(src, 2u * e);
-        let hi = load_word(src, 2u * e + 1u);
-        return vec4<u32>(lo, hi, lo, hi);
-    }
-    let v = load_lane(src, e);
-    if WIDTH == 4u {
-        return vec4<u32>(v);
-    }
-    if WIDTH == 2u {
-        return vec4<u32>(v | (v << 16u));
-    }
-    return vec4<u32>(v * 0x01010101u);
-}
-
 // Some lanes of an output word, placed in the word, and their mask.
 struct Lanes {
     value: u32,
@@ -192,12 +174,12 @@ fn interior(at: Offsets, ob: u32, b0: u32, b1: u32) {
     if A_MODE == 0u {
         ra = reader(A_SRC, at.a * WIDTH + rel);
     } else {
-        va = load_splat(A_SRC, at.a);
+        va = splat(A_SRC, at.a);
     }
     if B_MODE == 0u {
         rb = reader(B_SRC, at.b * WIDTH + rel);
     } else {
-        vb = load_splat(B_SRC, at.b);
+        vb = splat(B_SRC, at.b);
     }
     for (var k = 0u; k < b1 - b0; k++) {
         if A_MODE == 0u {

@@ -27,22 +27,7 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
 /// order (largest output stride first, sizes of 1 dropped) and merged wherever every tensor
 /// allows, there are two and its inner stride is above 1 and above its outer one.
 pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTuning) -> KernelKind {
-    let all = [out, inputs[0], inputs[1]].map(TensorDesc::effective_strides);
-    let mut dims: Vec<usize> = (0..out.sizes.len()).filter(|&d| out.sizes[d] > 1).collect();
-    dims.sort_by_key(|&d| std::cmp::Reverse(all[0][d]));
-    // (size, strides of out, a, b) per dimension, merged where each tensor steps over the
-    // inner dimension's whole extent with its outer stride.
-    let mut merged: Vec<(u64, [u64; 3])> = Vec::new();
-    for d in dims {
-        let next = (u64::from(out.sizes[d]), [0, 1, 2].map(|t| all[t][d]));
-        match merged.last_mut() {
-            Some((size, strides)) if (0..3).all(|t| strides[t] == next.1[t] * next.0) => {
-                *size *= next.0;
-                *strides = next.1;
-            }
-            _ => merged.push(next),
-        }
-    }
+    let merged = merged_dims(out, inputs);
     let across =
         |t: usize| merged.len() == 2 && merged[1].1[t] > 1 && merged[0].1[t] < merged[1].1[t];
     let cols = merged.last().map_or(1, |m| m.0) as u32;
@@ -57,6 +42,43 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
     } else {
         transposed_kernel(out.data_type, cols)
     }
+}
+
+/// The dimensions of a call in the output's order (largest output stride first, sizes of 1
+/// dropped) as (size, strides of out, A, B), merged wherever each tensor steps over the inner
+/// dimension's whole extent with its outer stride.
+fn merged_dims(out: &TensorDesc, inputs: [&TensorDesc; 2]) -> Vec<(u64, [u64; 3])> {
+    let all = [out, inputs[0], inputs[1]].map(TensorDesc::effective_strides);
+    let mut dims: Vec<usize> = (0..out.sizes.len()).filter(|&d| out.sizes[d] > 1).collect();
+    dims.sort_by_key(|&d| std::cmp::Reverse(all[0][d]));
+    let mut merged: Vec<(u64, [u64; 3])> = Vec::new();
+    for d in dims {
+        let next = (u64::from(out.sizes[d]), [0, 1, 2].map(|t| all[t][d]));
+        match merged.last_mut() {
+            Some((size, strides)) if (0..3).all(|t| strides[t] == next.1[t] * next.0) => {
+                *size *= next.0;
+                *strides = next.1;
+            }
+            _ => merged.push(next),
+        }
+    }
+    merged
+}
+
+/// Whether a call is a channel broadcast that the contiguous kernel runs with an input
+/// repeated per row: merged, two dimensions `[rows, L]` of at least 16 bytes a row, the output
+/// packed (rows one after the other), each input packed like it or repeating one element
+/// across each row, one at least repeating. Its dense operands must also start on 16-byte
+/// boundaries (the caller's to know).
+pub fn channel_broadcast(out: &TensorDesc, inputs: [&TensorDesc; 2]) -> bool {
+    let merged = merged_dims(out, inputs);
+    let [(_, outer), (l, inner)] = merged[..] else {
+        return false;
+    };
+    let width = u64::from(out.data_type.size_in_bytes());
+    let dense = |t: usize| outer[t] == l && inner[t] == 1;
+    let repeated = |t: usize| inner[t] == 0;
+    l * width >= 16 && dense(0) && (1..3).all(|t| dense(t) || repeated(t)) && (1..3).any(repeated)
 }
 
 /// The kernel of a strided output that the scatter kernel takes, from its elements' byte
@@ -82,12 +104,14 @@ pub fn scatter_kind(out: &TensorDesc) -> KernelKind {
 
 /// The kernel of a call whose rows (the output's innermost dimension, at least 128 bytes)
 /// are dense in the output and start on 16-byte boundaries, the output's rows lying in memory
-/// in index order, and dense or repeated in each input: the shifted-rows kernel where an
-/// input repeats one element across each row (a channel or column broadcast: four blocks per
-/// invocation beat the rows kernel's block and splat), the rows kernel where every input's
-/// rows are dense.
+/// in index order, and dense or repeated in each input: the contiguous kernel for a
+/// [`channel_broadcast`], else the shifted-rows kernel where an input repeats one element
+/// across each row (a column broadcast of padded rows: four blocks per invocation beat the
+/// rows kernel's block and splat), the rows kernel where every input's rows are dense.
 pub fn rows_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2]) -> KernelKind {
-    if inputs.iter().any(|t| repeats_along_rows(out, t)) {
+    if channel_broadcast(out, inputs) {
+        KernelKind::Contiguous
+    } else if inputs.iter().any(|t| repeats_along_rows(out, t)) {
         KernelKind::ShiftedRows
     } else {
         KernelKind::Rows
@@ -114,11 +138,18 @@ mod tests {
         let out = TensorDesc::new(DataType::U32, &[8, 64]);
         let column = TensorDesc::new(DataType::U32, &[8, 64]).with_strides(&[1, 0]);
         let row = TensorDesc::new(DataType::U32, &[8, 64]).with_strides(&[0, 1]);
-        assert_eq!(rows_kernel(&out, [&out, &column]), KernelKind::ShiftedRows);
+        assert_eq!(rows_kernel(&out, [&out, &column]), KernelKind::Contiguous);
         assert_eq!(rows_kernel(&out, [&row, &out]), KernelKind::Rows);
-        // The output transposed: its rows run along the first dimension.
+        // Padded output rows: no channel broadcast.
+        let padded = out.clone().with_strides(&[65, 1]);
+        assert_eq!(
+            rows_kernel(&padded, [&out, &column]),
+            KernelKind::ShiftedRows
+        );
+        // The output transposed: its rows run along the first dimension, packed, and a
+        // broadcast row repeats one element across each of them.
         let t_out = out.clone().with_strides(&[1, 8]);
-        assert_eq!(rows_kernel(&t_out, [&row, &row]), KernelKind::ShiftedRows);
+        assert_eq!(rows_kernel(&t_out, [&row, &row]), KernelKind::Contiguous);
         assert_eq!(rows_kernel(&t_out, [&column, &column]), KernelKind::Rows);
     }
 

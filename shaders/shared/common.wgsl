@@ -269,6 +269,24 @@ fn load_lane(src: u32, e: u32) -> u32 {
     return (load_word(src, byte >> 2u) >> ((byte & 3u) * 8u)) & lane_mask();
 }
 
+// Element `e` of binding `src` repeated across a 16-byte block (lanes line up with elements
+// that start on a multiple of WIDTH): a broadcast input's one element across its row.
+fn splat(src: u32, e: u32) -> vec4<u32> {
+    if WIDTH == 8u {
+        let lo = load_word(src, 2u * e);
+        let hi = load_word(src, 2u * e + 1u);
+        return vec4<u32>(lo, hi, lo, hi);
+    }
+    let v = load_lane(src, e);
+    if WIDTH == 4u {
+        return vec4<u32>(v);
+    }
+    if WIDTH == 2u {
+        return vec4<u32>(v | (v << 16u));
+    }
+    return vec4<u32>(v * 0x01010101u);
+}
+
 // A 16-byte block of packed elements.
 fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     if WIDTH == 8u {

@@ -390,27 +390,42 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
         true,
         &family_of(DataType::U16),
     );
-    // Gather: B broadcast along rows.
-    let calls = [[6u32, 7], [5, 9]]
-        .iter()
-        .zip(0..)
-        .map(|(&[r, c], k)| {
-            let mut call = call(
-                DmlOp::BitXor,
-                TensorDesc::new(DataType::U32, &[r, c]),
-                None,
-                at(k),
-            );
-            call.b = TensorDesc::new(DataType::U32, &[r, c]).with_strides(&[1, 0]);
-            call
-        })
-        .collect();
-    // A NOT has no B to broadcast: only the two-input operators run on the gather kernel.
+    // B broadcast along rows: rows of at least 16 bytes are a channel broadcast (the
+    // contiguous kernel, B splat per row, each call's offsets read from its record in the
+    // merged dispatch); shorter rows are gathered.
+    let broadcast = |shapes: [[u32; 2]; 2]| -> Vec<Call> {
+        shapes
+            .iter()
+            .zip(0..)
+            .map(|(&[r, c], k)| {
+                let mut call = call(
+                    DmlOp::BitXor,
+                    TensorDesc::new(DataType::U32, &[r, c]),
+                    None,
+                    at(k),
+                );
+                call.b = TensorDesc::new(DataType::U32, &[r, c]).with_strides(&[1, 0]);
+                call
+            })
+            .collect()
+    };
+    // A NOT has no B to broadcast: only the two-input operators.
     let binary: Vec<DmlOp> = family_of(DataType::U32)
         .into_iter()
         .filter(|op| op.inputs() == 2)
         .collect();
-    Calls::new(2, 32768, 61, calls).check_family(ctx(), KernelKind::Gather, true, &binary);
+    Calls::new(2, 32768, 61, broadcast([[6, 7], [5, 9]])).check_family(
+        ctx(),
+        KernelKind::Contiguous,
+        true,
+        &binary,
+    );
+    Calls::new(2, 32768, 62, broadcast([[12, 3], [10, 2]])).check_family(
+        ctx(),
+        KernelKind::Gather,
+        true,
+        &binary,
+    );
 }
 
 /// Calls larger than a 4 KiB window: pieces of several calls, merged where they can be.

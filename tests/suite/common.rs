@@ -308,6 +308,39 @@ impl CheckOv for OvCase {
     }
 }
 
+/// The kernel a DirectML call of a layout that `otherwise` would run takes instead where it
+/// is a channel broadcast ([`gpu_xor_conformance::expect::channel_broadcast`]) with its dense
+/// operands on 16-byte boundaries: the contiguous kernel, the repeated input splat per row.
+/// Window pieces of one row are no channel broadcast: a call cut into windows may mix both.
+pub fn channel_or(
+    case: &DmlCase,
+    otherwise: gpu_xor::inspect::KernelKind,
+) -> Vec<gpu_xor::inspect::KernelKind> {
+    use gpu_xor_conformance::expect::{channel_broadcast, repeats_along_rows};
+    let inputs = [&case.a, &case.b];
+    // Places are A's, B's and the output's.
+    let aligned = case.places[2].offset.is_multiple_of(16)
+        && (0..2).all(|i| {
+            repeats_along_rows(&case.out, inputs[i]) || case.places[i].offset.is_multiple_of(16)
+        });
+    if channel_broadcast(&case.out, inputs) && aligned {
+        vec![gpu_xor::inspect::KernelKind::Contiguous, otherwise]
+    } else {
+        vec![otherwise]
+    }
+}
+
+/// Every dispatch of the call ran one of `kernels`, the first where the call is one piece.
+pub fn assert_kernels(summary: &RecordSummary, kernels: &[gpu_xor::inspect::KernelKind]) {
+    let first = kernels[0];
+    assert!(
+        !summary.dispatches.is_empty()
+            && summary.dispatches.iter().all(|k| kernels.contains(k))
+            && (summary.dispatches.len() > 1 || summary.dispatches[0] == first),
+        "expected {kernels:?}: {summary:?}"
+    );
+}
+
 /// Every dispatch of the call ran `kernel` (there may be several, one per window).
 pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::inspect::KernelKind) {
     assert!(

@@ -7,7 +7,7 @@ use gpu_xor::{
     Bindings, BitXor, BitXorDesc, Context, DataType, Error, Graph, KernelTuning, TensorBinding,
 };
 
-use crate::common::{Check, DmlCase, buffer, family_of, random_bytes, tuned};
+use crate::common::{Check, DmlCase, buffer, family_of, random_bytes, small_windows, tuned};
 use gpu_xor_conformance::engine;
 
 /// Elements of `data_type` in a run of `bytes` bytes and a few more, so that the last 16-byte
@@ -110,6 +110,43 @@ fn batched_contiguous_calls_on_shared_buffers_run_through_their_offsets() {
                         got == want,
                         "{tuning:?} {op:?} {data_type}: buffer {i} differs from the three calls in order"
                     );
+                }
+            }
+        }
+    }
+}
+
+/// Channel broadcasts (`[1, C, H, W] ^ [1, C, 1, 1]` and the input repeated in A's place) of
+/// every function and width, rows under, at and over a 16-byte multiple, whole and cut into
+/// 4 KiB windows (a window piece of one row runs another kernel), in place too: every byte
+/// checked.
+#[test]
+fn channel_broadcasts_run_exactly_whole_and_across_window_seams() {
+    use gpu_xor::TensorDesc;
+    for data_type in [DataType::U8, DataType::U16, DataType::U32, DataType::U64] {
+        for op in family_of(data_type)
+            .into_iter()
+            .filter(|op| op.inputs() == 2)
+        {
+            for (c, side) in [(5u32, 7u32), (3, 4), (40, 13)] {
+                let t = TensorDesc::new(data_type, &[1, c, side, side]);
+                let column =
+                    TensorDesc::new(data_type, &[1, c, side, side]).with_strides(&[c, 1, 0, 0]);
+                for (a, b) in [(t.clone(), column.clone()), (column, t.clone())] {
+                    let case = DmlCase::distinct(op, a, b, t.clone(), u64::from(c * side));
+                    let summary = case.check();
+                    if side * side * data_type.size_in_bytes() >= 16 {
+                        assert_eq!(
+                            summary.dispatches,
+                            [KernelKind::Contiguous],
+                            "{}",
+                            case.describe()
+                        );
+                    }
+                    case.check_on(small_windows());
+                    let mut in_place = case.clone();
+                    in_place.places[2] = in_place.places[if case.a == t { 0 } else { 1 }];
+                    in_place.check();
                 }
             }
         }

@@ -19,8 +19,8 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 use crate::common::{
-    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, place, random_bytes, scatter_kind,
-    small_windows, tile_kernel, tuned,
+    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, assert_kernels, channel_or, ctx, place,
+    random_bytes, scatter_kind, small_windows, tile_kernel, tuned,
 };
 
 /// How one tensor is laid out over the shared sizes.
@@ -1009,7 +1009,8 @@ proptest! {
     fn long_rows_off_16_byte_boundaries_run_the_shifted_rows_kernel(
         spec in dml_call(&DataType::DIRECTML, shifted_core),
     ) {
-        assert_kernel(&spec.run(), KernelKind::ShiftedRows);
+        // Unless the output's rows are packed and an input repeats one element per row.
+        assert_kernels(&spec.run(), &channel_or(&spec.case(), KernelKind::ShiftedRows));
     }
 
     #[test]
@@ -1036,7 +1037,7 @@ proptest! {
     fn other_strided_inputs_run_the_gather_kernel(
         spec in dml_call(&DataType::DIRECTML, gather_core),
     ) {
-        assert_kernel(&spec.run(), KernelKind::Gather);
+        assert_kernels(&spec.run(), &channel_or(&spec.case(), KernelKind::Gather));
     }
 
     #[test]
@@ -1180,17 +1181,27 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
                 _ => (vec![r, 1], vec![1, long]),
             };
             let a_is_out = r % 3 != 2;
-            // A column ([r, 1]) repeats one element across each row: the shifted-rows kernel
-            // (`expect::rows_kernel`); a row repeated over rows keeps the rows kernel.
-            let kernel = if r % 3 == 0 {
-                KernelKind::Rows
-            } else {
-                KernelKind::ShiftedRows
+            // A column ([r, 1]) repeats one element across each row: against a dense input a
+            // channel broadcast (the contiguous kernel), against a repeated row the
+            // shifted-rows kernel (`expect::rows_kernel`); a row repeated over rows keeps the
+            // rows kernel.
+            let kernel = match r % 3 {
+                0 => KernelKind::Rows,
+                1 => KernelKind::Contiguous,
+                _ => KernelKind::ShiftedRows,
             };
+            // A window piece of one row is no channel broadcast: windows only elsewhere.
+            let windows = kernel != KernelKind::Contiguous;
             if flip {
-                shapes(b, a, numpy, false, kernel)
+                OvShapes {
+                    windows,
+                    ..shapes(b, a, numpy, false, kernel)
+                }
             } else {
-                shapes(a, b, numpy, a_is_out, kernel)
+                OvShapes {
+                    windows,
+                    ..shapes(a, b, numpy, a_is_out, kernel)
+                }
             }
         }
         // Rank 3, B repeated along the outermost and the innermost dimension.
@@ -1210,14 +1221,17 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
                 (vec![r, long], -1)
             };
             let pdpd = AutoBroadcast::Pdpd { axis };
-            // B on the first two dimensions repeats one element across each row.
+            // B on the first two dimensions repeats one element across each row: a channel
+            // broadcast.
             let kernel = if flip {
-                KernelKind::ShiftedRows
+                KernelKind::Contiguous
             } else {
                 KernelKind::Rows
             };
+            // A window piece of one row is no channel broadcast (`flip`); without `flip`,
+            // windows of 4 KiB would cut rows of more.
             OvShapes {
-                windows: flip || r * long * w <= 2048,
+                windows: !flip && r * long * w <= 2048,
                 ..shapes(vec![x, r, long], b, pdpd, true, kernel)
             }
         }
@@ -1229,10 +1243,19 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
                 ..one_run(shapes(vec![r, x, c], b, numpy, true, KernelKind::Gather), w)
             }
         }
-        // Short rows, one input repeated along them or across them.
+        // Short rows, one input repeated along them or across them: a channel broadcast
+        // where a row holds 16 bytes, else gathered.
         6 => {
             let b = if flip { vec![short] } else { vec![r, 1] };
-            shapes(vec![r, short], b, numpy, true, KernelKind::Gather)
+            let kernel = if !flip && short * w >= 16 {
+                KernelKind::Contiguous
+            } else {
+                KernelKind::Gather
+            };
+            OvShapes {
+                windows: kernel != KernelKind::Contiguous,
+                ..shapes(vec![r, short], b, numpy, true, kernel)
+            }
         }
         // Long rows off 16-byte pitches; a one-row window piece may start on a 16-byte
         // boundary and take the rows kernel, so no windows.

@@ -156,12 +156,16 @@ pub(crate) fn build(
                 // (one pipeline serves every width of BIT_XOR).
                 params.head[0] = to_u32(elements * width / 16);
                 params.head[3] = to_u32(elements * width);
-                params.base = [
-                    to_u32(rel[0] * width / 16),
-                    to_u32(rel[1] * width / 16),
-                    to_u32(rel[2] * width / 16),
-                    0,
-                ];
+                // A dense operand's first block; an input that repeats one element across
+                // each row (a two-dimensional piece), that element.
+                let first = |o: usize| {
+                    if rank == 2 && piece.strides[o][1] == 0 {
+                        rel[o]
+                    } else {
+                        rel[o] * width / 16
+                    }
+                };
+                params.base = [to_u32(first(0)), to_u32(first(1)), to_u32(first(2)), 0];
             }
             vec![Dispatch {
                 params,

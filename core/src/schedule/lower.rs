@@ -224,11 +224,12 @@ fn pipeline_key(
 ) -> PipelineKey {
     let (a_mode, b_mode) = select::modes(kernel, piece);
     let logical = plan.function.logical;
-    // The contiguous kernel counts bytes and blocks: the bitwise function needs no element
-    // width, so every type shares its pipelines (fewer to compile, and no pipeline switch
+    // The contiguous kernel counts bytes and blocks: the bitwise function on dense runs needs
+    // no element width, so every type shares its pipelines (fewer to compile, and no pipeline switch
     // between calls of different types).
     let width = match kernel {
-        KernelKind::Contiguous if !logical => 4,
+        // A repeated input is splat element by element: it needs the width.
+        KernelKind::Contiguous if !logical && (a_mode, b_mode) == (0, 0) => 4,
         _ => plan.data_type.size_in_bytes(),
     };
     PipelineKey {

@@ -182,7 +182,15 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
             // invocation (1.4 to 1.9 times on lavapipe, benches/RESULTS.md); rows dense in
             // every operand stay with the rows kernel (about 1.1 times the shifted-rows
             // kernel on 16 KiB rows).
-            if rows_layout(piece, width)
+            // Rows one after the other in the output, an input repeating one element across
+            // each: the contiguous kernel, that input splat per block (1.0 of the bare kernel
+            // on lavapipe where the shifted-rows kernel took 0.5, benches/RESULTS.md).
+            let runs_aligned = (0..3)
+                .filter(|&o| stride(o, inner) == 1)
+                .all(|o| first(o).is_multiple_of(16));
+            if channel_layout(piece, width) && runs_aligned && bound.room_for_blocks(piece) {
+                KernelKind::Contiguous
+            } else if rows_layout(piece, width)
                 && rows_aligned
                 && bound.room_for_blocks(piece)
                 && !(repeats_element(piece) && shifted_layout(piece, width))
@@ -234,6 +242,9 @@ pub(crate) fn candidates(
         }
         KernelKind::Gather | KernelKind::Scatter => {
             let mut kernels = vec![planned];
+            if channel_layout(piece, width) {
+                kernels.push(KernelKind::Contiguous);
+            }
             if rows_layout(piece, width)
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
@@ -271,6 +282,19 @@ fn rows_layout(piece: &Piece, width: u64) -> bool {
         && (0..3).all(|o| piece.strides[o][inner] <= 1)
         && piece.strides[0][inner] == 1
         && row_blocks >= MIN_ROW_BLOCKS
+}
+
+/// Whether `piece` is rows of at least 16 bytes one after the other in the output (`[rows,
+/// L]`, dense), each input dense in the same way or repeating one element across each row,
+/// at least one of them repeating: what the contiguous kernel runs with that input in mode 1
+/// (a channel broadcast such as `[1, C, H, W] ^ [1, C, 1, 1]`).
+fn channel_layout(piece: &Piece, width: u64) -> bool {
+    let [_, l] = piece.sizes[..] else {
+        return false;
+    };
+    let dense = |o: usize| piece.strides[o] == [l, 1];
+    let repeated = |o: usize| piece.strides[o][1] == 0;
+    l * width >= 16 && dense(0) && (1..3).all(|o| dense(o) || repeated(o)) && (1..3).any(repeated)
 }
 
 /// Whether an input repeats one element across each row of `piece` (innermost stride 0 over
@@ -414,13 +438,14 @@ fn transposed(piece: &Piece, o: usize) -> bool {
     piece.sizes[0] > 1 && piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1]
 }
 
-/// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows kernel 1 where
-/// the input repeats one element across each row, for the tile kernel 1 where it is staged
+/// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
+/// and contiguous kernels 1 where the input repeats one element across each row, for the tile kernel 1 where it is staged
 /// through workgroup memory; 0 otherwise.
 pub(crate) fn modes(kernel: KernelKind, piece: &Piece) -> (u32, u32) {
     let inner = piece.sizes.len() - 1;
     let mode = |o: usize| match kernel {
         KernelKind::Rows | KernelKind::ShiftedRows => u32::from(piece.strides[o][inner] == 0),
+        KernelKind::Contiguous => u32::from(inner == 1 && piece.strides[o][inner] == 0),
         KernelKind::Tile => u32::from(transposed(piece, o)),
         _ => 0,
     };
