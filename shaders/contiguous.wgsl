@@ -84,17 +84,24 @@ fn main(
         b = base(call);
     }
     let at = b.xyz + vec3<u32>(v);
-    if v < head(call).x {
-        out_buf[at.x] = combined(call, v, b, at);
+    if !TAIL {
+        if v < head(call).x {
+            out_buf[at.x] = combined(call, v, b, at);
+        }
         return;
     }
-    if TAIL {
-        // The last block, partial: the tensor's bytes of it, the rest kept.
-        let bytes = head(call).w;
-        let first = v * 16u;
-        if first < bytes {
-            let mask = mask_before(bytes - first);
-            out_buf[at.x] = (out_buf[at.x] & ~mask) | (combined(call, v, b, at) & mask);
-        }
+    // With a partial last block: the block combined once, then stored whole or, for the
+    // last, the tensor's bytes of it with the rest kept.
+    let bytes = head(call).w;
+    let first = v * 16u;
+    if first >= bytes {
+        return;
+    }
+    let r = combined(call, v, b, at);
+    if v < head(call).x {
+        out_buf[at.x] = r;
+    } else {
+        let mask = mask_before(bytes - first);
+        out_buf[at.x] = (out_buf[at.x] & ~mask) | (r & mask);
     }
 }

@@ -69,6 +69,16 @@ enum Kind {
     Broadcast,
 }
 
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Packed => "packed BIT_XOR",
+            Kind::InPlace => "BIT_XOR in place",
+            Kind::Broadcast => "BitwiseXor-13 channel broadcast",
+        }
+    }
+}
+
 /// One node of a graph.
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -430,6 +440,40 @@ impl Graph {
     /// The same frame of bare dispatches.
     pub fn bare_frame(&self, ctx: &Context) -> Duration {
         frame(ctx, |pass| self.bare.record(pass))
+    }
+
+    /// The frames of the nodes of each kind alone (packed, in place, broadcast), each with
+    /// its bare frame: the median of `rounds` interleaved rounds of each, in seconds.
+    pub fn frames_by_kind(&self, ctx: &Context, rounds: usize) -> Vec<(&'static str, f64, f64)> {
+        [Kind::Packed, Kind::InPlace, Kind::Broadcast]
+            .into_iter()
+            .map(|kind| {
+                let of_kind: Vec<usize> = (0..self.nodes.len())
+                    .filter(|&i| self.nodes[i].kind == kind)
+                    .collect();
+                let (lib, bare) = crate::timing::paired(
+                    rounds,
+                    || {
+                        frame(ctx, |pass| {
+                            for &i in &of_kind {
+                                self.prepared[i].record_in_pass(pass).expect("recorded");
+                            }
+                        })
+                    },
+                    || {
+                        frame(ctx, |pass| {
+                            pass.set_pipeline(&self.bare.pipeline);
+                            for &i in &of_kind {
+                                let (bind_group, groups) = &self.bare.dispatches[i];
+                                pass.set_bind_group(0, bind_group, &[]);
+                                pass.dispatch_workgroups(*groups, 1, 1);
+                            }
+                        })
+                    },
+                );
+                (kind.name(), lib, bare)
+            })
+            .collect()
     }
 
     /// The CPU time of recording the frame's pass (begin, every node, end), and of `finish`:

@@ -170,7 +170,9 @@ pub(crate) type NamedBuffers<'a> = [(TensorName, &'a wgpu::Buffer); 3];
 
 impl Batch {
     /// Adds one call of `op` on `bindings`. The bindings are checked now, and the pipelines
-    /// the call needs are compiled now; on an error nothing is added.
+    /// the call needs alone are compiled now (where the batch merges it into one dispatch
+    /// with other calls, [`Batch::prepare`] compiles that dispatch's form if no call has
+    /// yet; [`Context::warm_up`] compiles every form ahead); on an error nothing is added.
     pub fn push(
         &mut self,
         op: &impl CompiledOperator,
@@ -371,18 +373,18 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Compiles the pipelines of `pieces`, and the direct form of each one-record piece that has
-/// one (`Schedule::dispatch_key` gives it to a dispatch of that record alone), so that
-/// preparing compiles nothing.
+/// Compiles the pipeline each of `pieces` runs alone: the contiguous kernel's direct form
+/// where its one record has one (`Schedule::dispatch_key` gives it to a dispatch of that
+/// record alone, as every call prepared or recorded alone is), else the key it was lowered
+/// with. A dispatch that merges it with other calls runs the lowered key, compiled when
+/// the batch is prepared if it is not yet.
 fn compile(shared: &Shared, pieces: &[crate::schedule::lower::LoweredPiece]) -> Result<(), Error> {
     for piece in pieces {
-        let direct = match &piece.records[..] {
-            [one] => direct_form(piece.key, &one.params),
-            _ => None,
+        let key = match &piece.records[..] {
+            [one] => direct_form(piece.key, &one.params).unwrap_or(piece.key),
+            _ => piece.key,
         };
-        for key in std::iter::once(piece.key).chain(direct) {
-            shared.kernels.pipeline(&shared.device, &shared.late, key)?;
-        }
+        shared.kernels.pipeline(&shared.device, &shared.late, key)?;
     }
     Ok(())
 }

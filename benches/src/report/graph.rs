@@ -42,6 +42,7 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
             _ => 15,
         };
         let (lib, bare) = paired(rounds, || g.frame(ctx), || g.bare_frame(ctx));
+        let kinds = g.frames_by_kind(ctx, if quick { 3 } else { 11 });
         let rec_rounds = if quick { 5 } else { 15 };
         let mut rec = Vec::new();
         let mut rec_bare = Vec::new();
@@ -77,6 +78,11 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
                 bare * 1e3,
                 lib / bare
             ),
+            kinds
+                .iter()
+                .map(|(name, lib, bare)| format!("{name} {:.3}", lib / bare))
+                .collect::<Vec<_>>()
+                .join("; "),
             format!(
                 "{:.2} / {:.2} GB/s ({:.0} MB a frame)",
                 traffic / lib / 1e9,
@@ -124,6 +130,7 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
     }
     let names = [
         "GPU frame: prepared (a `Graph`) / bare",
+        "GPU frame of each kind of node alone: prepared / bare",
         "bytes read and written a frame, over its time: prepared / bare",
         "recording a node into the open pass: a `Graph` / bare (`set_bind_group` + dispatch)",
         "recording a node with `Prepared::record_in_pass` each / bare",
