@@ -7,13 +7,14 @@
 // Invocation v combines the v-th 16 bytes of A and B into the v-th 16 bytes of the output:
 // `head.x` is the number of whole 16-byte blocks.
 //
-// An input read in mode 1 (A_MODE, B_MODE) holds one element per row of a two-dimensional
-// call ([rows, L], the output's rows one after the other in memory): a channel broadcast such
-// as [1, C, H, W] ^ [1, C, 1, 1]. Its `base` is that element's offset in elements, its
-// outer stride the step from one row's element to the next; block v takes it from the row
-// of its first element (one division by L, as a multiply-high) and, for the lanes past that
-// row's end, from the next row (rows are at least 16 bytes long, so a block meets at most
-// two), without a branch.
+// An input read in mode 1 or 2 (A_MODE, B_MODE) holds one element per row of a
+// two-dimensional call ([rows, L], the output's rows one after the other in memory): a
+// channel broadcast such as [1, C, H, W] ^ [1, C, 1, 1]. Its `base` is that element's offset
+// in elements, its outer stride the step from one row's element to the next; block v takes
+// it from the row of its first element (one division by L, as a multiply-high). In mode 2 a
+// row is whole blocks, and that is all; in mode 1 the lanes past that row's end take the
+// next row's element (rows are at least 16 bytes long, so a block meets at most two),
+// without a branch.
 //
 // The common path is one compare, the loads and one store, like a bare XOR kernel's; what
 // would cost more on every invocation is compiled in only where a call needs it (adapters
@@ -57,8 +58,12 @@ fn repeated(call: u32, src: u32, first: u32, stride: u32, v: u32) -> vec4<u32> {
 }
 
 // Input block v from binding `src`: block `block` of a dense run (mode 0), else the row's
-// repeated element (`first` and `stride` in elements).
+// repeated element (`first` and `stride` in elements): mode 2 where a row is whole blocks
+// (no block meets two rows), mode 1 otherwise.
 fn input(call: u32, src: u32, mode: u32, block: u32, first: u32, stride: u32, v: u32) -> vec4<u32> {
+    if mode == 2u {
+        return splat(src, first + div_size(call, 1u, v * (16u / WIDTH)) * stride);
+    }
     if mode == 1u {
         return repeated(call, src, first, stride, v);
     }

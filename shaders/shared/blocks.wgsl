@@ -18,9 +18,21 @@ fn load(src: u32, i: u32) -> vec4<u32> {
     }
 }
 
-// Word `w` of binding `src`.
+// Word `w` of binding `src`, read alone (not its whole block).
 fn load_word(src: u32, w: u32) -> u32 {
-    return load(src, w >> 2u)[w & 3u];
+    let i = w >> 2u;
+    let k = w & 3u;
+    switch src {
+        case 0u: {
+            return out_buf[i][k];
+        }
+        case 1u: {
+            return in0[i][k];
+        }
+        default: {
+            return in1[i][k];
+        }
+    }
 }
 
 // Stores `r` as output block `block`, which holds bytes `first_byte` .. + 16 of a run of

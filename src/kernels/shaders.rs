@@ -345,6 +345,14 @@ mod tests {
                         .map(|p| (p.slots()[1] as u32, p.slots()[2] as u32))
                         .into_iter()
                         .flat_map(|p| [(0, 0), (0, 1), (1, 0), (1, 1)].map(|m| (p, m)))
+                        // The contiguous kernel's mode 2 (a repeated input of whole-block
+                        // rows), in A's place and in B's.
+                        .chain(
+                            (kernel.kernel == KernelKind::Contiguous)
+                                .then_some([((1, 2), (2, 0)), ((1, 2), (0, 2))])
+                                .into_iter()
+                                .flatten(),
+                        )
                         .flat_map(|pm| [0, 1, 2, 3, 4].map(|r| (pm, r)))
                         // XOR with every mode and rank; each other function (its own
                         // `apply` arm, independent of them) with two of each.
@@ -468,12 +476,14 @@ mod tests {
         assert_eq!(
             translated,
             // Every kernel once, the contiguous kernel in three more forms; XOR with 4 modes
-            // and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks.
+            // and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks; and the contiguous
+            // kernel's two mode-2 pairs with XOR, 5 ranks each, in its four forms.
             (KERNELS.len() + 3 * contiguous)
                 * 4
                 * 2
                 * BindingPattern::ALL.len()
                 * (4 * 5 + 3 * 2 * 3)
+                + 4 * contiguous * 4 * 2 * 2 * 5
         );
     }
 

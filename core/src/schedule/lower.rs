@@ -222,7 +222,7 @@ fn pipeline_key(
     inputs_rw: bool,
     (direct, tail): (bool, bool),
 ) -> PipelineKey {
-    let (a_mode, b_mode) = select::modes(kernel, piece);
+    let (a_mode, b_mode) = select::modes(kernel, piece, u64::from(plan.data_type.size_in_bytes()));
     let logical = plan.function.logical;
     // The contiguous kernel counts bytes and blocks: the bitwise function on dense runs needs
     // no element width, so every type shares its pipelines (fewer to compile, and no pipeline switch

@@ -439,13 +439,22 @@ fn transposed(piece: &Piece, o: usize) -> bool {
 }
 
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
-/// and contiguous kernels 1 where the input repeats one element across each row, for the tile kernel 1 where it is staged
+/// and contiguous kernels 1 where the input repeats one element across each row (for the
+/// contiguous kernel 2 where its rows are whole 16-byte blocks), for the tile kernel 1 where it is staged
 /// through workgroup memory; 0 otherwise.
-pub(crate) fn modes(kernel: KernelKind, piece: &Piece) -> (u32, u32) {
+pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64) -> (u32, u32) {
     let inner = piece.sizes.len() - 1;
     let mode = |o: usize| match kernel {
         KernelKind::Rows | KernelKind::ShiftedRows => u32::from(piece.strides[o][inner] == 0),
-        KernelKind::Contiguous => u32::from(inner == 1 && piece.strides[o][inner] == 0),
+        // A repeated input of the contiguous kernel: 2 where a row is whole 16-byte blocks
+        // (one element a block), 1 where a block may meet two rows.
+        KernelKind::Contiguous if inner == 1 && piece.strides[o][inner] == 0 => {
+            if (piece.sizes[inner] * width).is_multiple_of(16) {
+                2
+            } else {
+                1
+            }
+        }
         KernelKind::Tile => u32::from(transposed(piece, o)),
         _ => 0,
     };
