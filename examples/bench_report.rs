@@ -26,7 +26,9 @@
 //! - each target of the performance issues with the figure reached.
 //!
 //! GB/s counts bytes read plus bytes written. With `--save` it also writes the tables to
-//! `benches/RESULTS.md` and the size sweep to `benches/throughput.svg`. `--graph` runs the
+//! `benches/RESULTS.md` and the size sweep to `benches/throughput.svg`. `--core` runs the core
+//! path's figures alone (recording, contiguous calls of every type and function against the
+//! bare kernel, the graph), with their targets. `--graph` runs the
 //! graph section alone (its tables and targets, about a minute), `--quick` fewer sizes and
 //! rounds. For cold figures that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
 //! on Mesa's drivers (lavapipe keeps compiled shaders on disk otherwise).

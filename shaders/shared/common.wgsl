@@ -30,7 +30,8 @@
 // dispatch can run many independent calls. There is no global call index: every accessor of
 // the metadata takes the call explicitly, and each entry point derives it from its
 // workgroup's z index (`let call = wg.z;`) before anything else, so that no kernel can read a
-// record before it knows which one is its own. Bindings 2 and 3 (the inputs) come from one of
+// record before it knows which one is its own (contiguous.wgsl's direct form, whose dispatch
+// runs one record, takes the constant 0). Bindings 2 and 3 (the inputs) come from one of
 // shared/inputs_*.wgsl, binding 1 (the output, read_write) and the loaders `load_word` (and
 // `load` for 16-byte blocks) from shared/blocks.wgsl or words.wgsl; both are
 // placed between this file and the kernel.
