@@ -120,7 +120,8 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     drop(suite);
 
     // 2a. The core path: contiguous calls of every type and function against the bare kernel.
-    let (core_table, core_targets) = super::core_path::contiguous(&ctx, at, rounds);
+    let (core_table, core_targets) =
+        super::core_path::contiguous(&ctx, at, if quick { 3 } else { 10 });
 
     // 2b. The strided layouts against contiguous and the plain strided kernel, two sizes.
     let (strided_text, strided_targets) = strided_section(&ctx, quick);

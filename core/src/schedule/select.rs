@@ -126,10 +126,13 @@ impl Bound {
 
 /// Contiguous runs of at least this many bytes whose last 16-byte block is partial run that
 /// block as a dispatch of its own on CPU adapters, so that the contiguous kernel compiles
-/// without its masked tail (about 7% of a 64 MiB call on lavapipe, which runs every path of
-/// a branch under its execution mask; `benches/RESULTS.md`, "Core path"). Below it, and on
-/// GPUs (where only the last block's invocation takes that branch), the kernel writes the
-/// block itself: one dispatch instead of two.
+/// without its masked tail: CPU adapters run every path of a branch under their execution
+/// mask, and a 64 MiB u8 call with the tail compiled in ran at 0.93 of one without on
+/// lavapipe and 0.66 on SwiftShader. Below it, and on GPUs (where only the last block's
+/// invocations take that branch), the kernel writes the block itself: one dispatch instead
+/// of two. Cutting from 4 KiB instead made the benchmark graphs' frames slower on lavapipe
+/// (1.15 and 1.16 of the bare frames against 1.06 and 1.00) and mixed on SwiftShader
+/// (1.21 and 1.24 against 1.24 and 1.13): the extra dispatch costs more than the tail there.
 pub(crate) const TAIL_CUT_BYTES: u64 = 1 << 20;
 
 /// A one-dimensional contiguous piece cut into its whole 16-byte blocks (for the contiguous
