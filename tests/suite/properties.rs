@@ -1204,14 +1204,18 @@ fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
                 }
             }
         }
-        // Rank 3, B repeated along the outermost and the innermost dimension.
-        3 => shapes(
-            vec![x, r, long],
-            vec![r, 1],
-            numpy,
-            true,
-            KernelKind::ShiftedRows,
-        ),
+        // Rank 3, B repeated along the outermost and the innermost dimension. A window piece
+        // of one outer index is a channel broadcast (the contiguous kernel): no windows.
+        3 => OvShapes {
+            windows: false,
+            ..shapes(
+                vec![x, r, long],
+                vec![r, 1],
+                numpy,
+                true,
+                KernelKind::ShiftedRows,
+            )
+        },
         // pdpd: B lines up with A's first two dimensions, or with its last two. The latter
         // leaves rows of `r` rows, up to 4 KiB: windows of 4 KiB would cut them.
         4 => {

@@ -225,8 +225,8 @@ fn pipeline_key(
     let (a_mode, b_mode) = select::modes(kernel, piece, u64::from(plan.data_type.size_in_bytes()));
     let logical = plan.function.logical;
     // The contiguous kernel counts bytes and blocks: the bitwise function on dense runs needs
-    // no element width, so every type shares its pipelines (fewer to compile, and no pipeline switch
-    // between calls of different types).
+    // no element width, so every type shares its pipelines (fewer to compile, and no pipeline
+    // switch between calls of different types).
     let width = match kernel {
         // A repeated input is splat element by element: it needs the width.
         KernelKind::Contiguous if !logical && (a_mode, b_mode) == (0, 0) => 4,
@@ -283,7 +283,9 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                     let (direct, tail) = contiguous_variant(kernel, &piece, width, direct);
                     // A long run with a partial last block may have that block cut off
                     // (on a CPU adapter), leaving the contiguous kernel without a tail.
-                    let cut = tail && plan.elements * width >= select::TAIL_CUT_BYTES;
+                    let cut = tail
+                        && piece.sizes.len() == 1
+                        && plan.elements * width >= select::TAIL_CUT_BYTES;
                     for tail in [tail, tail && !cut] {
                         let key =
                             pipeline_key(plan, kernel, &piece, slot, inputs_rw, (direct, tail));

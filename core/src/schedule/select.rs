@@ -443,8 +443,8 @@ fn transposed(piece: &Piece, o: usize) -> bool {
 
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
 /// and contiguous kernels 1 where the input repeats one element across each row (for the
-/// contiguous kernel 2 where its rows are whole 16-byte blocks), for the tile kernel 1 where it is staged
-/// through workgroup memory; 0 otherwise.
+/// contiguous kernel 2 where its rows are whole 16-byte blocks), for the tile kernel 1 where
+/// it is staged through workgroup memory; 0 otherwise.
 pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64) -> (u32, u32) {
     let inner = piece.sizes.len() - 1;
     let mode = |o: usize| match kernel {
