@@ -6,7 +6,7 @@
 
 use gpu_xor::{Bindings, BitXor, BitXorDesc, Context, DataType, TensorBinding};
 
-use crate::common::{buffer, random_bytes};
+use crate::common::{buffer, random_bytes, submit_in_one_pass};
 
 fn own_context() -> Context {
     Context::from_env().expect("an adapter")
@@ -112,14 +112,7 @@ fn graph_of(calls: u64) {
         held.metadata_buffers_alive
     );
     // One pass of every call computes every output.
-    let mut encoder = ctx.device().create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        for call in &prepared {
-            call.record_in_pass(&mut pass).unwrap();
-        }
-    }
-    ctx.queue().submit([encoder.finish()]);
+    submit_in_one_pass(&ctx, &prepared);
     assert_eq!(
         read(&ctx, &bufs.out),
         bufs.expected(&[(0, (calls * 64) as usize)])
@@ -241,15 +234,7 @@ fn preparing_allocates_nothing_on_the_device_per_call() {
     // The arena grows by a few buffers for 1,000 records; no staging buffer per call.
     let grown = live_buffers(&ctx) - before;
     assert!(grown <= 4, "{grown} buffers for 999 preparations");
-    let mut encoder = ctx.device().create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        first.record_in_pass(&mut pass).unwrap();
-        for call in &calls {
-            call.record_in_pass(&mut pass).unwrap();
-        }
-    }
-    ctx.queue().submit([encoder.finish()]);
+    submit_in_one_pass(&ctx, std::iter::once(&first).chain(&calls));
     assert_eq!(read(&ctx, &bufs.out), bufs.expected(&[(0, 1000 * 64)]));
 }
 

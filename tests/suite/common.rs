@@ -341,6 +341,22 @@ pub fn assert_kernels(summary: &RecordSummary, kernels: &[gpu_xor::inspect::Kern
     );
 }
 
+/// Records `calls` in order with `record_in_pass` into one compute pass of a new encoder, and
+/// submits it.
+pub fn submit_in_one_pass<'a>(
+    ctx: &Context,
+    calls: impl IntoIterator<Item = &'a gpu_xor::Prepared>,
+) {
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        for call in calls {
+            call.record_in_pass(&mut pass).unwrap();
+        }
+    }
+    ctx.queue().submit([encoder.finish()]);
+}
+
 /// Every dispatch of the call ran `kernel` (there may be several, one per window).
 pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::inspect::KernelKind) {
     assert!(

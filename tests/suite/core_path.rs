@@ -7,7 +7,9 @@ use gpu_xor::{
     Bindings, BitXor, BitXorDesc, Context, DataType, Error, Graph, KernelTuning, TensorBinding,
 };
 
-use crate::common::{Check, DmlCase, buffer, family_of, random_bytes, small_windows, tuned};
+use crate::common::{
+    Check, DmlCase, buffer, family_of, random_bytes, small_windows, submit_in_one_pass, tuned,
+};
 use gpu_xor_conformance::engine;
 
 /// Elements of `data_type` in a run of `bytes` bytes and a few more, so that the last 16-byte
@@ -207,14 +209,7 @@ fn a_graph_records_what_its_calls_record_in_order() {
     ctx.queue().submit([encoder.finish()]);
     let once = read_all(&ctx, &buffers);
     assert!(once != before, "the graph changed nothing");
-    let mut encoder = ctx.device().create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        for call in &prepared {
-            call.record_in_pass(&mut pass).unwrap();
-        }
-    }
-    ctx.queue().submit([encoder.finish()]);
+    submit_in_one_pass(&ctx, &prepared);
     assert_eq!(
         read_all(&ctx, &buffers),
         before,
