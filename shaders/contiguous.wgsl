@@ -51,9 +51,14 @@ fn repeated(call: u32, src: u32, first: u32, stride: u32, v: u32) -> vec4<u32> {
     let row = div_size(call, 1u, e);
     let next = min(row + 1u, size_at(call, 0u) - 1u);
     let left = (row + 1u) * size_at(call, 1u) - e;
-    let mask = mask_before(min(left, lanes) * WIDTH);
     let here = splat(src, first + row * stride);
     let there = splat(src, first + next * stride);
+    if WIDTH >= 4u {
+        // Whole words: one compare a word picks the row (a 64-bit lane is two words).
+        let lane = vec4<u32>(0u, 1u, 2u, 3u) / max(WIDTH / 4u, 1u);
+        return select(there, here, lane < vec4<u32>(left));
+    }
+    let mask = mask_before(min(left, lanes) * WIDTH);
     return (here & mask) | (there & ~mask);
 }
 
