@@ -28,7 +28,8 @@
 //! GB/s counts bytes read plus bytes written. With `--save` it also writes the tables to
 //! `benches/RESULTS.md` and the size sweep to `benches/throughput.svg`. `--core` runs the core
 //! path's figures alone (recording, contiguous calls of every type and function against the
-//! bare kernel, the graph), with their targets. `--graph` runs the
+//! bare kernel, the graph), with their targets; with `--save` it writes them to
+//! `benches/core-path-<adapter>.md` (`core-path-llvmpipe.md`, `core-path-swiftshader.md`). `--graph` runs the
 //! graph section alone (its tables and targets, about a minute), `--quick` fewer sizes and
 //! rounds. For cold figures that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
 //! on Mesa's drivers (lavapipe keeps compiled shaders on disk otherwise).
@@ -54,7 +55,14 @@ fn main() -> Result<(), gpu_xor::Error> {
         None
     };
     if let Some(section) = alone {
-        return report::section(section, quick);
+        if let Some((file, text)) = report::section(section, quick)?
+            && flag("--save")
+        {
+            let path = format!("{}/benches/{file}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::write(&path, text).expect("write the section's file");
+            println!("wrote benches/{file}");
+        }
+        return Ok(());
     }
     let report = report::full(quick)?;
     if flag("--save") {

@@ -16,18 +16,23 @@ use crate::{Op, Path};
 
 /// The section: recording first (before the other sections' buffers raise wgpu's per-pass
 /// cost), then the contiguous table, then both graph mixes; the targets last.
-pub(crate) fn core_section(ctx: &Context, quick: bool) {
+/// Returns the section's text: its tables under headings, then the targets.
+pub(crate) fn core_section(ctx: &Context, quick: bool) -> String {
     let rec = recording(ctx, if quick { 8 } else { 30 });
     println!("{}", rec.text);
-    let (_, mut targets) = contiguous(ctx, 64 << 20, if quick { 3 } else { 10 });
+    let (table, mut targets) = contiguous(ctx, 64 << 20, if quick { 3 } else { 10 });
     targets.push(prepared_record_target(&rec));
     let graph = graph_section(ctx, quick);
     targets.extend(graph.targets);
-    let mut text = String::from("| target | figure | verdict |\n|---|---|---|\n");
+    let mut target_table = String::from("| target | figure | verdict |\n|---|---|---|\n");
     for (name, figure, met) in &targets {
-        let _ = writeln!(text, "| {name} | {figure} | {} |", verdict(*met));
+        let _ = writeln!(target_table, "| {name} | {figure} | {} |", verdict(*met));
     }
-    println!("{text}");
+    println!("{target_table}");
+    format!(
+        "## Recording\n\n{}\n## Contiguous calls at 64 MiB\n\nEvery type, in place, the logical form and every other function, in one suite with the bare XOR kernel; the NOT reads one input and writes one, so its bare kernel is the copy kernel.\n\n{table}\n## Graph\n\n{}\n## Targets\n\n{target_table}",
+        rec.text, graph.text
+    )
 }
 
 /// `Prepared::record` of one call in a pass of its own, 1,000 times, against one batch of

@@ -59,19 +59,32 @@ pub fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
 /// Runs `section` alone on the adapter `Context::from_env` picks, after a header with the
 /// adapter, the date and `MESA_SHADER_CACHE_DISABLE`, and prints its targets (the graph) or
 /// how many it met (the others); `quick` measures fewer sizes and rounds.
-pub fn section(section: Section, quick: bool) -> Result<(), gpu_xor::Error> {
+///
+/// Returns the section's text with that header where the section is one that `--save` keeps
+/// (the core path, one file per adapter: see [`core_path_file`]).
+pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>, gpu_xor::Error> {
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
-    println!(
-        "adapter: {} ({:?}, {:?})\ndate: {}\nMESA_SHADER_CACHE_DISABLE={:?}\n",
+    let header = format!(
+        "adapter: {} ({:?}, {:?}, driver {} {})\ndate: {}\nMESA_SHADER_CACHE_DISABLE={:?}\n",
         info.name,
         info.backend,
         info.device_type,
+        info.driver,
+        info.driver_info,
         today(),
         std::env::var("MESA_SHADER_CACHE_DISABLE").ok()
     );
+    println!("{header}");
     match section {
-        Section::Core => core_path::core_section(&ctx, quick),
+        Section::Core => {
+            let text = core_path::core_section(&ctx, quick);
+            let doc = format!(
+                "# Core path on {}\n\nMeasured with `cargo run --release --example bench_report -- --core --save`.\n\n{header}\n{text}",
+                info.name
+            );
+            return Ok(Some((core_path_file(&info.name), doc)));
+        }
         Section::Graph => {
             let report = graph::graph_section(&ctx, quick);
             let mut targets = String::from("| target | figure | verdict |\n|---|---|---|\n");
@@ -91,5 +104,17 @@ pub fn section(section: Section, quick: bool) -> Result<(), gpu_xor::Error> {
             println!("{met} of {} strided targets met", targets.len());
         }
     }
-    Ok(())
+    Ok(None)
+}
+
+/// The file `--core --save` writes for an adapter, in `benches/`: `core-path-` and the
+/// adapter name's first word in lower case (`core-path-llvmpipe.md`,
+/// `core-path-swiftshader.md`).
+pub fn core_path_file(adapter: &str) -> String {
+    let word: String = adapter
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or("adapter")
+        .to_ascii_lowercase();
+    format!("core-path-{word}.md")
 }
