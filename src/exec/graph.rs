@@ -120,10 +120,10 @@ impl Graph {
     /// write of records prepared since the last recording; the commands are validated when
     /// the caller finishes the encoder.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) -> Result<(), Error> {
-        if self.nodes.is_empty() {
-            return self.ready();
-        }
         self.ready()?;
+        if self.nodes.is_empty() {
+            return Ok(());
+        }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gpu-xor"),
             timestamp_writes: None,

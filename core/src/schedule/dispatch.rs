@@ -157,7 +157,8 @@ pub(crate) fn build(
                 params.head[0] = to_u32(elements * width / 16);
                 params.head[3] = to_u32(elements * width);
                 // A dense operand's first block; an input that repeats one element across
-                // each row (a two-dimensional piece), that element.
+                // each row of a two-dimensional piece (read in mode 1 or 2, `select::modes`),
+                // that element.
                 let first = |o: usize| {
                     if rank == 2 && piece.strides[o][1] == 0 {
                         rel[o]

@@ -186,8 +186,9 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
             // every operand stay with the rows kernel (about 1.1 times the shifted-rows
             // kernel on 16 KiB rows).
             // Rows one after the other in the output, an input repeating one element across
-            // each: the contiguous kernel, that input splat per block (1.0 of the bare kernel
-            // on lavapipe where the shifted-rows kernel took 0.5, benches/RESULTS.md).
+            // each: the contiguous kernel, that input splat per block (the benchmark graph's
+            // broadcast nodes at 1.16 of the bare frame on lavapipe, against 1.50 on the
+            // shifted-rows kernel; ARCHITECTURE.md, "Performance").
             let runs_aligned = (0..3)
                 .filter(|&o| stride(o, inner) == 1)
                 .all(|o| first(o).is_multiple_of(16));
