@@ -311,7 +311,9 @@ impl CheckOv for OvCase {
 /// The kernel a DirectML call of a layout that `otherwise` would run takes instead where it
 /// is a channel broadcast ([`gpu_xor_conformance::expect::channel_broadcast`]) with its dense
 /// operands on 16-byte boundaries: the contiguous kernel, the repeated input splat per row.
-/// Window pieces of one row are no channel broadcast: a call cut into windows may mix both.
+/// Window pieces of one row are no channel broadcast, and a window piece of a larger call may
+/// be one where the whole is not: a call cut into windows may mix both either way (a call of
+/// one piece runs the first kernel of the list).
 pub fn channel_or(
     case: &DmlCase,
     otherwise: gpu_xor::inspect::KernelKind,
@@ -326,7 +328,7 @@ pub fn channel_or(
     if channel_broadcast(&case.out, inputs) && aligned {
         vec![gpu_xor::inspect::KernelKind::Contiguous, otherwise]
     } else {
-        vec![otherwise]
+        vec![otherwise, gpu_xor::inspect::KernelKind::Contiguous]
     }
 }
 
