@@ -16,7 +16,7 @@ use gpu_xor::{
     DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, Input, LogicalXor, LogicalXorDesc, Operator,
     OwnedInputs, TensorDesc, TensorFlags,
 };
-use gpu_xor_testkit::{OutputLayout, random_bytes};
+use gpu_xor_testkit::{OutputLayout, random_bytes, shift_amounts};
 
 use crate::engine::{self, AnyOperator, Spoil};
 
@@ -79,6 +79,27 @@ impl DmlOp {
             OperatorGroup::DmlUnaryOp(op) => Some(DmlOp::Unary(op)),
             _ => None,
         }
+    }
+
+    /// Its row of the operator table.
+    pub const fn table_operator(self) -> Operator {
+        match self {
+            DmlOp::BitXor => Operator::BitXor,
+            DmlOp::LogicalXor => Operator::LogicalXor,
+            DmlOp::Binary(op) => op.operator(),
+            DmlOp::Unary(op) => op.operator(),
+        }
+    }
+
+    /// Whether it takes `data_type` at `level`.
+    pub fn takes(self, data_type: DataType, level: gpu_xor::FeatureLevel) -> bool {
+        gpu_xor::desc::min_feature_level(self.table_operator(), data_type)
+            .is_some_and(|least| least <= level)
+    }
+
+    /// Whether its function is a shift (its B holds amounts).
+    pub fn shifts(self) -> bool {
+        !self.function().function.is_word_wide()
     }
 
     /// The logical operators (`u8` and `u32`).
@@ -245,11 +266,18 @@ impl DmlCase {
             let total = t.total_size().expect("a valid description's size");
             (32 + total + 48).next_multiple_of(4) as usize
         };
-        let buffers = vec![
+        let mut buffers = vec![
             random_bytes(seed, len(&a)),
             random_bytes(seed ^ 0x5151, len(&b)),
             random_bytes(seed ^ 0xA5A5, len(&out)),
         ];
+        if op.shifts() {
+            shift_amounts(
+                &mut buffers[1],
+                u64::from(b.data_type.size_in_bytes()),
+                seed,
+            );
+        }
         DmlCase {
             op,
             a,
@@ -267,6 +295,10 @@ impl DmlCase {
         self.buffers = (0..count)
             .map(|k| random_bytes(seed.wrapping_add(977 * k as u64), len))
             .collect();
+        if self.op.shifts() && places[1].0 != places[0].0 {
+            let width = u64::from(self.b.data_type.size_in_bytes());
+            shift_amounts(&mut self.buffers[places[1].0], width, seed);
+        }
         self.places = places.map(|(b, o)| place(b, o));
         self
     }
@@ -531,14 +563,19 @@ pub struct Calls {
 }
 
 impl Calls {
-    /// `count` buffers of `len` random bytes.
+    /// `count` buffers of `len` random bytes; where a call shifts, mostly shift amounts of
+    /// the first shift's type, so that its shifts are mostly in range.
     pub fn new(count: usize, len: usize, seed: u64, calls: Vec<Call>) -> Calls {
-        Calls {
-            buffers: (0..count)
-                .map(|k| random_bytes(seed ^ (k as u64).wrapping_mul(0x9E37_79B9), len))
-                .collect(),
-            calls,
+        let mut buffers: Vec<Vec<u8>> = (0..count)
+            .map(|k| random_bytes(seed ^ (k as u64).wrapping_mul(0x9E37_79B9), len))
+            .collect();
+        if let Some(call) = calls.iter().find(|call| call.op.shifts()) {
+            let width = u64::from(call.b.data_type.size_in_bytes());
+            for (k, buffer) in buffers.iter_mut().enumerate() {
+                shift_amounts(buffer, width, seed ^ k as u64);
+            }
         }
+        Calls { buffers, calls }
     }
 
     /// Every buffer after the calls by the reference, applied in order.

@@ -67,5 +67,14 @@ pub const REPO_CASES: &str = concat!(
 /// `conformance/cases/family.py`.
 pub const FAMILY_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/family.json");
 
+/// The repository's cases for the rest of the bitwise chapter (BIT_SHIFT_LEFT,
+/// BIT_SHIFT_RIGHT; BitwiseLeftShift-15, BitwiseRightShift-15), written by
+/// `conformance/cases/chapter.py`.
+pub const CHAPTER_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/chapter.json");
+
+/// ONNX's own backend node tests of the operators the README maps (And, Or, Xor, Not,
+/// BitwiseAnd/Or/Xor/Not-18, BitShift), converted by `conformance/cases/onnx_nodes.py`.
+pub const ONNX_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/onnx.json");
+
 /// Every case file of the repository, in the order the runner runs them with no argument.
-pub const REPO_CASE_FILES: [&str; 2] = [REPO_CASES, FAMILY_CASES];
+pub const REPO_CASE_FILES: [&str; 4] = [REPO_CASES, FAMILY_CASES, CHAPTER_CASES, ONNX_CASES];

@@ -8,7 +8,7 @@ use gpu_xor::{
     AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, Input, Operator,
     OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
 };
-use gpu_xor_testkit::{OutputLayout, random_bytes};
+use gpu_xor_testkit::{OutputLayout, random_bytes, shift_amounts};
 
 use crate::engine::AnyOperator;
 
@@ -60,6 +60,25 @@ impl OvOp {
             OvOp::Unary(_) => 1,
             _ => 2,
         }
+    }
+
+    /// Its row of the operator table.
+    pub const fn table_operator(self) -> Operator {
+        match self {
+            OvOp::BitwiseXor => Operator::BitwiseXor,
+            OvOp::Binary(op) => op.operator(),
+            OvOp::Unary(op) => op.operator(),
+        }
+    }
+
+    /// Whether it takes `data_type`.
+    pub fn takes(self, data_type: DataType) -> bool {
+        gpu_xor::desc::min_feature_level(self.table_operator(), data_type).is_some()
+    }
+
+    /// Whether its function is a shift (its B holds amounts).
+    pub fn shifts(self) -> bool {
+        !self.table_operator().spec().function.is_word_wide()
     }
 
     /// Whether it takes `boolean` only (the `Logical*-1` operations).
@@ -193,8 +212,14 @@ impl OvCase {
         }
     }
 
-    /// The same case run by another operation (a one-input operation reads A alone).
+    /// The same case run by another operation (a one-input operation reads A alone); for a
+    /// shift, B's bytes become mostly shift amounts, so that its shifts are mostly in range.
     pub fn with_op(mut self, op: OvOp) -> OvCase {
+        if op.shifts() && !self.op.shifts() {
+            let width = u64::from(self.data_type.size_in_bytes());
+            let seed = self.b.len() as u64;
+            shift_amounts(&mut self.b, width, seed);
+        }
         self.op = op;
         self
     }

@@ -43,7 +43,7 @@
 //! Several variants share a kind where DirectML and OpenVINO state one rule in their own words:
 //! [`Error::DataTypeMismatch`] and [`Error::ElementTypeMismatch`] are both
 //! [`ErrorKind::DtypeMismatch`]; [`Error::UnsupportedDataType`],
-//! [`Error::NotIntegerOrBoolean`] and [`Error::NotBoolean`] are all
+//! [`Error::NotIntegerOrBoolean`], [`Error::NotInteger`] and [`Error::NotBoolean`] are all
 //! [`ErrorKind::UnsupportedDtype`].
 //!
 //! # Categories
@@ -555,6 +555,19 @@ errors! {
             data_type: DataType,
         } => UnsupportedDtype,
 
+        /// OpenVINO's `Bitwise*Shift-15` take "any supported integer element type": not
+        /// `boolean`, not a float.
+        #[error(
+            "{operator}: The element type of the input tensor must be integer. (got {})",
+            data_type.openvino_name()
+        )]
+        NotInteger {
+            /// The operation.
+            operator: Operator,
+            /// The refused type.
+            data_type: DataType,
+        } => UnsupportedDtype,
+
         /// OpenVINO's `Logical*-1` operations take `boolean` only ("Operands for logical
         /// operators must have boolean element type").
         #[error(
@@ -876,7 +889,8 @@ errors! {
         /// [`Error::ElementTypeMismatch`] (OpenVINO).
         DtypeMismatch => "dtype_mismatch", Description,
         /// The operator does not take the type: [`Error::UnsupportedDataType`] (DirectML, at a
-        /// feature level), [`Error::NotIntegerOrBoolean`] and [`Error::NotBoolean`] (OpenVINO).
+        /// feature level), [`Error::NotIntegerOrBoolean`], [`Error::NotInteger`] and
+        /// [`Error::NotBoolean`] (OpenVINO).
         UnsupportedDtype => "unsupported_dtype", Description,
         /// [`Error::RankOutOfRange`].
         RankOutOfRange => "rank_out_of_range", Description,
@@ -1177,6 +1191,10 @@ mod tests {
             Error::NotBoolean {
                 operator: Operator::OvLogicalAnd,
                 data_type: DataType::U8,
+            },
+            Error::NotInteger {
+                operator: Operator::BitwiseLeftShift,
+                data_type: DataType::Bool,
             },
             Error::ShapeInconsistent {
                 a: vec![3],

@@ -3,8 +3,12 @@
 // Overrides (set per pipeline, never formatted into the text):
 //   WIDTH    bytes per element: 1, 2, 4 or 8. Kernels see only u32 words: a 64-bit element
 //            is two words (low word first), an 8- or 16-bit element a lane inside a word.
-//   FUNC     the word-wide function: 0 XOR, 1 AND, 2 OR, 3 NOT (of A alone: the host binds A
-//            in B's place too, and B's value is never used).
+//   FUNC     the element function: 0 XOR, 1 AND, 2 OR, 3 NOT (of A alone: the host binds A
+//            in B's place too, and B's value is never used), word-wide; 4 shift left,
+//            5 logical shift right, 6 arithmetic shift right, of A's element by B's, which
+//            need WIDTH: an amount outside [0, bits) of the element (a negative one reads as
+//            a large unsigned one) gives 0, or all ones for an arithmetic shift of a negative
+//            value, whatever the lane's position in its word (WGSL would mask the amount).
 //   LOGICAL  false: the function on the raw bits (DML BIT_*, OpenVINO Bitwise* on integers);
 //            true: on truth values, `x != 0` at the element's full width, written as 0 or 1
 //            of WIDTH bytes (DML LOGICAL_*, OpenVINO Logical* and Bitwise* on boolean).
@@ -157,9 +161,9 @@ fn lane_mask() -> u32 {
     return 0xffffffffu;
 }
 
-// The function on whole words: every bit of the result is the function of the same bit of
-// `a` and `b`, so it serves packed lanes, 64-bit halves and 16-byte blocks alike. NOT takes
-// A alone.
+// A word-wide function (FUNC 0 to 3) on whole words: every bit of the result is the function
+// of the same bit of `a` and `b`, so it serves packed lanes, 64-bit halves and 16-byte blocks
+// alike. NOT takes A alone. The shifts go through `combine_*` instead.
 fn apply(a: u32, b: u32) -> u32 {
     switch FUNC {
         case 1u: {
@@ -208,11 +212,80 @@ fn truth(a: u32, b: u32) -> u32 {
     return apply(a, b);
 }
 
+// Whether FUNC is a shift (4, 5 or 6), which needs the element's width.
+fn is_shift() -> bool {
+    return FUNC >= 4u;
+}
+
+// A shift of one element of at most 32 bits, right-aligned in `a` and `b` with nothing set
+// above the lane; the result likewise. Every amount is checked against the lane's own width,
+// never masked: `b >= bits` is out of range, a negative amount included.
+fn shift_lane(a: u32, b: u32) -> u32 {
+    // min: a pipeline of 64-bit elements compiles this function too, and never calls it.
+    let bits = min(WIDTH, 4u) * 8u;
+    if FUNC == 4u {
+        return select(0u, (a << min(b, 31u)) & lane_mask(), b < bits);
+    }
+    if FUNC == 5u {
+        return select(0u, a >> min(b, 31u), b < bits);
+    }
+    // Arithmetic: the lane sign-extended to 32 bits, shifted by at most bits - 1 (an amount
+    // out of range gives the sign in every bit, as a shift by bits - 1 does).
+    let up = 32u - bits;
+    let v = bitcast<i32>(a << up) >> up;
+    return bitcast<u32>(v >> min(b, bits - 1u)) & lane_mask();
+}
+
+// A shift of every lane of a word of packed elements (WIDTH <= 4) by the same lane of `b`.
+fn shift_word(a: u32, b: u32) -> u32 {
+    if WIDTH == 4u {
+        return shift_lane(a, b);
+    }
+    let bits = min(WIDTH, 4u) * 8u;
+    var r = 0u;
+    for (var k = 0u; k < 32u; k += bits) {
+        r |= shift_lane((a >> k) & lane_mask(), (b >> k) & lane_mask()) << k;
+    }
+    return r;
+}
+
+// A shift of one 64-bit element as (low word, high word) by the amount (low, high).
+fn shift_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let in_range = b.y == 0u && b.x < 64u;
+    if FUNC != 6u && !in_range {
+        return vec2<u32>(0u);
+    }
+    let s = select(63u, b.x, in_range);
+    if s == 0u {
+        return a;
+    }
+    if FUNC == 4u {
+        if s >= 32u {
+            return vec2<u32>(0u, a.x << (s - 32u));
+        }
+        return vec2<u32>(a.x << s, (a.y << s) | (a.x >> (32u - s)));
+    }
+    // The high word shifted alone: filling with zeros (5) or the sign (6).
+    var hi = a.y >> (s & 31u);
+    var fill = 0u;
+    if FUNC == 6u {
+        hi = bitcast<u32>(bitcast<i32>(a.y) >> (s & 31u));
+        fill = bitcast<u32>(bitcast<i32>(a.y) >> 31u);
+    }
+    if s >= 32u {
+        return vec2<u32>(hi, fill);
+    }
+    return vec2<u32>((a.x >> s) | (a.y << (32u - s)), hi);
+}
+
 // One element of at most 32 bits, right-aligned in `a` and `b`; the result is right-aligned
 // too, with nothing set above the lane (NOT's complement is masked to it).
 fn combine_lane(a: u32, b: u32) -> u32 {
     if LOGICAL {
         return truth(nonzero(a), nonzero(b));
+    }
+    if is_shift() {
+        return shift_lane(a & lane_mask(), b & lane_mask());
     }
     return apply(a, b) & lane_mask();
 }
@@ -234,6 +307,9 @@ fn nonzero_halves(x: u32) -> u32 {
 // function of each bit is the function of the same bit of its inputs, so the other bits do
 // not disturb it), and move the top bits down to bit 0 of the lane.
 fn combine_word(a: u32, b: u32) -> u32 {
+    if is_shift() {
+        return shift_word(a, b);
+    }
     if !LOGICAL {
         return apply(a, b);
     }
@@ -255,6 +331,9 @@ fn combine_word(a: u32, b: u32) -> u32 {
 
 // One 64-bit element as (low word, high word). Zero means both words zero.
 fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if is_shift() {
+        return shift_pair(a, b);
+    }
     if !LOGICAL {
         return vec2<u32>(apply(a.x, b.x), apply(a.y, b.y));
     }
@@ -293,7 +372,7 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     if WIDTH == 8u {
         return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
     }
-    if !LOGICAL {
+    if !LOGICAL && !is_shift() {
         return apply4(a, b);
     }
     return vec4<u32>(

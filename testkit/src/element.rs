@@ -11,6 +11,22 @@ pub fn width_mask(width: u64) -> u64 {
     }
 }
 
+/// Rewrites about three in four elements of `width` bytes of `bytes` (counted from its start)
+/// as shift amounts from 0 to the element's bits plus one, so that a shift of random values
+/// by them is mostly in range, with amounts just past the width among them; the rest keep
+/// their random bits (amounts far out of range, negative ones for signed types).
+pub fn shift_amounts(bytes: &mut [u8], width: u64, seed: u64) {
+    let mut rng = crate::SplitMix64::new(seed ^ 0x5EED_5A17);
+    let bits = 8 * width;
+    for element in bytes.chunks_exact_mut(width as usize) {
+        let r = rng.next_u64();
+        if !r.is_multiple_of(4) {
+            let amount = (r >> 8) % (bits + 2);
+            element.copy_from_slice(&amount.to_le_bytes()[..width as usize]);
+        }
+    }
+}
+
 /// The values' low `width` bytes each, little-endian, in order.
 pub fn le_bytes(values: &[u64], width: u64) -> Vec<u8> {
     let width = width as usize;

@@ -35,6 +35,6 @@ mod layout;
 mod splitmix64;
 
 pub use compare::{compare_buffer, compare_buffers};
-pub use element::{le_bytes, width_mask};
+pub use element::{le_bytes, shift_amounts, width_mask};
 pub use layout::{OutputLayout, packed_strides, positions, unravel};
 pub use splitmix64::{SplitMix64, random_bytes};

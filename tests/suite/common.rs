@@ -367,11 +367,11 @@ pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::inspect::KernelKi
     );
 }
 
-/// Whether the DirectML operator `op` takes `data_type` on the suite's feature level: the
-/// bitwise ones every DirectML type, the logical ones `u8` and `u32`.
+/// Whether the DirectML operator `op` takes `data_type` on the suite's feature level (the
+/// default, 4.1): the bitwise ones every DirectML type, the logical ones `u8` and `u32`, the
+/// shifts the unsigned types.
 pub fn takes(op: DmlOp, data_type: gpu_xor::DataType) -> bool {
-    use gpu_xor::DataType::{U8, U32};
-    data_type.is_directml() && (!op.logical() || matches!(data_type, U8 | U32))
+    op.takes(data_type, gpu_xor::FeatureLevel::default())
 }
 
 /// Every DirectML operator that takes `data_type`, XOR first.

@@ -16,7 +16,7 @@ use gpu_xor_conformance::engine::{self, AnyOperator};
 use gpu_xor_conformance::ov::OvOp;
 use gpu_xor_testkit::SplitMix64;
 
-use crate::common::{Check, CheckOv, DmlCase, DmlOp, OvCase, compare, ctx, speckle};
+use crate::common::{Check, CheckOv, DmlCase, DmlOp, OvCase, compare, ctx, speckle, takes};
 
 // What is documented as shareable between threads (`Context`'s documentation) is checked when
 // the suite compiles.
@@ -141,11 +141,11 @@ fn input_desc(rng: &mut Rng, dt: DataType, sizes: &[u32]) -> TensorDesc {
 /// are common), rank 1 to 4, packed, padded or broadcast inputs, a packed or padded output.
 fn dml_case(rng: &mut Rng, seed: u64) -> DmlCase {
     let op = rng.pick(&DmlOp::ALL);
-    let dt = if op.logical() {
-        rng.pick(&[DataType::U8, DataType::U32])
-    } else {
-        rng.pick(&DataType::DIRECTML)
-    };
+    let types: Vec<DataType> = DataType::DIRECTML
+        .into_iter()
+        .filter(|&dt| takes(op, dt))
+        .collect();
+    let dt = rng.pick(&types);
     let rank = 1 + rng.below(4) as usize;
     let sizes: Vec<u32> = (0..rank).map(|_| 1 + rng.below(6) as u32).collect();
     let a = input_desc(rng, dt, &sizes);
@@ -168,11 +168,11 @@ fn dml_case(rng: &mut Rng, seed: u64) -> DmlCase {
 /// `pdpd`, now and then with a zero-size dimension (a one-input operation reads A alone).
 fn ov_case(rng: &mut Rng, seed: u64) -> OvCase {
     let op = rng.pick(&OvOp::ALL);
-    let dt = if op.boolean_only() {
-        DataType::Bool
-    } else {
-        rng.pick(&DataType::OPENVINO)
-    };
+    let types: Vec<DataType> = DataType::OPENVINO
+        .into_iter()
+        .filter(|&dt| op.takes(dt))
+        .collect();
+    let dt = rng.pick(&types);
     let rank = rng.below(5) as usize;
     let full: Vec<usize> = (0..rank)
         .map(|_| {

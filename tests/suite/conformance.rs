@@ -1,6 +1,8 @@
-//! The conformance cases (`tests/data/conformance.json`, a copy of `conformance/cases.json`,
-//! and `tests/data/family.json`, written by `conformance/cases/family.py`) through the runner
-//! of the `gpu-xor-conformance` crate, and proof that the runner can fail.
+//! The conformance cases (`tests/data/conformance.json`, a copy of `conformance/cases.json`;
+//! `tests/data/family.json` and `tests/data/chapter.json`, written by
+//! `conformance/cases/family.py` and `chapter.py`; `tests/data/onnx.json`, ONNX's backend node
+//! tests converted by `conformance/cases/onnx_nodes.py`) through the runner of the
+//! `gpu-xor-conformance` crate, and proof that the runner can fail.
 
 use std::path::Path;
 
@@ -42,6 +44,49 @@ fn family_cases_all_pass() {
     // The OWNED_BY_DML cases of a two-input and a one-input operator run, and pass.
     for id in ["band_owned_by_dml_b_u16", "bnot_owned_by_dml_input_u32"] {
         assert_eq!(report.outcome(id), Some(&Outcome::Passed), "{id}");
+    }
+}
+
+#[test]
+fn chapter_cases_all_pass() {
+    let ctx = crate::common::ctx();
+    let report =
+        runner::run_file(ctx, Path::new(runner::CHAPTER_CASES)).unwrap_or_else(|e| panic!("{e}"));
+    print!("{}", report.render());
+    let counts = report.counts();
+    assert!(counts.passed >= 200, "{}", report.summary_line());
+    assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
+    assert_eq!(counts.skipped, 0, "skipped cases:\n{}", report.render());
+}
+
+/// ONNX's backend node tests of every ONNX operator the README maps, BitShift included.
+#[test]
+fn onnx_node_tests_all_pass() {
+    let ctx = crate::common::ctx();
+    let report =
+        runner::run_file(ctx, Path::new(runner::ONNX_CASES)).unwrap_or_else(|e| panic!("{e}"));
+    print!("{}", report.render());
+    let counts = report.counts();
+    assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
+    assert_eq!(counts.skipped, 0, "skipped cases:\n{}", report.render());
+    let by_op = report.counts_by_op();
+    for op in [
+        "logical_and_broadcast",
+        "logical_or_broadcast",
+        "logical_xor_broadcast",
+        "logical_not_bool",
+        "bitwise_and_broadcast",
+        "bitwise_or_broadcast",
+        "bitwise_xor_broadcast",
+        "bitwise_not",
+        "bitwise_left_shift_broadcast",
+        "bitwise_right_shift_broadcast",
+    ] {
+        let passed = by_op
+            .iter()
+            .find(|(name, _)| name == op)
+            .map_or(0, |(_, c)| c.passed);
+        assert!(passed >= 3, "{op}: {passed} ONNX node tests passed");
     }
 }
 

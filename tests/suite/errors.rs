@@ -311,6 +311,13 @@ fn every_operator_takes_exactly_the_types_of_its_table() {
         Bool => false,
         _ => fl >= FeatureLevel::Fl4_1,
     };
+    // DirectML BIT_SHIFT_*: FL 2.1 u8, u16, u32; FL 4.1 u64; never another type.
+    let shift = |dt: DataType, fl: FeatureLevel| match dt {
+        U8 | U16 | U32 => fl >= FeatureLevel::Fl2_1,
+        U64 => fl >= FeatureLevel::Fl4_1,
+        _ => false,
+    };
+    let is_shift = |op: gpu_xor::Operator| op.spec().name.contains("SHIFT");
     // DirectML LOGICAL_*: FL 1.0 u32; FL 2.0 u8 too; never another type.
     let logical = |dt: DataType, fl: FeatureLevel| match dt {
         U32 => true,
@@ -324,6 +331,8 @@ fn every_operator_takes_exactly_the_types_of_its_table() {
             for op in DmlBinaryOp::ALL {
                 let want = if op.function().logical {
                     logical(dt, fl)
+                } else if is_shift(op.operator()) {
+                    shift(dt, fl)
                 } else {
                     bitwise(dt, fl)
                 };
@@ -346,10 +355,12 @@ fn every_operator_takes_exactly_the_types_of_its_table() {
                 assert_eq!(got.is_ok(), want, "{op:?} {dt} {fl:?}: {got:?}");
             }
         }
-        // OpenVINO: Bitwise* integers and boolean; Logical* boolean.
+        // OpenVINO: Bitwise* integers and boolean; Bitwise*Shift integers; Logical* boolean.
         for op in OvBinaryOp::ALL {
             let want = if op.boolean_only() {
                 dt == Bool
+            } else if op.operator().spec().name.contains("Shift") {
+                !dt.is_float() && dt != Bool
             } else {
                 !dt.is_float()
             };
@@ -369,12 +380,22 @@ fn every_operator_takes_exactly_the_types_of_its_table() {
             assert_eq!(got.is_ok(), want, "{op:?} {dt}: {got:?}");
         }
     }
-    // The DirectML logical operators take 4-D only below FL 3.0.
-    for op in [DmlBinaryOp::LogicalAnd, DmlBinaryOp::LogicalOr] {
+    // The DirectML logical and shift operators take 4-D only below FL 3.0.
+    for op in [
+        DmlBinaryOp::LogicalAnd,
+        DmlBinaryOp::LogicalOr,
+        DmlBinaryOp::BitShiftLeft,
+        DmlBinaryOp::BitShiftRight,
+    ] {
         let d = DmlBinaryDesc::packed(op, U32, &[2, 3]);
         assert_eq!(
-            d.validate(FeatureLevel::Fl2_0).unwrap_err().rule(),
+            d.validate(FeatureLevel::Fl2_1).unwrap_err().rule(),
             "rank_out_of_range"
+        );
+        assert!(
+            DmlBinaryDesc::packed(op, U32, &[2, 1, 3, 1])
+                .validate(FeatureLevel::Fl2_1)
+                .is_ok()
         );
         assert!(d.validate(FeatureLevel::Fl3_0).is_ok());
     }

@@ -46,8 +46,8 @@ fn family(ctx: &Context, which: &str, dt: DataType, count: u32) -> AnyOperator {
 }
 
 /// Every operator of the operator table on `ctx`, packed: the DirectML ones that take `dt`
-/// on `count` elements of it, the OpenVINO ones on `count` elements of `dt`, or, where they
-/// take booleans only, on as many `bool` elements as fill the same bytes.
+/// on `count` elements of it, the OpenVINO ones that take `dt` on `count` elements of it,
+/// or, where they take booleans only, on as many `bool` elements as fill the same bytes.
 fn every_operator(ctx: &Context, dt: DataType, count: u32) -> Vec<AnyOperator> {
     let t = TensorDesc::new(dt, &[count]);
     let mut ops: Vec<AnyOperator> = DmlOp::ALL
@@ -62,7 +62,10 @@ fn every_operator(ctx: &Context, dt: DataType, count: u32) -> Vec<AnyOperator> {
             .unwrap_or_else(|e| panic!("{op:?} {dt}: {e}"))
         })
         .collect();
-    for op in OvOp::ALL {
+    for op in OvOp::ALL
+        .into_iter()
+        .filter(|op| op.takes(dt) || op.boolean_only())
+    {
         let (dt, len) = if op.boolean_only() {
             (DataType::Bool, (count * dt.size_in_bytes()) as usize)
         } else {

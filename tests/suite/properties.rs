@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use gpu_xor::inspect::{KernelKind, RecordSummary};
-use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
+use gpu_xor::{AutoBroadcast, DataType, DmlBinaryOp, KernelTuning, TensorDesc};
+use gpu_xor_testkit::shift_amounts;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -577,6 +578,11 @@ impl DmlSpec {
                 }
             }
         }
+        if self.op.shifts() {
+            // Mostly amounts in range, a few just past the width, some random.
+            let width = u64::from(self.dt.size_in_bytes());
+            shift_amounts(&mut case.buffers[case.places[TB].buffer], width, self.seed);
+        }
         if self.sparse {
             // Two bytes in three zero, so that whole elements are often zero.
             for buf in &mut case.buffers {
@@ -598,19 +604,30 @@ impl DmlSpec {
 }
 
 /// An operator of two inputs and a type it takes: every element function of the family, on
-/// raw bits for every type, on truth values for about half of the `u8` and `u32` draws (the
-/// one-input operators have [`not_runs_every_kernel_as_its_binary_twin`]).
+/// raw bits for every type, on truth values for about a third of the `u8` and `u32` draws,
+/// the shifts (which need each element's width and lanes) for about a third of the unsigned
+/// draws (the one-input operators have [`not_runs_every_kernel_as_its_binary_twin`]).
 fn op_and_type(types: &[DataType]) -> impl Strategy<Value = (DmlOp, DataType)> + use<> {
     (
         proptest::sample::select(types.to_vec()),
-        any::<bool>(),
+        0usize..3,
         0usize..3,
     )
-        .prop_map(|(dt, logical, f)| {
-            let ops = if logical && matches!(dt, DataType::U8 | DataType::U32) {
-                [DmlOp::LogicalXor, DmlOp::LogicalAnd, DmlOp::LogicalOr]
-            } else {
-                [DmlOp::BitXor, DmlOp::BitAnd, DmlOp::BitOr]
+        .prop_map(|(dt, kind, f)| {
+            let unsigned = matches!(
+                dt,
+                DataType::U8 | DataType::U16 | DataType::U32 | DataType::U64
+            );
+            let ops = match kind {
+                1 if matches!(dt, DataType::U8 | DataType::U32) => {
+                    [DmlOp::LogicalXor, DmlOp::LogicalAnd, DmlOp::LogicalOr]
+                }
+                2 if unsigned => [
+                    DmlOp::Binary(DmlBinaryOp::BitShiftLeft),
+                    DmlOp::Binary(DmlBinaryOp::BitShiftRight),
+                    DmlOp::Binary(DmlBinaryOp::BitShiftLeft),
+                ],
+                _ => [DmlOp::BitXor, DmlOp::BitAnd, DmlOp::BitOr],
             };
             (ops[f], dt)
         })

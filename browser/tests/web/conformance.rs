@@ -1,4 +1,5 @@
-//! Every case of `tests/data/conformance.json` and `tests/data/family.json` through the
+//! Every case of `tests/data/conformance.json`, `family.json`, `chapter.json` and `onnx.json`
+//! through the
 //! conformance crate's async core, in the browser, none skipped (`owned_by_dml` included, as
 //! natively); and proof that the runner fails broken cases here as well.
 
@@ -11,6 +12,12 @@ const CASES: &str = include_str!("../../../tests/data/conformance.json");
 
 /// The family's cases (BIT_AND ... LogicalNot-1), written by `conformance/cases/family.py`.
 const FAMILY_CASES: &str = include_str!("../../../tests/data/family.json");
+
+/// The chapter's cases (the shifts), written by `conformance/cases/chapter.py`.
+const CHAPTER_CASES: &str = include_str!("../../../tests/data/chapter.json");
+
+/// ONNX's backend node tests, converted by `conformance/cases/onnx_nodes.py`.
+const ONNX_CASES: &str = include_str!("../../../tests/data/onnx.json");
 
 /// The ids of the file's cases tagged `tag`.
 fn tagged(cases: &[Value], tag: &str) -> Vec<String> {
@@ -92,6 +99,37 @@ async fn every_family_case_passes() {
     for id in &owned {
         assert_eq!(report.outcome(id), Some(&Outcome::Passed), "{id}");
     }
+}
+
+/// Every case of `text` runs and passes, none skipped; `name` heads what it prints.
+async fn whole_file_passes(name: &str, text: &str) {
+    let ctx = ctx().await;
+    let cases: Vec<Value> = serde_json::from_str(text).expect("the case file is a JSON list");
+    let report = run_cases_async(&ctx, text)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (op, c) in report.counts_by_op() {
+        say(&format!(
+            "{name} {op}: {} passed, {} failed, {} skipped",
+            c.passed, c.failed, c.skipped
+        ));
+    }
+    say(&format!("{name} in the browser: {}", report.summary_line()));
+    let counts = report.counts();
+    assert_eq!(report.cases.len(), cases.len(), "every case ran");
+    assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
+    assert_eq!(counts.skipped, 0, "skipped cases:\n{}", report.render());
+    assert_eq!(counts.passed, cases.len());
+}
+
+#[wasm_bindgen_test]
+async fn every_chapter_case_passes() {
+    whole_file_passes("chapter", CHAPTER_CASES).await;
+}
+
+#[wasm_bindgen_test]
+async fn every_onnx_node_test_passes() {
+    whole_file_passes("onnx", ONNX_CASES).await;
 }
 
 /// Broken cases in the conformance format fail, each with its reason; a good one passes.

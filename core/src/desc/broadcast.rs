@@ -256,13 +256,18 @@ impl OvUnaryDesc {
 }
 
 /// The type rule of an OpenVINO operation: `Logical*-1` take `boolean`, `Bitwise*-13`
-/// integers and `boolean`.
+/// integers and `boolean`, `Bitwise*Shift-15` integers.
 fn check_type(operator: Operator, data_type: DataType) -> Result<(), Error> {
     if crate::desc::min_feature_level(operator, data_type).is_some() {
         return Ok(());
     }
     Err(if operator.boolean_only() {
         Error::NotBoolean {
+            operator,
+            data_type,
+        }
+    } else if operator.spec().types == crate::desc::TypeTable::OvInteger {
+        Error::NotInteger {
             operator,
             data_type,
         }

@@ -54,6 +54,11 @@ pub enum TypeTable {
     OvIntegerOrBool,
     /// OpenVINO's `Logical*-1`: `boolean` only; any rank.
     OvBool,
+    /// DirectML's `BIT_SHIFT_*`: `UINT8`, `UINT16`, `UINT32` from feature level 2.1 (exactly
+    /// 4-D below 3.0), `UINT64` from 4.1, no other type; then DimensionCount 1 to 8.
+    DmlShift,
+    /// OpenVINO's `Bitwise*Shift-15`: every integer type, not `boolean`; any rank.
+    OvInteger,
 }
 
 impl TypeTable {
@@ -74,15 +79,27 @@ impl TypeTable {
             },
             TypeTable::OvIntegerOrBool => (!data_type.is_float()).then_some(FeatureLevel::Fl1_0),
             TypeTable::OvBool => (data_type == Bool).then_some(FeatureLevel::Fl1_0),
+            TypeTable::DmlShift => match data_type {
+                U8 | U16 | U32 => Some(FeatureLevel::Fl2_1),
+                U64 => Some(FeatureLevel::Fl4_1),
+                _ => None,
+            },
+            TypeTable::OvInteger => {
+                (!data_type.is_float() && data_type != Bool).then_some(FeatureLevel::Fl1_0)
+            }
         }
     }
 
     /// The DimensionCounts the table allows at `feature_level`, as `(min, max)`.
     pub fn rank_range(self, feature_level: FeatureLevel) -> (usize, usize) {
         match self {
-            TypeTable::DmlLogical if feature_level < FeatureLevel::Fl3_0 => (4, 4),
-            TypeTable::DmlBit | TypeTable::DmlLogical => (1, MAX_DIMENSIONS),
-            TypeTable::OvIntegerOrBool | TypeTable::OvBool => (0, usize::MAX),
+            TypeTable::DmlLogical | TypeTable::DmlShift if feature_level < FeatureLevel::Fl3_0 => {
+                (4, 4)
+            }
+            TypeTable::DmlBit | TypeTable::DmlLogical | TypeTable::DmlShift => (1, MAX_DIMENSIONS),
+            TypeTable::OvIntegerOrBool | TypeTable::OvBool | TypeTable::OvInteger => {
+                (0, usize::MAX)
+            }
         }
     }
 }
@@ -122,7 +139,7 @@ pub struct OperatorSpec {
 macro_rules! for_each_operator {
     ($callback:ident) => {
         $callback! {
-            DmlBinaryOp: "A DirectML operator of two inputs: `DML_OPERATOR_ELEMENT_WISE_{BIT,LOGICAL}_{AND,OR,XOR}`." {
+            DmlBinaryOp: "A DirectML operator of two inputs: `DML_OPERATOR_ELEMENT_WISE_{BIT,LOGICAL}_{AND,OR,XOR}`, `BIT_SHIFT_{LEFT,RIGHT}`." {
                 /// `DML_OPERATOR_ELEMENT_WISE_BIT_AND`.
                 BitAnd as BitAnd {
                     DirectMl, "ELEMENT_WISE_BIT_AND", And, Never, DmlBit,
@@ -152,6 +169,16 @@ macro_rules! for_each_operator {
                 LogicalXor as LogicalXor {
                     DirectMl, "ELEMENT_WISE_LOGICAL_XOR", Xor, Always, DmlLogical,
                     "logical_xor", logical_xor, logical_xor_into, []
+                }
+                /// `DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT`: `A << B`, unsigned.
+                BitShiftLeft as BitShiftLeft {
+                    DirectMl, "ELEMENT_WISE_BIT_SHIFT_LEFT", ShiftLeft, Never, DmlShift,
+                    "bit_shift_left", bit_shift_left, bit_shift_left_into, []
+                }
+                /// `DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_RIGHT`: `A >> B`, logical (unsigned).
+                BitShiftRight as BitShiftRight {
+                    DirectMl, "ELEMENT_WISE_BIT_SHIFT_RIGHT", ShiftRight, Never, DmlShift,
+                    "bit_shift_right", bit_shift_right, bit_shift_right_into, []
                 }
             }
             DmlUnaryOp: "A DirectML operator of one input: `DML_OPERATOR_ELEMENT_WISE_{BIT,LOGICAL}_NOT`." {
@@ -196,6 +223,19 @@ macro_rules! for_each_operator {
                 LogicalXor as OvLogicalXor {
                     OpenVino, "LogicalXor-1", Xor, Always, OvBool,
                     "logical_xor_broadcast", ov_logical_xor, ov_logical_xor_into, ["Xor-7"]
+                }
+                /// `BitwiseLeftShift-15`: integers; a left shift wraps in two's complement.
+                BitwiseLeftShift as BitwiseLeftShift {
+                    OpenVino, "BitwiseLeftShift-15", ShiftLeft, Never, OvInteger,
+                    "bitwise_left_shift_broadcast", bitwise_left_shift, bitwise_left_shift_into,
+                    ["BitShift-11 LEFT", "BitShift-28 LEFT"]
+                }
+                /// `BitwiseRightShift-15`: integers; arithmetic on signed types, logical on
+                /// unsigned ones.
+                BitwiseRightShift as BitwiseRightShift {
+                    OpenVino, "BitwiseRightShift-15", ShiftRight, Never, OvInteger,
+                    "bitwise_right_shift_broadcast", bitwise_right_shift, bitwise_right_shift_into,
+                    ["BitShift-11 RIGHT", "BitShift-28 RIGHT"]
                 }
             }
             OvUnaryOp: "An OpenVINO operation of one input." {
@@ -354,11 +394,17 @@ impl Operator {
             .find(|op| op.conformance_name() == name)
     }
 
-    /// What the kernels compute per element on `data_type`.
+    /// What the kernels compute per element on `data_type`: the row's function, whose right
+    /// shift is arithmetic on signed types.
     pub const fn function(self, data_type: DataType) -> ElementFunction {
         let spec = self.spec();
         ElementFunction {
-            function: spec.function,
+            function: match spec.function {
+                BitFunction::ShiftRight if data_type.is_signed_integer() => {
+                    BitFunction::ShiftRightArithmetic
+                }
+                function => function,
+            },
             logical: match spec.truth {
                 Truth::Never => false,
                 Truth::Always => true,
@@ -473,7 +519,10 @@ mod tests {
                 (directml, inputs),
                 "{op:?}"
             );
-            let dml_table = matches!(op.spec().types, TypeTable::DmlBit | TypeTable::DmlLogical);
+            let dml_table = matches!(
+                op.spec().types,
+                TypeTable::DmlBit | TypeTable::DmlLogical | TypeTable::DmlShift
+            );
             assert_eq!(dml_table, directml, "{op:?}");
         }
     }
@@ -486,7 +535,9 @@ mod tests {
                 let name = op.spec().name;
                 let expected = name.contains("LOGICAL")
                     || name.starts_with("Logical")
-                    || (name.starts_with("Bitwise") && dt == DataType::Bool);
+                    || (name.starts_with("Bitwise")
+                        && !name.contains("Shift")
+                        && dt == DataType::Bool);
                 assert_eq!(logical, expected, "{op:?} on {dt:?}");
             }
         }

@@ -222,17 +222,19 @@ impl DmlUnaryDesc {
 /// The lowest feature level at which `operator` accepts `data_type`, or `None` if none does.
 ///
 /// DirectML's `BIT_*` operators: `u8`, `u16`, `u32` from 3.0, the other DirectML types from
-/// 4.1. Its `LOGICAL_*` operators: `u32` from 1.0, `u8` from 2.0, nothing else ever.
+/// 4.1. Its `LOGICAL_*` operators: `u32` from 1.0, `u8` from 2.0, nothing else ever. Its
+/// `BIT_SHIFT_*` operators: `u8`, `u16`, `u32` from 2.1, `u64` from 4.1, nothing else ever.
 /// OpenVINO has no feature levels: the types an operation takes give [`FeatureLevel::Fl1_0`]
-/// (`Bitwise*-13`: integers and boolean; `Logical*-1`: boolean).
+/// (`Bitwise*-13`: integers and boolean; `Bitwise*Shift-15`: integers; `Logical*-1`:
+/// boolean).
 pub fn min_feature_level(operator: Operator, data_type: DataType) -> Option<FeatureLevel> {
     operator.spec().types.min_feature_level(data_type)
 }
 
 /// The DimensionCounts `operator` accepts at `feature_level`, as `(min, max)`.
 ///
-/// 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1), except the `LOGICAL_*` operators below 3.0:
-/// exactly 4. OpenVINO's operations take any rank, 0 (a scalar) included.
+/// 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1), except the `LOGICAL_*` and `BIT_SHIFT_*`
+/// operators below 3.0: exactly 4. OpenVINO's operations take any rank, 0 (a scalar) included.
 pub fn rank_range(operator: Operator, feature_level: FeatureLevel) -> (usize, usize) {
     operator.spec().types.rank_range(feature_level)
 }

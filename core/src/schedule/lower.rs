@@ -224,12 +224,13 @@ fn pipeline_key(
 ) -> PipelineKey {
     let (a_mode, b_mode) = select::modes(kernel, piece, u64::from(plan.data_type.size_in_bytes()));
     let logical = plan.function.logical;
-    // The contiguous kernel counts bytes and blocks: the bitwise function on dense runs needs
-    // no element width, so every type shares its pipelines (fewer to compile, and no pipeline
-    // switch between calls of different types).
+    // The contiguous kernel counts bytes and blocks: a word-wide bitwise function on dense
+    // runs needs no element width, so every type shares its pipelines (fewer to compile, and
+    // no pipeline switch between calls of different types). A shift needs the width.
+    let word_wide = !logical && plan.function.function.is_word_wide();
     let width = match kernel {
         // A repeated input is splat element by element: it needs the width.
-        KernelKind::Contiguous if !logical && (a_mode, b_mode) == (0, 0) => 4,
+        KernelKind::Contiguous if word_wide && (a_mode, b_mode) == (0, 0) => 4,
         _ => plan.data_type.size_in_bytes(),
     };
     PipelineKey {

@@ -1,0 +1,1108 @@
+#!/usr/bin/env python3
+"""Conformance cases for the shift operators: writes tests/data/chapter.json.
+
+Regenerate (Python 3, standard library only; the output is deterministic):
+
+    python3 conformance/cases/chapter.py            # writes tests/data/chapter.json
+    python3 conformance/cases/chapter.py OUT.json   # writes elsewhere
+
+The format is that of tests/data/conformance.json and tests/data/family.json (a JSON list, one
+case object per line), with these `op` names:
+
+    DirectML (described tensors, strides, feature levels, DML_TENSOR_FLAGS):
+      bit_shift_left   DML_ELEMENT_WISE_BIT_SHIFT_LEFT   (FL 2.1: u8 u16 u32, exactly 4-D;
+                                                          FL 3.0: u8 u16 u32, 1 to 8-D;
+                                                          FL 4.1: u64 too)
+      bit_shift_right  DML_ELEMENT_WISE_BIT_SHIFT_RIGHT  (the same)
+      Every other type (i8 i16 i32 i64 f16 f32 f64) is refused at every level.
+    OpenVINO (shapes and auto_broadcast; any rank, scalars and zero-size dimensions):
+      bitwise_left_shift_broadcast   BitwiseLeftShift-15   (u8 i8 u16 i16 u32 i32 u64 i64;
+                                                            boolean and floats are refused)
+      bitwise_right_shift_broadcast  BitwiseRightShift-15  (the same)
+
+A is the value to shift, B the amount; A, B and the output have one type. Id prefixes: bshl_
+bshr_ (DirectML), ovshl_ ovshr_ (OpenVINO); `_err_` marks an error case. `source` names the
+specification page or the test that each case comes from.
+
+One definition serves every standard (it is ONNX BitShift-28's): elements are bit patterns of
+their type, and the amount b is read as a value of the element type (signed for i8 to i64).
+
+    0 <= b < bits (bits = 8 * width):
+        left   (a << b) mod 2^bits (two's complement wrap for signed types)
+        right  logical for unsigned types; arithmetic (sign-filling, floor(a / 2^b)) for signed
+    b < 0 or b >= bits:
+        0, except a right shift of a negative value, which gives -1 (all bits set).
+
+DirectML and ONNX BitShift-11 say nothing of an amount at or above the width, and OpenVINO
+calls it (and a negative amount) undefined or implementation-defined; these cases hold every
+operator to the rule above. A negative amount of a signed type is, as a bit pattern, an
+unsigned amount of at least 2^(bits-1) >= bits, so reading the amount signed or unsigned gives
+the same result under this rule.
+
+Every expected value is computed here with Python integers, from that rule alone, independently
+of the library; the examples taken from the specifications and test suites are also checked
+against the values they list. Like family.json, the file is meant for the conformance runner
+and for checking the library's CPU reference in the conformance crate's unit tests.
+"""
+
+import hashlib
+import json
+import os
+import sys
+
+WIDTH = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "u32": 4, "i32": 4, "u64": 8, "i64": 8,
+         "f16": 2, "f32": 4, "f64": 8, "bool": 1}
+DML_UINTS = ["u8", "u16", "u32", "u64"]
+DML_REFUSED = ["i8", "i16", "i32", "i64", "f16", "f32", "f64"]
+OV_INTS = ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64"]
+
+DML_OPS = {"bit_shift_left", "bit_shift_right"}
+LEFT = {"bit_shift_left", "bitwise_left_shift_broadcast"}
+
+# Sources.
+SRC_BSHL = ("DirectML docs: DML_ELEMENT_WISE_BIT_SHIFT_LEFT_OPERATOR_DESC "
+            "(MicrosoftDocs/sdk-api ns-directml-dml_element_wise_bit_shift_left_operator_desc.md)")
+SRC_BSHR = ("DirectML docs: DML_ELEMENT_WISE_BIT_SHIFT_RIGHT_OPERATOR_DESC "
+            "(MicrosoftDocs/sdk-api ns-directml-dml_element_wise_bit_shift_right_operator_desc.md)")
+SRC_DML = {"bit_shift_left": SRC_BSHL, "bit_shift_right": SRC_BSHR}
+SRC_FLH = "DirectML docs: feature level history (windows-ai-docs dml-feature-level-history.md)"
+SRC_STRIDES = "DirectML docs: 'Using strides to express padding and memory layout' (dml-strides.md)"
+SRC_BINDING = "DirectML docs: DML_BINDING_DESC / binding in DirectML (in-place execution, offsets)"
+SRC_FLAGS = "DirectML docs: DML_TENSOR_FLAGS (DML_TENSOR_FLAG_OWNED_BY_DML)"
+SPEC = "OpenVINO spec: operation-specs/"
+SRC_OV = {
+    "bitwise_left_shift_broadcast": SPEC + "bitwise/bitwise-left-shift-15.rst",
+    "bitwise_right_shift_broadcast": SPEC + "bitwise/bitwise-right-shift-15.rst",
+}
+TPL = "OpenVINO template plugin test: src/plugins/template/tests/functional/op_reference/"
+SRC_TPL = {
+    "bitwise_left_shift_broadcast": TPL + "bitwise_left_shift.cpp",
+    "bitwise_right_shift_broadcast": TPL + "bitwise_right_shift.cpp",
+}
+SRC_BCAST = "OpenVINO spec: Broadcast Rules For Elementwise Operations (broadcast-rules.rst)"
+SRC_OV_TYPES = ("OpenVINO core: op/util/binary_elementwise_bitwise.cpp, elementwise_args.cpp, "
+                "op/bitwise_left_shift.cpp, op/bitwise_right_shift.cpp; tests "
+                "type_prop/bitwise_ops.hpp (BitwiseOperatorNotBoolean)")
+SRC_ONNX11 = "ONNX docs/Operators.md: BitShift-11 (the example in the description)"
+SRC_ONNX28 = ("ONNX onnx/defs/logical/defs.cc: BitShift-28 (signed types; an amount below 0 "
+              "or at least the width gives 0, or -1 for a right shift of a negative value)")
+SRC_ONNX_TEST = "ONNX onnx/backend/test/case/node/bitshift.py"
+
+# ----- element functions -------------------------------------------------------------------
+
+
+def mask(dtype):
+    return (1 << (8 * WIDTH[dtype])) - 1
+
+
+def signed(dtype):
+    return dtype.startswith("i")
+
+
+def value(dtype, x):
+    """The number that bit pattern `x` stands for (two's complement for signed types)."""
+    bits = 8 * WIDTH[dtype]
+    x &= mask(dtype)
+    if signed(dtype) and x >> (bits - 1):
+        return x - (1 << bits)
+    return x
+
+
+def shift(op, dtype, x, y):
+    """One element of `op` on raw bit patterns, by the ONNX BitShift-28 rule."""
+    bits, m = 8 * WIDTH[dtype], mask(dtype)
+    a, b = value(dtype, x), value(dtype, y)
+    if 0 <= b < bits:
+        if op in LEFT:
+            return (a << b) & m
+        return (a >> b) & m  # Python's >> floors: arithmetic for negative a, logical otherwise
+    return m if (op not in LEFT and a < 0) else 0
+
+
+def pats(dtype, values):
+    """Bit patterns of signed or unsigned numbers."""
+    return [v & mask(dtype) for v in values]
+
+
+# ----- layouts ------------------------------------------------------------------------------
+
+
+def prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def packed(shape):
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.insert(0, acc)
+        acc *= d
+    return strides
+
+
+def indices(shape):
+    if not shape:
+        yield ()
+        return
+    if 0 in shape:
+        return
+    idx = [0] * len(shape)
+    for _ in range(prod(shape)):
+        yield tuple(idx)
+        for d in range(len(shape) - 1, -1, -1):
+            idx[d] += 1
+            if idx[d] < shape[d]:
+                break
+            idx[d] = 0
+
+
+def physical_len(shape, strides):
+    return sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+
+
+def min_bytes(shape, strides, dtype):
+    n = physical_len(shape, strides) * WIDTH[dtype]
+    return (n + 3) // 4 * 4
+
+
+class Rng:
+    """SplitMix64, as the format defines it (data and padding here; `generator` cases)."""
+
+    def __init__(self, seed):
+        self.state = seed & (2**64 - 1)
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        return z ^ (z >> 31)
+
+
+assert Rng(0).next() == 0xE220A8397B1DCDAF
+
+
+def stream(seed, count, mode, dtype):
+    r, m, out = Rng(seed), mask(dtype), []
+    for _ in range(count):
+        z = r.next()
+        if mode == "bits":
+            out.append(z & m)
+        elif mode == "sparse":
+            out.append(z & m if z >> 63 else 0)
+        else:
+            out.append(z >> 63)
+    return out
+
+
+_data_seed = [3000]
+
+
+def rand(dtype, n):
+    """Deterministic pseudo-random element values (every bit pattern of the type)."""
+    _data_seed[0] += 1
+    return stream(_data_seed[0], n, "bits", dtype)
+
+
+def rand_amounts(dtype, n):
+    """Deterministic shift amounts, mostly near the useful range: 0 to bits+2 (signed types
+    from -3), and about one in sixteen a full-width bit pattern."""
+    _data_seed[0] += 1
+    bits, m = 8 * WIDTH[dtype], mask(dtype)
+    r, out = Rng(_data_seed[0]), []
+    for _ in range(n):
+        z = r.next()
+        if z >> 60 == 0xF:
+            out.append(z & m)
+        elif signed(dtype):
+            out.append(((z % (bits + 6)) - 3) & m)
+        else:
+            out.append(z % (bits + 3))
+    return out
+
+
+def sha(values, dtype):
+    w = WIDTH[dtype]
+    return hashlib.sha256(b"".join(v.to_bytes(w, "little") for v in values)).hexdigest()
+
+
+# ----- cases --------------------------------------------------------------------------------
+
+CASES = []
+
+
+def add(case):
+    assert case["id"] not in {c["id"] for c in CASES}, case["id"]
+    CASES.append(case)
+
+
+def dml_min_level(dtype, rank):
+    """UINT64 from FL 4.1; UINT8/16/32 from FL 2.1 when 4-D, else from FL 3.0 (1 to 8-D)."""
+    if dtype == "u64":
+        return "4_1"
+    return "2_1" if rank == 4 else "3_0"
+
+
+def dml(id, op, dtype, shape, a, b, a_strides=None, b_strides=None, out_strides=None,
+        alias=None, tags=(), source=None, notes=None, extra=None, check=None):
+    """A valid DirectML case. `a` and `b` are physical buffers when their strides are given,
+    else logical row-major data; the expected output is read off them element by element.
+    `check`, when given, is the output the source lists (as signed or unsigned numbers)."""
+    sa = a_strides or packed(shape)
+    sb = b_strides or packed(shape)
+    so = out_strides or packed(shape)
+    assert len(a) == physical_len(shape, sa), id
+    assert len(b) == physical_len(shape, sb), id
+    if alias == "a=b":
+        assert a == b and sa == sb, id
+    if alias in ("out=a", "out=a=b"):
+        assert sa == so, id
+    if alias == "out=b":
+        assert sb == so, id
+    expected = []
+    for idx in indices(shape):
+        x = a[sum(i * s for i, s in zip(idx, sa))]
+        y = b[sum(i * s for i, s in zip(idx, sb))]
+        expected.append(shift(op, dtype, x, y))
+    if check is not None:
+        assert expected == pats(dtype, check), (id, expected)
+    c = {"id": id, "op": op, "dtype": dtype, "a_shape": shape, "b_shape": shape,
+         "out_shape": shape}
+    if a_strides:
+        c["a_strides"] = a_strides
+    if b_strides:
+        c["b_strides"] = b_strides
+    if out_strides:
+        c["out_strides"] = out_strides
+    if alias:
+        c["alias"] = alias
+    c["min_feature_level"] = dml_min_level(dtype, len(shape))
+    for t, s in [("a", sa), ("b", sb), ("out", so)]:
+        c[t + "_min_bytes"] = min_bytes(shape, s, dtype)
+    for t, s in [("a", sa), ("b", sb), ("out", so)]:
+        c[t + "_physical_len"] = physical_len(shape, s)
+    if extra:
+        c.update(extra)
+    c["a"] = a
+    c["b"] = b
+    c["expected"] = expected
+    c["tags"] = list(tags)
+    c["source"] = source or SRC_DML[op]
+    if notes:
+        c["notes"] = notes
+    add(c)
+
+
+def err(id, op, dtype, a_shape, kind, message, b_shape="same", tags=(), source=None,
+        notes=None, **fields):
+    """An error case: no expected output; `error_kind` is the rule the refusal names."""
+    c = {"id": id, "op": op, "dtype": dtype, "a_shape": a_shape}
+    c["b_shape"] = a_shape if b_shape == "same" else b_shape
+    if op in DML_OPS and "out_shape" not in fields:
+        c["out_shape"] = a_shape
+    c.update(fields)
+    c["expect_error"] = message
+    c["error_kind"] = kind
+    c["tags"] = ["error"] + list(tags)
+    c["source"] = source or (SRC_DML[op] if op in DML_OPS else SRC_OV[op])
+    if notes:
+        c["notes"] = notes
+    add(c)
+
+
+def ov_shape(a, b, broadcast, axis):
+    """OpenVINO shape inference for static shapes; None where it fails."""
+    if broadcast == "none":
+        return list(a) if list(a) == list(b) else None
+    if broadcast == "numpy":
+        n = max(len(a), len(b))
+        pa, pb = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
+        out = []
+        for x, y in zip(pa, pb):
+            if x == y or y == 1:
+                out.append(x)
+            elif x == 1:
+                out.append(y)
+            else:
+                return None
+        return out
+    # pdpd: B onto A only.
+    if len(b) > len(a) or axis < -1:
+        return None
+    if axis == -1:
+        axis = len(a) - len(b)
+    if len(b) + axis > len(a):
+        return None
+    for i, y in enumerate(b):
+        if y != a[axis + i] and y != 1:
+            return None
+    return list(a)
+
+
+def ov_source_index(out_idx, shape, axis_of):
+    """The flat index of the input element that output index `out_idx` reads."""
+    idx = [0 if shape[d] == 1 else out_idx[axis_of + d] for d in range(len(shape))]
+    flat = 0
+    for i, n in zip(idx, shape):
+        flat = flat * n + i
+    return flat
+
+
+def ov_expected(op, dtype, a_shape, a, b_shape, b, broadcast, axis):
+    out_shape = ov_shape(a_shape, b_shape, broadcast, axis)
+    assert out_shape is not None, (a_shape, b_shape, broadcast, axis)
+    a_at = len(out_shape) - len(a_shape)
+    b_at = axis if (broadcast == "pdpd" and axis != -1) else len(out_shape) - len(b_shape)
+    expected = []
+    for idx in indices(out_shape):
+        x = a[ov_source_index(idx, a_shape, a_at)]
+        y = b[ov_source_index(idx, b_shape, b_at)]
+        expected.append(shift(op, dtype, x, y))
+    return out_shape, expected
+
+
+def ov(id, op, dtype, a_shape, a, b_shape, b, broadcast="numpy", axis=None, alias=None,
+       tags=(), source=None, notes=None, explicit_broadcast=True, check=None):
+    assert len(a) == prod(a_shape), id
+    assert len(b) == prod(b_shape), id
+    ax = -1 if axis is None else axis
+    out_shape, expected = ov_expected(op, dtype, a_shape, a, b_shape, b, broadcast, ax)
+    if check is not None:
+        assert expected == pats(dtype, check), (id, expected)
+    if alias == "out=a":
+        assert out_shape == list(a_shape), id
+    if alias == "out=b":
+        assert out_shape == list(b_shape), id
+    c = {"id": id, "op": op, "dtype": dtype, "a_shape": a_shape, "b_shape": b_shape}
+    if explicit_broadcast:
+        c["broadcast"] = broadcast
+    if axis is not None:
+        c["pdpd_axis"] = axis
+    c["out_shape"] = out_shape
+    if alias:
+        c["alias"] = alias
+    c["a"] = a
+    c["b"] = b
+    c["expected"] = expected
+    c["tags"] = list(tags)
+    c["source"] = source or SRC_OV[op]
+    if notes:
+        c["notes"] = notes
+    add(c)
+
+
+def generated(id, op, dtype, a_shape, seeds, modes, b_shape=None, a_strides=None, tags=(),
+              source=None, notes=None, broadcast=None):
+    """A large case: SplitMix64 inputs (A's and B's `mode` each), the output by digest, count,
+    head and tail."""
+    mode_a, mode_b = modes
+    is_dml = op in DML_OPS
+    sa = a_strides or packed(a_shape)
+    a_count = physical_len(a_shape, sa) if is_dml else prod(a_shape)
+    a = stream(seeds[0], a_count, mode_a, dtype)
+    c = {"id": id, "op": op, "dtype": dtype, "a_shape": a_shape}
+    if is_dml:
+        b_count = prod(a_shape)
+        b = stream(seeds[1], b_count, mode_b, dtype)
+        expected = []
+        for i, idx in enumerate(indices(a_shape)):
+            x = a[sum(p * s for p, s in zip(idx, sa))]
+            expected.append(shift(op, dtype, x, b[i]))
+        c["b_shape"] = a_shape
+        c["out_shape"] = a_shape
+        if a_strides:
+            c["a_strides"] = a_strides
+        c["min_feature_level"] = dml_min_level(dtype, len(a_shape))
+        for t, s in [("a", sa), ("b", packed(a_shape)), ("out", packed(a_shape))]:
+            c[t + "_min_bytes"] = min_bytes(a_shape, s, dtype)
+            c[t + "_physical_len"] = physical_len(a_shape, s)
+    else:
+        b_count = prod(b_shape)
+        b = stream(seeds[1], b_count, mode_b, dtype)
+        bc = broadcast or "numpy"
+        out_shape, expected = ov_expected(op, dtype, a_shape, a, b_shape, b, bc, -1)
+        c["b_shape"] = b_shape
+        c["broadcast"] = bc
+        c["out_shape"] = out_shape
+    c["generator"] = {"algo": "splitmix64",
+                      "a": {"seed": seeds[0], "count": a_count, "mode": mode_a},
+                      "b": {"seed": seeds[1], "count": b_count, "mode": mode_b}}
+    c["a_sha256"] = sha(a, dtype)
+    c["b_sha256"] = sha(b, dtype)
+    c["expected_count"] = len(expected)
+    c["expected_sha256"] = sha(expected, dtype)
+    c["expected_head"] = expected[:16]
+    c["expected_tail"] = expected[-16:]
+    c["tags"] = ["generator", "large"] + list(tags)
+    c["source"] = source or (SRC_DML[op] if is_dml else SRC_OV[op])
+    if notes:
+        c["notes"] = notes
+    add(c)
+
+
+# ----- special values ------------------------------------------------------------------------
+
+
+def specials(dtype):
+    """Bit patterns worth shifting: zero, one, the high bit, all ones, alternating bits, half
+    words (for signed types: 0, 1, 2, max, min, min+1, -2, -1, ...)."""
+    w = 8 * WIDTH[dtype]
+    m = (1 << w) - 1
+    alt = int("01" * (w // 2), 2)
+    return [0, 1, 2, m >> 1, 1 << (w - 1), (1 << (w - 1)) | 1, m - 1, m, alt, m ^ alt,
+            (1 << (w // 2)) - 1, m ^ ((1 << (w // 2)) - 1)]
+
+
+def dedupe(xs):
+    out = []
+    for x in xs:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def shift_amounts(dtype):
+    """Amounts around every edge: 0, 1, bits-1, bits, bits+1, 2*bits, the 32-bit edges 31, 32,
+    33 (which a 32-bit shift masks to 31, 0, 1), patterns whose low byte or low five bits are
+    small but whose value is out of range, the largest values; for signed types also -1,
+    -(bits-1), -bits, -(bits+1), -33 and the minimum."""
+    w = 8 * WIDTH[dtype]
+    m = (1 << w) - 1
+    xs = [0, 1, 2, w // 2, w - 1, w, w + 1, 2 * w, 31, 32, 33]
+    xs += {8: [0x81], 16: [0x101, 0x8001], 32: [63, 64, 0x101, 0x80000001],
+           64: [63, 64, 65, 0xFFFFFFFF, 0x100000000, 0x100000001, 0x8000000000000001]}[w]
+    xs += [m >> 1, 1 << (w - 1), m]
+    if signed(dtype):
+        xs += pats(dtype, [-1, -(w - 1), -w, -(w + 1), -33])
+    return dedupe([x & m for x in xs])
+
+
+def cross(vals, amts):
+    """A (rows: values) and B (columns: amounts) of a values x amounts table."""
+    return [v for v in vals for _ in amts], [s for _ in vals for s in amts]
+
+
+def fill(n, dtype, seed):
+    return stream(seed, n, "bits", dtype)
+
+
+RULE_NOTE = ("An amount at or above the width (or below zero) gives 0, or all ones for a "
+             "right shift of a negative value (ONNX BitShift-28); it is not masked to the "
+             "width.")
+
+# ===== DirectML BIT_SHIFT_LEFT, BIT_SHIFT_RIGHT ================================================
+
+# u64 values and amounts across the 32-bit word boundary.
+WORD_VALS = [1, 0x80000000, 0xFFFFFFFF, 0x100000000, 0x0000000180000001, 0x8000000000000000,
+             0xFFFFFFFFFFFFFFFF, 0x0123456789ABCDEF]
+WORD_AMTS = [0, 1, 31, 32, 33, 63, 64, 65, 0x20 | (1 << 32), 0x100000000, 0x100000001,
+             0xFFFFFFFF, 0x8000000000000000, 0xFFFFFFFFFFFFFFFF]
+
+# 8-bit lanes: four lanes to a 32-bit word, each with its own amount. Amounts 8 to 31 are in
+# range for a 32-bit shift and out of range for 8 bits; 32 and above, taken modulo 32 as a
+# 32-bit shift does (33 -> 1, 64 -> 0, 0x88 -> 8, 0xE1 -> 1), look small.
+LANE8_VALS = [0xFF, 0x80, 0x81, 0xC3, 0x7F, 0x01, 0xA5, 0x5A] * 4
+LANE8_AMTS = [0, 7, 8, 9, 1, 15, 16, 31,
+              32, 33, 64, 0x88, 0xE1, 255, 3, 6,
+              1, 2, 3, 4, 5, 6, 7, 0,
+              7, 0, 40, 1, 128, 2, 9, 4]
+# 16-bit lanes: two to a word. 0x101 and 0x8001 have a low byte (or low five bits) of 1.
+LANE16_VALS = [0xFFFF, 0x8000, 0x8001, 0x00FF, 0xFF00, 0x7FFF] * 4
+LANE16_AMTS = [0, 15, 16, 17, 31, 32,
+               33, 48, 0x101, 0xFFFF, 0x8000, 1,
+               14, 0x10F, 0x20, 0x21, 2, 0x1F,
+               8, 0x8001, 4, 0x7FFF, 12, 7]
+
+for op, pre in [("bit_shift_left", "bshl"), ("bit_shift_right", "bshr")]:
+    src = SRC_DML[op]
+    left = op in LEFT
+    # The ONNX BitShift-11 description's example, and ONNX's backend tests (unsigned types).
+    if left:
+        dml(f"{pre}_doc_onnx_example_u8", op, "u8", [2], [1, 2], [1, 2], check=[2, 8],
+            tags=["doc", "onnx", "seed"], source=SRC_ONNX11 + "; " + src,
+            notes="ONNX's example: LEFT, X = [1, 2], Y = [1, 2] -> [2, 8].")
+    else:
+        dml(f"{pre}_doc_onnx_example_u8", op, "u8", [2], [1, 4], [1, 1], check=[0, 2],
+            tags=["doc", "onnx", "seed"], source=SRC_ONNX11 + "; " + src,
+            notes="ONNX's example: RIGHT, X = [1, 4], Y = [1, 1] -> [0, 2].")
+    for dt in DML_UINTS:
+        dml(f"{pre}_onnx_{dt}", op, dt, [3], [16, 4, 1], [1, 2, 3],
+            check=[32, 16, 8] if left else [8, 1, 0], tags=["onnx"],
+            source=SRC_ONNX_TEST + f" (test_bitshift_{'left' if left else 'right'}_uint"
+                                   f"{8 * WIDTH[dt]}); " + src)
+    # Every value against every amount edge, per type.
+    for dt in DML_UINTS:
+        vals, amts = specials(dt), shift_amounts(dt)
+        a, b = cross(vals, amts)
+        dml(f"{pre}_amounts_cross_{dt}", op, dt, [len(vals), len(amts)], a, b,
+            tags=["specials", "extreme_int", "out_of_range_amount"],
+            source=src + "; " + SRC_FLH + "; " + SRC_ONNX28,
+            notes="Rows: values with high bits set; columns: amounts 0, 1, bits-1, bits, "
+                  "bits+1, ..., the largest. " + RULE_NOTE)
+    # Exactly 4-D: valid from FL 2.1 (UINT64 from FL 4.1).
+    for dt in DML_UINTS:
+        shape = [2, 1, 3, 2] if dt == "u64" else [1, 2, 3, 4]
+        n = prod(shape)
+        dml(f"{pre}_4d_{dt}", op, dt, shape, rand(dt, n), rand_amounts(dt, n),
+            tags=["feature_level"], source=src + "; " + SRC_FLH,
+            notes="4-D: the only DimensionCount below DML_FEATURE_LEVEL_3_0 (introduced in "
+                  "DML_FEATURE_LEVEL_2_1); UINT64 from DML_FEATURE_LEVEL_4_1.")
+    # Lanes of one 32-bit word, each with its own amount.
+    dml(f"{pre}_lanes_u8", op, "u8", [4, 8], LANE8_VALS, LANE8_AMTS,
+        tags=["lanes", "out_of_range_amount", "extreme_int"], source=src + "; " + SRC_ONNX28,
+        notes="Four 8-bit lanes to a word, neighbours with different amounts: no bit crosses "
+              "into a neighbouring lane, and every amount from 8 to 255 gives 0, where an "
+              "amount taken modulo 32 (33 -> 1, 64 -> 0) or modulo 8 (9 -> 1) does not. "
+              + RULE_NOTE)
+    dml(f"{pre}_lanes_u16", op, "u16", [4, 6], LANE16_VALS, LANE16_AMTS,
+        tags=["lanes", "out_of_range_amount", "extreme_int"], source=src + "; " + SRC_ONNX28,
+        notes="Two 16-bit lanes to a word, neighbours with different amounts; 0x101 and 0x8001 "
+              "are out of range though their low byte is 1. " + RULE_NOTE)
+    a, b = cross(WORD_VALS, WORD_AMTS)
+    dml(f"{pre}_word_boundary_u64", op, "u64", [len(WORD_VALS), len(WORD_AMTS)], a, b,
+        tags=["word_boundary", "out_of_range_amount", "extreme_int"],
+        source=src + "; " + SRC_ONNX28,
+        notes="64-bit elements shifted by 31, 32, 33, 63, 64, 65: bits cross the 32-bit word "
+              "boundary. Amounts 2^32, 2^32+1, 2^32+32 have a small low word but are out of "
+              "range. " + RULE_NOTE)
+    # Odd lengths and ranks.
+    for dt, n in [("u8", 1), ("u8", 7), ("u16", 5), ("u32", 3), ("u64", 3), ("u8", 4099),
+                  ("u16", 1023)]:
+        dml(f"{pre}_len{n}_{dt}", op, dt, [n], rand(dt, n), rand_amounts(dt, n),
+            tags=["odd_length"])
+    shape = [2, 1, 3, 1, 2, 1, 2, 2]
+    dml(f"{pre}_rank8_u16", op, "u16", shape, rand("u16", 48), rand_amounts("u16", 48),
+        tags=["rank8"])
+    shape = [1, 2, 1, 2, 1, 3, 1, 2]
+    dml(f"{pre}_rank8_u64", op, "u64", shape, rand("u64", 24), rand_amounts("u64", 24),
+        tags=["rank8"])
+    # Strides: padded rows, zero-stride broadcasts of the amount and of the value, a padded
+    # output, a transposed input.
+    dml(f"{pre}_strides_padded_a_u8", op, "u8", [3, 5], fill(3 * 7 - 2, "u8", 7),
+        rand_amounts("u8", 15), a_strides=[7, 1], tags=["strides", "padded"],
+        source=SRC_STRIDES)
+    dml(f"{pre}_strides_zero_row_broadcast_amount_u32", op, "u32", [4, 6], rand("u32", 24),
+        [0, 1, 31, 32, 17, 0x80000000], b_strides=[0, 1], tags=["strides", "zero_stride"],
+        source=SRC_STRIDES, notes="One row of amounts, repeated down the rows with stride 0.")
+    dml(f"{pre}_strides_zero_col_broadcast_value_u16", op, "u16", [5, 3], [0xFFFF, 0x8001,
+        0x1234, 0x00FF, 0x7FFF], rand_amounts("u16", 15), a_strides=[1, 0],
+        tags=["strides", "zero_stride"], source=SRC_STRIDES,
+        notes="One value per row, read at every column with stride 0, shifted by a different "
+              "amount in each.")
+    dml(f"{pre}_strides_scalar_amount_u8", op, "u8", [3, 4], rand("u8", 12), [3],
+        b_strides=[0, 0], tags=["strides", "zero_stride"], source=SRC_STRIDES,
+        notes="One amount read at every index with Strides {0,0}.")
+    dml(f"{pre}_out_strides_padded_u16", op, "u16", [3, 4], rand("u16", 12),
+        rand_amounts("u16", 12), out_strides=[6, 1],
+        tags=["strides", "out_strides", "padded"], source=SRC_STRIDES,
+        notes="Output rows 6 elements apart: the 2 padding elements of each row keep their "
+              "bytes.")
+    dml(f"{pre}_strides_transposed_a_u64", op, "u64", [4, 3], rand("u64", 12),
+        rand_amounts("u64", 12), a_strides=[1, 4], out_strides=[4, 1],
+        tags=["strides", "transposed", "out_strides", "padded"], source=SRC_STRIDES)
+    # In place, every alias.
+    dml(f"{pre}_inplace_out_aliases_a_padded_u16", op, "u16", [2, 4], rand("u16", 11),
+        rand_amounts("u16", 8), a_strides=[7, 1], out_strides=[7, 1], alias="out=a",
+        tags=["in_place", "padded"], source=src + "; " + SRC_BINDING,
+        notes="'This operator supports in-place execution': the output bound to A's range.")
+    dml(f"{pre}_inplace_out_aliases_b_u32", op, "u32", [9], rand("u32", 9),
+        rand_amounts("u32", 9), alias="out=b", tags=["in_place"],
+        source=src + "; " + SRC_BINDING,
+        notes="The output bound to the amounts' range: each amount is read before its element "
+              "is written.")
+    same = [0, 1, 2, 3, 7, 8, 9, 0x80, 0xFF, 5]
+    dml(f"{pre}_inputs_same_buffer_u8", op, "u8", [10], same, same, alias="a=b",
+        tags=["aliasing", "out_of_range_amount"], source=src + "; " + SRC_BINDING,
+        notes="A and B bound to one range: each element shifted by itself.")
+    same = [0, 1, 5, 31, 32, 0x80000003]
+    dml(f"{pre}_inplace_all_one_range_u32", op, "u32", [2, 3], same, same, alias="out=a=b",
+        tags=["in_place", "aliasing", "out_of_range_amount"], source=src + "; " + SRC_BINDING,
+        notes="'OutputTensor is permitted to alias one of the input tensors'; here A and B "
+              "share the range too.")
+    dml(f"{pre}_inplace_out_aliases_a_u64", op, "u64", [5], WORD_VALS[:5],
+        [1, 31, 32, 33, 64], alias="out=a", tags=["in_place", "word_boundary"],
+        source=src + "; " + SRC_BINDING)
+    dml(f"{pre}_inplace_out_aliases_b_u8", op, "u8", [13], rand("u8", 13),
+        rand_amounts("u8", 13), alias="out=b", tags=["in_place", "odd_length"],
+        source=src + "; " + SRC_BINDING)
+    # Binding offsets, a larger TotalTensorSizeInBytes, GuaranteedBaseOffsetAlignment.
+    dml(f"{pre}_binding_offsets_u32", op, "u32", [6], rand("u32", 6), rand_amounts("u32", 6),
+        extra={"a_offset_bytes": 16, "b_offset_bytes": 32, "out_offset_bytes": 48,
+               "out_total_bytes": 32, "b_guaranteed_alignment": 32},
+        tags=["binding_offset", "total_bytes", "alignment"], source=SRC_BINDING,
+        notes="Offsets are multiples of 16 (and of B's GuaranteedBaseOffsetAlignment 32); the "
+              "output's TotalTensorSizeInBytes is 8 bytes above DMLCalcBufferTensorSize.")
+    # OWNED_BY_DML input.
+    if left:
+        dml(f"{pre}_owned_by_dml_b_u16", op, "u16", [5], rand("u16", 5), [0, 1, 15, 16, 3],
+            extra={"b_flags": "OWNED_BY_DML"}, tags=["owned_by_dml"],
+            source=src + "; " + SRC_FLAGS,
+            notes="The amounts are the operator's own copy (initializer-owned); calls bind A "
+                  "and the output.")
+    else:
+        dml(f"{pre}_owned_by_dml_a_u32", op, "u32", [5], rand("u32", 5), [0, 1, 31, 32, 4],
+            extra={"a_flags": "OWNED_BY_DML"}, tags=["owned_by_dml"],
+            source=src + "; " + SRC_FLAGS,
+            notes="The values are the operator's own copy; calls bind B and the output.")
+
+    # Errors: types at every level, feature levels, ranks.
+    for dt in DML_REFUSED:
+        err(f"{pre}_err_{dt}", op, dt, [4], "unsupported_dtype",
+            f"{dt}: only UINT8, UINT16, UINT32 (FL 2.1) and UINT64 (FL 4.1) at any level",
+            source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_bool_dtype", op, "bool", [4], "unsupported_dtype",
+        "bool is not a DML_TENSOR_DATA_TYPE")
+    err(f"{pre}_err_i32_4d_at_fl2_1", op, "i32", [1, 1, 2, 2], "unsupported_dtype",
+        "INT32 is not supported at DML_FEATURE_LEVEL_2_1", feature_level="2_1",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_i16_at_fl3_0", op, "i16", [6], "unsupported_dtype",
+        "INT16 is not supported at DML_FEATURE_LEVEL_3_0", feature_level="3_0",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_i64_at_fl6_4", op, "i64", [3], "unsupported_dtype",
+        "INT64 is not supported at any level", feature_level="6_4",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_u64_at_fl3_0", op, "u64", [4], "unsupported_dtype",
+        "UINT64 requires DML_FEATURE_LEVEL_4_1", feature_level="3_0",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_u64_4d_at_fl2_1", op, "u64", [1, 1, 2, 2], "unsupported_dtype",
+        "UINT64 requires DML_FEATURE_LEVEL_4_1", feature_level="2_1",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_u8_4d_at_fl2_0", op, "u8", [1, 1, 2, 2], "unsupported_dtype",
+        "the operator was introduced in DML_FEATURE_LEVEL_2_1", feature_level="2_0",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_u32_4d_at_fl1_0", op, "u32", [1, 2, 1, 2], "unsupported_dtype",
+        "the operator was introduced in DML_FEATURE_LEVEL_2_1", feature_level="1_0",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_u16_rank2_at_fl2_1", op, "u16", [2, 2], "rank_out_of_range",
+        "below DML_FEATURE_LEVEL_3_0 exactly 4 dimensions", feature_level="2_1",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_u32_rank5_at_fl2_1", op, "u32", [1, 1, 1, 2, 2], "rank_out_of_range",
+        "below DML_FEATURE_LEVEL_3_0 exactly 4 dimensions", feature_level="2_1",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_u8_rank1_at_fl2_1", op, "u8", [4], "rank_out_of_range",
+        "below DML_FEATURE_LEVEL_3_0 exactly 4 dimensions", feature_level="2_1",
+        tags=["feature_level"], source=src + "; " + SRC_FLH)
+    err(f"{pre}_err_dtype_mismatch_a_u8_b_u16", op, "u8", [4], "dtype_mismatch",
+        "ATensor, BTensor and OutputTensor must have the same DataType", b_dtype="u16")
+    err(f"{pre}_err_dtype_mismatch_amount_u32_value_u64", op, "u64", [4], "dtype_mismatch",
+        "ATensor, BTensor and OutputTensor must have the same DataType (a UINT32 amount for "
+        "UINT64 values)", b_dtype="u32")
+    err(f"{pre}_err_dtype_mismatch_out_i32_in_u32", op, "u32", [4], "dtype_mismatch",
+        "same width, different DataType", out_dtype="i32")
+    err(f"{pre}_err_shape_mismatch_b", op, "u16", [2, 3], "shape_mismatch",
+        "Sizes differ: no broadcasting in DirectML (a 1-row amount tensor needs stride 0)",
+        b_shape=[1, 3])
+    err(f"{pre}_err_shape_mismatch_out", op, "u8", [2, 3], "shape_mismatch",
+        "ATensor and OutputTensor must have the same Sizes", out_shape=[3, 2])
+    err(f"{pre}_err_rank9", op, "u8", [2, 1, 1, 1, 1, 1, 1, 1, 2], "rank_out_of_range",
+        "DimensionCount 9 > 8")
+    err(f"{pre}_err_output_zero_stride", op, "u32", [3, 3], "output_overlap",
+        "output Strides {0,1} overlap (library policy: writes would race)",
+        out_strides=[0, 1], notes="Library policy, not a DirectML rule.")
+    err(f"{pre}_err_inplace_total_bytes_differ", op, "u8", [8], "alias_desc_mismatch",
+        "in-place binding requires the same TotalTensorSizeInBytes", alias="out=a",
+        a_total_bytes=8, out_total_bytes=16, tags=["in_place"], source=src + "; " + SRC_BINDING)
+    if not left:
+        continue  # the layout rules below are the same for both: BIT_SHIFT_LEFT has them
+    err(f"{pre}_err_rank_mismatch", op, "u8", [6], "rank_mismatch",
+        "DimensionCount differs", b_shape=[2, 3])
+    err(f"{pre}_err_zero_size_dim", op, "u32", [2, 0], "zero_size_dim", "a Size of 0")
+    err(f"{pre}_err_strides_length", op, "u8", [2, 3], "strides_length_mismatch",
+        "Strides has 1 entry for 2 dimensions", b_strides=[1], source=SRC_STRIDES)
+    err(f"{pre}_err_total_bytes_too_small", op, "u16", [3], "total_bytes_too_small",
+        "TotalTensorSizeInBytes 4 < DMLCalcBufferTensorSize 8", b_total_bytes=4)
+    err(f"{pre}_err_binding_offset_misaligned", op, "u8", [4], "binding_offset_misaligned",
+        "a binding offset must be a multiple of 16", b_offset_bytes=8, source=SRC_BINDING)
+    err(f"{pre}_err_offset_below_guaranteed_alignment", op, "u32", [4],
+        "binding_offset_misaligned",
+        "the offset 16 is not a multiple of GuaranteedBaseOffsetAlignment 32",
+        a_guaranteed_alignment=32, a_offset_bytes=16, source=SRC_BINDING)
+    err(f"{pre}_err_alignment_below_element_size", op, "u64", [4], "invalid_alignment",
+        "GuaranteedBaseOffsetAlignment 4 < element size 8", out_guaranteed_alignment=4)
+    err(f"{pre}_err_owned_by_dml_on_output", op, "u8", [4], "owned_by_dml_on_output",
+        "OWNED_BY_DML on an output", out_flags="OWNED_BY_DML", tags=["owned_by_dml"],
+        source=SRC_FLAGS)
+
+generated("bshl_large_u8_100003", "bit_shift_left", "u8", [100003], [301, 302],
+          ("bits", "bits"), tags=["out_of_range_amount"],
+          notes="Amounts are every byte: about 1 in 32 is in range, the rest give 0.")
+generated("bshr_large_u8_strided_257x389", "bit_shift_right", "u8", [257, 389], [303, 304],
+          ("bits", "bits"), a_strides=[392, 1],
+          tags=["strides", "padded", "out_of_range_amount"],
+          source=SRC_BSHR + "; " + SRC_STRIDES)
+generated("bshl_large_u32_65537_amounts_0_1", "bit_shift_left", "u32", [65537], [305, 306],
+          ("bits", "bool"), notes="B's `bool` stream: amounts 0 and 1.")
+generated("bshr_large_u64_40009_amounts_0_1", "bit_shift_right", "u64", [40009], [307, 308],
+          ("bits", "bool"), notes="B's `bool` stream: amounts 0 and 1.")
+generated("bshl_large_u16_70001_sparse_amounts", "bit_shift_left", "u16", [70001], [309, 310],
+          ("bits", "sparse"), tags=["out_of_range_amount"],
+          notes="B's `sparse` stream: about half the amounts 0 (the value unchanged), the rest "
+                "mostly out of range (0).")
+
+# ===== OpenVINO BitwiseLeftShift-15, BitwiseRightShift-15 ======================================
+
+SV = [0, 0, 1, -1, 3, -3, 2, -2, 64, -64]           # the template tests' signed values
+UV = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 51, 64]          # and unsigned values
+MIN32 = -2147483648
+# The template tests' outputs for values x amounts tables, by amount (checked, not used).
+TPL_LEFT_ROWS = {
+    0: SV,
+    1: [0, 0, 2, -2, 6, -6, 4, -4, 128, -128],
+    2: [0, 0, 4, -4, 12, -12, 8, -8, 256, -256],
+    3: [0, 0, 8, -8, 24, -24, 16, -16, 512, -512],
+    8: [0, 0, 256, -256, 768, -768, 512, -512, 16384, -16384],
+}
+TPL_RIGHT_ROWS = {
+    0: SV,
+    1: [0, 0, 0, -1, 1, -2, 1, -1, 32, -32],
+    2: [0, 0, 0, -1, 0, -1, 0, -1, 16, -16],
+    3: [0, 0, 0, -1, 0, -1, 0, -1, 8, -8],
+    4: [0, 0, 0, -1, 0, -1, 0, -1, 4, -4],
+    7: [0, 0, 0, -1, 0, -1, 0, -1, 0, -1],
+    8: [0, 0, 0, -1, 0, -1, 0, -1, 0, -1],
+    16: [0, 0, 0, -1, 0, -1, 0, -1, 0, -1],
+    31: [0, 0, 0, -1, 0, -1, 0, -1, 0, -1],
+}
+TPL_U_LEFT_ROWS = {
+    0: UV,
+    1: [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 102, 128],
+    2: [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 204, 256],
+    3: [0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 408, 512],
+    4: [0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 816, 1024],
+    7: [0, 128, 256, 384, 512, 640, 768, 896, 1024, 1152, 6528, 8192],
+    8: [0, 256, 512, 768, 1024, 1280, 1536, 1792, 2048, 2304, 13056, 16384],
+    63: [0, 1 << 63] * 5 + [1 << 63, 0],
+}
+TPL_U_RIGHT_ROWS = {
+    0: UV,
+    1: [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 25, 32],
+    2: [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 12, 16],
+    3: [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 6, 8],
+    4: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 4],
+    7: [0] * 12,
+    8: [0] * 12,
+    63: [0] * 12,
+}
+
+
+TPL_I8_LEFT_ROWS = {
+    0: SV,
+    1: [0, 0, 2, -2, 6, -6, 4, -4, -128, -128],
+    2: [0, 0, 4, -4, 12, -12, 8, -8, 0, 0],
+    3: [0, 0, 8, -8, 24, -24, 16, -16, 0, 0],
+    4: [0, 0, 16, -16, 48, -48, 32, -32, 0, 0],
+    7: [0, 0, -128, -128, -128, -128, 0, 0, 0, 0],
+}
+TPL_U8_LEFT_ROWS = {
+    0: UV,
+    1: [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 102, 128],
+    2: [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 204, 0],
+    3: [0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 152, 0],
+    4: [0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 48, 0],
+    7: [0, 128, 0, 128, 0, 128, 0, 128, 0, 128, 128, 0],
+}
+TPL_WIDE_LEFT_ROWS = {
+    ("i64", 31): [0, 0, 2147483648, MIN32, 6442450944, -6442450944, 4294967296, -4294967296,
+                  137438953472, -137438953472],
+    ("i32", 31): [0, 0, MIN32, MIN32, MIN32, MIN32, 0, 0, 0, 0],
+    ("i16", 15): [0, 0, -32768, -32768, -32768, -32768, 0, 0, 0, 0],
+}
+
+
+def tpl_rows(op, dtype, amounts):
+    """The output the template test lists for its values table shifted by `amounts`, row by
+    row, as bit patterns."""
+    if op not in LEFT:
+        rows = TPL_U_RIGHT_ROWS if dtype.startswith("u") else TPL_RIGHT_ROWS
+    elif dtype == "u8":
+        rows = TPL_U8_LEFT_ROWS
+    elif dtype.startswith("u"):
+        rows = TPL_U_LEFT_ROWS
+    elif dtype == "i8":
+        rows = TPL_I8_LEFT_ROWS
+    else:
+        rows = dict(TPL_LEFT_ROWS)
+        rows.update({s: r for (dt, s), r in TPL_WIDE_LEFT_ROWS.items() if dt == dtype})
+    return [v for s in amounts for v in rows[s]]
+
+
+def tpl_amounts(dtype, left):
+    """The template test's amounts for its 6 x 1 x 1 amount tensor of each type."""
+    if dtype in ("u8", "u16", "u32", "i8"):
+        return [0, 1, 2, 3, 4, 7]
+    if dtype == "u64":
+        return [0, 1, 2, 3, 8, 63]
+    if dtype == "i16":
+        return [0, 1, 2, 3, 8, 15 if left else 16]
+    return [0, 1, 2, 3, 8, 31]
+
+
+ONNX28_SIGNED = {
+    # name: (dtype, x, y, listed z) from ONNX's backend tests, by direction.
+    "bitwise_right_shift_broadcast": [
+        ("right_int8_negative_input", "i8", [-8, -1, -128], [1, 1, 1], [-4, -1, -64]),
+        ("right_int32_negative_input", "i32", [-8, -1, MIN32], [1, 1, 1],
+         [-4, -1, -1073741824]),
+        ("right_int8_shift_ge_width", "i8", [-8, 4, -1], [8, 9, 127], [-1, 0, -1]),
+        ("right_int32_shift_ge_width", "i32", [-8, 4, -1], [32, 33, 100], [-1, 0, -1]),
+        ("right_int8_negative_shift", "i8", [-8, 4, -1], [-1, -8, -16], [-1, 0, -1]),
+        ("right_int32_negative_shift", "i32", [-8, 4, -1], [-1, -32, -64], [-1, 0, -1]),
+    ],
+    "bitwise_left_shift_broadcast": [
+        ("left_int8_overflow", "i8", [64, 1, -64], [1, 7, 1], [-128, -128, -128]),
+        ("left_int32_overflow", "i32", [1073741824, 1, -1073741824], [1, 31, 1],
+         [MIN32, MIN32, MIN32]),
+        ("left_int8_shift_ge_width", "i8", [-8, 4, -1], [8, 9, 127], [0, 0, 0]),
+        ("left_int32_shift_ge_width", "i32", [-8, 4, -1], [32, 33, 100], [0, 0, 0]),
+        ("left_int8_negative_shift", "i8", [-8, 4, -1], [-1, -8, -16], [0, 0, 0]),
+        ("left_int32_negative_shift", "i32", [-8, 4, -1], [-1, -32, -64], [0, 0, 0]),
+    ],
+}
+
+# Signed 64-bit amounts across the word boundary: 2^32 and -2^32 have a zero low word,
+# 0xFFFFFFFF00000020 (negative) has a low word of 32.
+I64_WORD_VALS = pats("i64", [1, -1, 0x80000000, -0x80000000, 0x0000000180000001,
+                             -0x0123456789ABCDEF, (1 << 63) - 1, -(1 << 63)])
+I64_WORD_AMTS = pats("i64", [0, 1, 31, 32, 33, 63, 64, 65, -1, -32, -33, -64, 1 << 32,
+                             (1 << 32) + 1, -(1 << 32), 0xFFFFFFFF, -0xFFFFFFE0,
+                             (1 << 63) - 1, -(1 << 63)])
+# i8 lanes with negative and too-large amounts beside in-range ones; -7 and -15 have a low
+# three (or four) bits of 1.
+I8_LANE_VALS = pats("i8", [-1, -128, -127, -61, 127, 1, -91, 90] * 4)
+I8_LANE_AMTS = pats("i8", [0, 7, 8, 9, -1, -7, -8, -128,
+                           1, 127, 2, 33, -15, 3, 64, 6,
+                           -2, 4, 5, -9, 6, 16, 7, 0,
+                           7, -33, 31, 1, 32, 2, -127, 4])
+I16_LANE_VALS = pats("i16", [-1, -32768, -32767, 255, -256, 32767] * 4)
+I16_LANE_AMTS = pats("i16", [0, 15, 16, 17, -1, -15,
+                             -16, 31, 32, 33, 0x101, -32768,
+                             14, 1, 32767, -0xFF, 2, 8,
+                             -17, 0x10F, 4, 7, 12, 3])
+
+for op, pre in [("bitwise_left_shift_broadcast", "ovshl"),
+                ("bitwise_right_shift_broadcast", "ovshr")]:
+    spec, tpl = SRC_OV[op], SRC_TPL[op]
+    left = op in LEFT
+    word = "left" if left else "right"
+    # The template plugin's tests: [10] x [1], [2,5] x [1,1] and [2,1], values x amounts.
+    if left:
+        one = TPL_LEFT_ROWS[1]
+        ov(f"{pre}_template_10_x_1_i32", op, "i32", [10], pats("i32", SV), [1], [1],
+           tags=["openvino_test", "numpy"], source=tpl, check=one)
+        ov(f"{pre}_template_2x5_x_1x1_i32", op, "i32", [2, 5], pats("i32", SV), [1, 1], [1],
+           tags=["openvino_test", "numpy"], source=tpl, check=one)
+        ov(f"{pre}_template_2x5_x_2x1_i32", op, "i32", [2, 5], pats("i32", SV), [2, 1], [1, 2],
+           tags=["openvino_test", "numpy"], source=tpl,
+           check=[0, 0, 2, -2, 6, -12, 8, -8, 256, -256])
+        ov(f"{pre}_template_10_x_1_i8", op, "i8", [10], pats("i8", SV), [1], [1],
+           tags=["openvino_test", "numpy", "extreme_int"], source=tpl,
+           check=[0, 0, 2, -2, 6, -6, 4, -4, -128, -128],
+           notes="64 << 1 wraps to -128 in i8.")
+    else:
+        one = TPL_RIGHT_ROWS[1]
+        ov(f"{pre}_template_10_x_1_i32", op, "i32", [10], pats("i32", SV), [1], [1],
+           tags=["openvino_test", "numpy"], source=tpl, check=one)
+        ov(f"{pre}_template_5x2_x_1x1_i32", op, "i32", [5, 2], pats("i32", SV), [1, 1], [1],
+           tags=["openvino_test", "numpy"], source=tpl, check=one)
+        ov(f"{pre}_template_2x5_x_2x1_i32", op, "i32", [2, 5], pats("i32", SV), [2, 1], [1, 2],
+           tags=["openvino_test", "numpy"], source=tpl,
+           check=[0, 0, 0, -1, 1, -1, 0, -1, 16, -16])
+        ov(f"{pre}_template_10_x_1_i8", op, "i8", [10], pats("i8", SV), [1], [1],
+           tags=["openvino_test", "numpy"], source=tpl, check=one)
+    for dt in ["i64", "i32", "i16", "i8", "u8", "u16", "u32", "u64"]:
+        amts = tpl_amounts(dt, left)
+        vals = UV if dt.startswith("u") else SV
+        shape = [2, 6] if dt.startswith("u") else [2, 5]
+        ov(f"{pre}_template_{shape[0]}x{shape[1]}_x_6x1x1_{dt}", op, dt, shape,
+           pats(dt, vals), [6, 1, 1], pats(dt, amts), tags=["openvino_test", "numpy"],
+           source=tpl, check=tpl_rows(op, dt, amts),
+           notes=f"Amounts {amts}: the output is 6 x {shape[0]} x {shape[1]}.")
+    ov(f"{pre}_template_negative_amount_1x10_x_1_i32", op, "i32", [1, 10], pats("i32", SV),
+       [1], pats("i32", [-1]), tags=["openvino_test", "numpy", "negative_amount"],
+       source=tpl + " (commented out there: 'Negative shift, Implementation defined or "
+                    "undefined behavior'); " + SRC_ONNX28,
+       check=[0] * 10 if left else [0, 0, 0, -1, 0, -1, 0, -1, 0, -1],
+       notes="The template test lists this output but leaves the case out as implementation-"
+             "defined; the ONNX BitShift-28 rule gives the same values. " + RULE_NOTE)
+    # ONNX: the BitShift-11 description's example and the backend tests of every type.
+    if left:
+        ov(f"{pre}_doc_onnx_example_u32", op, "u32", [2], [1, 2], [2], [1, 2], check=[2, 8],
+           tags=["doc", "onnx", "seed"], source=SRC_ONNX11 + "; " + spec,
+           notes="ONNX's example: LEFT, X = [1, 2], Y = [1, 2] -> [2, 8].")
+    else:
+        ov(f"{pre}_doc_onnx_example_u32", op, "u32", [2], [1, 4], [2], [1, 1], check=[0, 2],
+           tags=["doc", "onnx", "seed"], source=SRC_ONNX11 + "; " + spec,
+           notes="ONNX's example: RIGHT, X = [1, 4], Y = [1, 1] -> [0, 2].")
+    for dt in OV_INTS:
+        name = ("int" if signed(dt) else "uint") + str(8 * WIDTH[dt])
+        ov(f"{pre}_onnx_{dt}", op, dt, [3], [16, 4, 1], [3], [1, 2, 3],
+           check=[32, 16, 8] if left else [8, 1, 0], tags=["onnx"],
+           source=SRC_ONNX_TEST + f" (test_bitshift_{word}_{name}); " + spec)
+    for name, dt, x, y, z in ONNX28_SIGNED[op]:
+        tags = ["onnx", "extreme_int"]
+        if "negative_shift" in name:
+            tags.append("negative_amount")
+        if "ge_width" in name or "negative_shift" in name:
+            tags.append("out_of_range_amount")
+        ov(f"{pre}_onnx_{name}", op, dt, [3], pats(dt, x), [3], pats(dt, y), check=z,
+           tags=tags, source=SRC_ONNX_TEST + f" (test_bitshift_{name}); " + SRC_ONNX28)
+    # Every value against every amount edge, per type: A [n,1] x B [1,m] (numpy).
+    for dt in OV_INTS:
+        vals, amts = specials(dt), shift_amounts(dt)
+        tags = ["specials", "extreme_int", "out_of_range_amount", "numpy"]
+        if signed(dt):
+            tags.append("negative_amount")
+        ov(f"{pre}_amounts_cross_{dt}", op, dt, [len(vals), 1], vals, [1, len(amts)], amts,
+           tags=tags, source=spec + "; " + SRC_ONNX28,
+           notes="Values (a column) against amounts (a row), broadcast both ways. " + RULE_NOTE)
+    # 64-bit elements across the word boundary; lanes of one 32-bit word.
+    a, b = I64_WORD_VALS, I64_WORD_AMTS
+    ov(f"{pre}_word_boundary_i64", op, "i64", [len(a), 1], a, [len(b)], b,
+       tags=["word_boundary", "out_of_range_amount", "negative_amount", "extreme_int",
+             "numpy"], source=spec + "; " + SRC_ONNX28,
+       notes="Amounts 31, 32, 33, 63, 64, 65 cross the word boundary; 2^32, -2^32 and "
+             "-0xFFFFFFE0 have a low word of 0 or 32 but are out of range. " + RULE_NOTE)
+    a, b = cross(WORD_VALS, WORD_AMTS)
+    ov(f"{pre}_word_boundary_u64", op, "u64", [len(WORD_VALS), len(WORD_AMTS)], a,
+       [len(WORD_VALS), len(WORD_AMTS)], b, broadcast="none",
+       tags=["word_boundary", "out_of_range_amount", "extreme_int", "none"],
+       source=spec + "; " + SRC_ONNX28, notes=RULE_NOTE)
+    ov(f"{pre}_lanes_i8", op, "i8", [4, 8], I8_LANE_VALS, [4, 8], I8_LANE_AMTS,
+       tags=["lanes", "out_of_range_amount", "negative_amount", "extreme_int"],
+       source=spec + "; " + SRC_ONNX28,
+       notes="Four 8-bit lanes to a word with different amounts, negative and too large "
+             "beside in-range ones; negative values. " + RULE_NOTE)
+    ov(f"{pre}_lanes_i16", op, "i16", [4, 6], I16_LANE_VALS, [4, 6], I16_LANE_AMTS,
+       tags=["lanes", "out_of_range_amount", "negative_amount", "extreme_int"],
+       source=spec + "; " + SRC_ONNX28, notes=RULE_NOTE)
+    ov(f"{pre}_lanes_u8", op, "u8", [4, 8], LANE8_VALS, [4, 8], LANE8_AMTS,
+       tags=["lanes", "out_of_range_amount", "extreme_int"], source=spec + "; " + SRC_ONNX28,
+       notes=RULE_NOTE)
+    # Broadcasts: the spec's numpy example, pdpd, none, the default, scalars.
+    ov(f"{pre}_numpy_doc_8x1x6x1_x_7x1x5_i16", op, "i16", [8, 1, 6, 1], rand("i16", 48),
+       [7, 1, 5], rand_amounts("i16", 35), tags=["doc", "numpy"],
+       source=spec + " (Example 2); " + SRC_BCAST)
+    ov(f"{pre}_numpy_amount_row_4x5_x_5_u32", op, "u32", [4, 5], rand("u32", 20), [5],
+       [0, 1, 16, 31, 32], tags=["numpy"], source=SRC_BCAST,
+       notes="Broadcasting the amount: one row of amounts for every row of values.")
+    ov(f"{pre}_numpy_amount_col_3x4_x_3x1_i64", op, "i64", [3, 4], rand("i64", 12), [3, 1],
+       pats("i64", [1, 33, -1]), tags=["numpy", "negative_amount"], source=SRC_BCAST)
+    ov(f"{pre}_numpy_value_row_1x5_x_3x5_u16", op, "u16", [1, 5],
+       [0xFFFF, 0x8000, 0x0001, 0x00FF, 0x1234], [3, 5], rand_amounts("u16", 15),
+       tags=["numpy"], source=SRC_BCAST,
+       notes="Broadcasting the value: one row of values shifted by three rows of amounts.")
+    ov(f"{pre}_numpy_value_scalar_x_9_i8", op, "i8", [], pats("i8", [-100]), [9],
+       pats("i8", [-3, -1, 0, 1, 2, 6, 7, 8, 9]),
+       tags=["numpy", "scalar", "negative_amount", "out_of_range_amount"], source=SRC_BCAST,
+       notes="A scalar value shifted by each of nine amounts. " + RULE_NOTE)
+    ov(f"{pre}_numpy_amount_scalar_3x4_x_scalar_u32", op, "u32", [3, 4], rand("u32", 12),
+       [], [5], tags=["numpy", "scalar"], source=SRC_BCAST)
+    ov(f"{pre}_numpy_onnx_3x4x5_x_5_u64", op, "u64", [3, 4, 5], rand("u64", 60), [5],
+       [0, 1, 32, 63, 64], tags=["onnx", "numpy"],
+       source="ONNX docs/Broadcasting.md and onnx/backend/test/case/node (shapes); "
+              + SRC_BCAST)
+    ov(f"{pre}_numpy_default_1x3_x_2x1_i32", op, "i32", [1, 3], rand("i32", 3), [2, 1],
+       pats("i32", [3, -3]), tags=["numpy", "negative_amount"], explicit_broadcast=False,
+       notes="No `broadcast` field: numpy is the default.")
+    ov(f"{pre}_pdpd_2x3x4x5_x_3x4_axis1_u16", op, "u16", [2, 3, 4, 5], rand("u16", 120),
+       [3, 4], rand_amounts("u16", 12), broadcast="pdpd", axis=1, tags=["doc", "pdpd"],
+       source=SRC_BCAST)
+    ov(f"{pre}_pdpd_2x3x4x5_x_3x1_axis1_i8", op, "i8", [2, 3, 4, 5], rand("i8", 120),
+       [3, 1], pats("i8", [1, -1, 7]), broadcast="pdpd", axis=1,
+       tags=["doc", "pdpd", "negative_amount"], source=SRC_BCAST)
+    ov(f"{pre}_pdpd_2x3x4x5_x_4x5_default_u8", op, "u8", [2, 3, 4, 5], rand("u8", 120),
+       [4, 5], rand_amounts("u8", 20), broadcast="pdpd", tags=["doc", "pdpd"],
+       source=SRC_BCAST)
+    ov(f"{pre}_pdpd_2x3x4x5_x_scalar_i32", op, "i32", [2, 3, 4, 5], rand("i32", 120), [],
+       [9], broadcast="pdpd", tags=["doc", "pdpd", "scalar"], source=SRC_BCAST)
+    ov(f"{pre}_none_2x3_i64", op, "i64", [2, 3], rand("i64", 6), [2, 3],
+       rand_amounts("i64", 6), broadcast="none", tags=["none"])
+    ov(f"{pre}_scalar_x_scalar_i16", op, "i16", [], pats("i16", [-12345]), [],
+       [3], tags=["scalar"])
+    ov(f"{pre}_rank10_u8", op, "u8", [2, 1, 2, 1, 1, 2, 1, 1, 3, 1], rand("u8", 24),
+       [1, 2, 1, 1, 1, 1, 1, 3, 2], rand_amounts("u8", 12), tags=["rank_gt_8", "numpy"],
+       source=spec + "; " + SRC_BCAST, notes="OpenVINO has no rank limit.")
+    ov(f"{pre}_rank9_i32", op, "i32", [1, 2, 1, 3, 1, 1, 2, 1, 2], rand("i32", 24),
+       [1, 2, 1, 3, 1, 1, 2, 1, 2], rand_amounts("i32", 24), broadcast="none",
+       tags=["rank_gt_8", "none"], source=spec, notes="OpenVINO has no rank limit.")
+    ov(f"{pre}_zero_size_2x0_x_1_u16", op, "u16", [2, 0], [], [1], [7], tags=["zero_size"],
+       source=SRC_BCAST)
+    ov(f"{pre}_zero_size_0_x_scalar_i64", op, "i64", [0], [], [], [1],
+       tags=["zero_size", "scalar"], source=SRC_BCAST)
+    ov(f"{pre}_zero_size_3x0x1_x_1x4_i8", op, "i8", [3, 0, 1], [], [1, 4],
+       pats("i8", [0, 1, -1, 8]), tags=["zero_size", "numpy"], source=SRC_BCAST,
+       notes="The output is 3 x 0 x 4: no element.")
+    # In place, odd lengths.
+    ov(f"{pre}_inplace_out_aliases_a_u32", op, "u32", [3, 4], rand("u32", 12), [4],
+       [0, 1, 31, 32], alias="out=a", tags=["in_place", "out_of_range_amount"],
+       notes="The output (A's shape) bound to A's range.")
+    ov(f"{pre}_inplace_out_aliases_b_i16", op, "i16", [5],
+       pats("i16", [-1, -32768, 3, 255, -300]), [2, 5], rand_amounts("i16", 10),
+       alias="out=b", tags=["in_place"],
+       notes="The output (B's shape) bound to the amounts' range.")
+    ov(f"{pre}_len4099_i8", op, "i8", [4099], rand("i8", 4099), [4099],
+       rand_amounts("i8", 4099), tags=["odd_length"])
+    ov(f"{pre}_len7_x_scalar_u64", op, "u64", [7], rand("u64", 7), [], [33],
+       tags=["odd_length", "scalar", "word_boundary"])
+    # Errors.
+    err(f"{pre}_err_boolean", op, "bool", [2, 2], "unsupported_dtype",
+        "The element type of the input tensor must be integer number.",
+        source=spec + "; " + SRC_OV_TYPES,
+        notes="Unlike BitwiseAnd/Or/Xor-13, the shifts take no boolean.")
+    for dt in ["f32", "f16", "f64"]:
+        err(f"{pre}_err_float_{dt}", op, dt, [3], "unsupported_dtype",
+            "The element type of the input tensor must be integer number.",
+            source=spec + "; " + SRC_OV_TYPES)
+    err(f"{pre}_err_dtype_mismatch_i32_u32", op, "i32", [3], "dtype_mismatch",
+        "Arguments do not have the same element type (arg0 element type: i32, arg1 element "
+        "type: u32).", b_dtype="u32", source=SRC_OV_TYPES)
+    err(f"{pre}_err_dtype_mismatch_amount_i32_value_i64", op, "i64", [3], "dtype_mismatch",
+        "Arguments do not have the same element type (arg0 element type: i64, arg1 element "
+        "type: i32).", b_dtype="i32", source=SRC_OV_TYPES)
+    err(f"{pre}_err_numpy_3_x_4", op, "i32", [3], "shape_inconsistent",
+        "Argument shapes are inconsistent.", b_shape=[4], broadcast="numpy", source=SRC_BCAST)
+    err(f"{pre}_err_none_256x56_x_56", op, "u8", [256, 56], "shape_inconsistent",
+        "Argument shapes are inconsistent.", b_shape=[56], broadcast="none", source=SRC_BCAST)
+    err(f"{pre}_err_pdpd_b_onto_a_only", op, "i32", [8, 1, 6, 1], "shape_inconsistent",
+        "Argument shapes are inconsistent.", b_shape=[7, 1, 5], broadcast="pdpd",
+        pdpd_axis=1, source=SRC_BCAST)
+    err(f"{pre}_err_pdpd_dst_smaller_than_src", op, "u16", [2, 3, 4, 1], "shape_inconsistent",
+        "Argument shapes are inconsistent.", b_shape=[2, 3, 4, 5], broadcast="pdpd",
+        source=SRC_BCAST + "; OpenVINO tests type_prop/bitwise_ops.hpp")
+    err(f"{pre}_err_explicit", op, "u8", [2], "unsupported_broadcast",
+        "Unsupported auto broadcast specification", broadcast="explicit", source=SRC_BCAST)
+
+generated("ovshl_doc_example1_none_256x56_u8", "bitwise_left_shift_broadcast", "u8", [256, 56],
+          [311, 312], ("bits", "bits"), b_shape=[256, 56], broadcast="none",
+          tags=["doc", "none", "out_of_range_amount"],
+          source=SRC_OV["bitwise_left_shift_broadcast"] + " (Example 1)")
+generated("ovshr_doc_example1_none_256x56_i8", "bitwise_right_shift_broadcast", "i8",
+          [256, 56], [313, 314], ("bits", "bits"), b_shape=[256, 56], broadcast="none",
+          tags=["doc", "none", "out_of_range_amount", "negative_amount"],
+          source=SRC_OV["bitwise_right_shift_broadcast"] + " (Example 1)")
+generated("ovshl_large_i32_outer_613x1_x_1x619", "bitwise_left_shift_broadcast", "i32",
+          [613, 1], [315, 316], ("bits", "bool"), b_shape=[1, 619], tags=["numpy"],
+          notes="B's `bool` stream: amounts 0 and 1.")
+generated("ovshr_large_i8_131071", "bitwise_right_shift_broadcast", "i8", [131071],
+          [317, 318], ("bits", "bits"), b_shape=[131071],
+          tags=["out_of_range_amount", "negative_amount"],
+          notes="Amounts are every byte: 8 in 256 in range; the rest give 0 or -1.")
+generated("ovshr_large_i64_65537_amounts_0_1", "bitwise_right_shift_broadcast", "i64",
+          [65537], [319, 320], ("bits", "bool"), b_shape=[65537],
+          notes="B's `bool` stream: amounts 0 and 1 (arithmetic shift of negative values).")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    default = os.path.join(here, "..", "..", "tests", "data", "chapter.json")
+    path = sys.argv[1] if len(sys.argv) > 1 else default
+    lines = [json.dumps(c) for c in CASES]
+    with open(path, "w") as f:
+        f.write("[\n" + ",\n".join(lines) + "\n]\n")
+    print(f"{len(CASES)} cases -> {os.path.normpath(path)}")
+
+
+if __name__ == "__main__":
+    main()
