@@ -1165,6 +1165,8 @@ mod tests {
     fn the_reference_reproduces_every_expected_output() {
         assert!(reference_agrees(crate::REPO_CASES) > 100);
         assert!(reference_agrees(crate::FAMILY_CASES) > 100);
+        assert!(reference_agrees(crate::CHAPTER_CASES) > 100);
+        assert!(reference_agrees(crate::ONNX_CASES) > 50);
     }
 
     #[test]

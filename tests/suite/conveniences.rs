@@ -1044,3 +1044,59 @@ fn every_one_call_form_matches_the_reference() {
         "shape_inconsistent"
     );
 }
+
+/// The shifts' one-call forms on the README's values and on the edges of every width: in
+/// range an ordinary shift (a left shift wraps, a right shift of a signed type keeps the
+/// sign), an amount outside `[0, bits)` 0, or -1 for a right shift of a negative value.
+#[test]
+fn shift_one_call_forms_keep_one_definition_of_the_amount() {
+    let ctx = ctx();
+    let numpy = AutoBroadcast::Numpy;
+    // The README's example.
+    let v = Tensor::from_slice(ctx, &[4], &[-8i8, 4, -1, 64]).unwrap();
+    let s = Tensor::from_slice(ctx, &[4], &[1i8, 9, -1, 1]).unwrap();
+    let right = ctx.bitwise_right_shift(&v, &s, numpy).unwrap();
+    assert_eq!(right.to_vec::<i8>().unwrap(), [-4, 0, -1, 32]);
+    let left = ctx.bitwise_left_shift(&v, &s, numpy).unwrap();
+    assert_eq!(left.to_vec::<i8>().unwrap(), [-16, 0, 0, -128]);
+
+    // u16 lanes, two to a word, with amounts 15, 16, 17 and 0 beside each other: a kernel
+    // that masks the amount to 32 bits gets the 16 and 17 wrong.
+    let v = Tensor::from_slice(ctx, &[4], &[0x8001u16, 0x8001, 0xffff, 0x1234]).unwrap();
+    let s = Tensor::from_slice(ctx, &[4], &[15u16, 16, 17, 0]).unwrap();
+    let left = ctx.bit_shift_left(&v, &s).unwrap().to_vec::<u16>().unwrap();
+    assert_eq!(left, [0x8000, 0, 0, 0x1234]);
+    let right = ctx
+        .bit_shift_right(&v, &s)
+        .unwrap()
+        .to_vec::<u16>()
+        .unwrap();
+    assert_eq!(right, [1, 0, 0, 0x1234]);
+
+    // 64-bit elements: bits carried across the two words, and amounts 63, 64 and 2^32.
+    let x = [1u64 << 31, 0x8000_0000_0000_0001, u64::MAX, 5];
+    let v = Tensor::from_slice(ctx, &[4], &x).unwrap();
+    let s = Tensor::from_slice(ctx, &[4], &[1u64, 63, 64, 1 << 32]).unwrap();
+    let left = ctx.bit_shift_left(&v, &s).unwrap().to_vec::<u64>().unwrap();
+    assert_eq!(left, [1 << 32, 1 << 63, 0, 0]);
+    let right = ctx
+        .bit_shift_right(&v, &s)
+        .unwrap()
+        .to_vec::<u64>()
+        .unwrap();
+    assert_eq!(right, [1 << 30, 1, 0, 0]);
+    let v = Tensor::from_slice(ctx, &[4], &[i64::MIN, -5, i64::MIN, 7]).unwrap();
+    let s = Tensor::from_slice(ctx, &[4], &[33i64, 1, 64, -1]).unwrap();
+    let right = ctx.bitwise_right_shift(&v, &s, numpy).unwrap();
+    assert_eq!(right.to_vec::<i64>().unwrap(), [i64::MIN >> 33, -3, -1, 0]);
+
+    // The DirectML shifts take unsigned types only; OpenVINO's every integer but boolean.
+    let f = Tensor::from_slice(ctx, &[2], &[1i32, 2]).unwrap();
+    assert_eq!(
+        ctx.bit_shift_left(&f, &f).unwrap_err().rule(),
+        "unsupported_dtype"
+    );
+    let b = Tensor::from_bools(ctx, &[2], &[true, false]).unwrap();
+    let e = ctx.bitwise_left_shift(&b, &b, numpy).unwrap_err();
+    assert!(matches!(e, Error::NotInteger { .. }), "{e}");
+}

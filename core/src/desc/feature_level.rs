@@ -13,9 +13,13 @@ use std::fmt;
 /// | `LogicalXor` | 1.0 | u32 | 4 |
 /// | `LogicalXor` | 2.0 | u8, u32 | 4 |
 /// | `LogicalXor` | 3.0 and later | u8, u32 | 1 to 8 |
+/// | `BitShiftLeft`, `BitShiftRight` | below 2.1 | none (introduced at 2.1) | |
+/// | `BitShiftLeft`, `BitShiftRight` | 2.1 | u8, u16, u32 | 4 |
+/// | `BitShiftLeft`, `BitShiftRight` | 3.0 | u8, u16, u32 | 1 to 8 |
+/// | `BitShiftLeft`, `BitShiftRight` | 4.1 and later | u8, u16, u32, u64 | 1 to 8 |
 ///
-/// Levels between the rows behave as the row below them (2.1 as 2.0, 3.1 and 4.0 as 3.0,
-/// 5.0 to 6.4 as 4.1): no later level changes either operator.
+/// Levels between the rows behave as the row above them (3.1 and 4.0 as 3.0, 5.0 to 6.4 as
+/// 4.1; 2.1 as 2.0 for the XOR operators): no later level changes any operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[non_exhaustive]
 pub enum FeatureLevel {
@@ -23,7 +27,8 @@ pub enum FeatureLevel {
     Fl1_0,
     /// `DML_FEATURE_LEVEL_2_0` (0x2000): LOGICAL_XOR gains UINT8.
     Fl2_0,
-    /// `DML_FEATURE_LEVEL_2_1` (0x2100).
+    /// `DML_FEATURE_LEVEL_2_1` (0x2100): BIT_SHIFT_LEFT and BIT_SHIFT_RIGHT appear (u8, u16,
+    /// u32; 4-D).
     Fl2_1,
     /// `DML_FEATURE_LEVEL_3_0` (0x3000): BIT_XOR appears; 1 to 8 dimensions.
     Fl3_0,
@@ -31,7 +36,8 @@ pub enum FeatureLevel {
     Fl3_1,
     /// `DML_FEATURE_LEVEL_4_0` (0x4000).
     Fl4_0,
-    /// `DML_FEATURE_LEVEL_4_1` (0x4100): BIT_XOR takes all eleven types. The default.
+    /// `DML_FEATURE_LEVEL_4_1` (0x4100): BIT_XOR takes all eleven types, the shifts u64. The
+    /// default.
     #[default]
     Fl4_1,
     /// `DML_FEATURE_LEVEL_5_0` (0x5000).
