@@ -35,7 +35,7 @@ fn main(
     }
     if WIDTH == 4u {
         let c = offsets_of(call, u, rank(call));
-        out_buf[base(call).x + u] = combine_lane(load_word(A_SRC, c.a), load_word(B_SRC, c.b));
+        out_buf[base(call).x + u] = combine_at(c.a, c.b);
         return;
     }
 
@@ -58,7 +58,7 @@ fn main(
     var mask = 0u;
     for (var e = start; e < stop; e++) {
         let shift = (e - lane0) * WIDTH * 8u;
-        value |= combine_lane(load_lane(A_SRC, c.a), load_lane(B_SRC, c.b)) << shift;
+        value |= combine_at(c.a, c.b) << shift;
         mask |= lane_mask() << shift;
         if e + 1u < stop {
             c.inner += 1u;

@@ -58,12 +58,12 @@ fn main(
         return;
     }
     if WIDTH == 4u {
-        store_word(o, combine_lane(load_word(A_SRC, a), load_word(B_SRC, b)));
+        store_word(o, combine_at(a, b));
         return;
     }
     let byte = o * WIDTH;
     if !SHARED_WORDS {
-        let value = combine_lane(load_lane(A_SRC, a), load_lane(B_SRC, b));
+        let value = combine_at(a, b);
         store_lane(byte >> 2u, (byte & 3u) * 8u, value);
         return;
     }
@@ -168,7 +168,7 @@ fn fill_word(call: u32, w: u32, first: Offsets, e_first: u32) {
             break;
         }
         let shift = (byte & 3u) * 8u;
-        word |= combine_lane(load_lane(A_SRC, c.a), load_lane(B_SRC, c.b)) << shift;
+        word |= combine_at(c.a, c.b) << shift;
         mask |= lane_mask() << shift;
         e += 1u;
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Conformance cases for the shift operators: writes tests/data/chapter.json.
+"""Conformance cases for the shift operators and bit_count: writes tests/data/chapter.json.
 
 Regenerate (Python 3, standard library only; the output is deterministic):
 
@@ -14,15 +14,19 @@ case object per line), with these `op` names:
                                                           FL 3.0: u8 u16 u32, 1 to 8-D;
                                                           FL 4.1: u64 too)
       bit_shift_right  DML_ELEMENT_WISE_BIT_SHIFT_RIGHT  (the same)
-      Every other type (i8 i16 i32 i64 f16 f32 f64) is refused at every level.
+      The shifts refuse every other type (i8 i16 i32 i64 f16 f32 f64) at every level.
+      bit_count        DML_ELEMENT_WISE_BIT_COUNT        (one input; FL 3.0: input u8 u16 u32;
+                                                          FL 4.1: all 11 DML types; the output
+                                                          u8 or u32 at both; 1 to 8-D; below
+                                                          FL 3.0 the operator does not exist)
     OpenVINO (shapes and auto_broadcast; any rank, scalars and zero-size dimensions):
       bitwise_left_shift_broadcast   BitwiseLeftShift-15   (u8 i8 u16 i16 u32 i32 u64 i64;
                                                             boolean and floats are refused)
       bitwise_right_shift_broadcast  BitwiseRightShift-15  (the same)
 
-A is the value to shift, B the amount; A, B and the output have one type. Id prefixes: bshl_
-bshr_ (DirectML), ovshl_ ovshr_ (OpenVINO); `_err_` marks an error case. `source` names the
-specification page or the test that each case comes from.
+For the shifts, A is the value to shift, B the amount; A, B and the output have one type. Id
+prefixes: bshl_ bshr_ bcnt_ (DirectML), ovshl_ ovshr_ (OpenVINO); `_err_` marks an error case.
+`source` names the specification page or the test that each case comes from.
 
 One definition serves every standard (it is ONNX BitShift-28's): elements are bit patterns of
 their type, and the amount b is read as a value of the element type (signed for i8 to i64).
@@ -39,10 +43,26 @@ operator to the rule above. A negative amount of a signed type is, as a bit patt
 unsigned amount of at least 2^(bits-1) >= bits, so reading the amount signed or unsigned gives
 the same result under this rule.
 
-Every expected value is computed here with Python integers, from that rule alone, independently
-of the library; the examples taken from the specifications and test suites are also checked
-against the values they list. Like family.json, the file is meant for the conformance runner
-and for checking the library's CPU reference in the conformance crate's unit tests.
+bit_count is a one-input case, like bit_not in family.json: `a`, `a_shape`, `a_strides` and A's
+other fields, and no `b` field at all. `dtype` is the input's type and `out_dtype`, present in
+every bit_count case (valid or error), the output's: u8 or u32 (any other output type is an
+`unsupported_dtype` error). Each output element is the number of set bits of the input element's
+whole bit pattern (float patterns included: NaN payloads, -0.0 and infinities count as raw
+bits), written as a value of the output type; `expected`, `expected_head`, `expected_tail` and
+`expected_sha256` (over the output type's little-endian bytes) are output-type values. Input and
+output have the same DimensionCount and Sizes (else `rank_mismatch` or `shape_mismatch`) and may
+each have strides; `*_min_bytes`, `*_physical_len` and the alignment rules take each tensor's
+own element width (the output's min bytes use the output type's width). The DirectML page lists
+no in-place execution for BIT_COUNT, so an output bound to the input's range (`alias` `out=a`)
+is refused with the error kind `in_place_not_supported`, added to the format's error kinds by
+this file, whether the two types differ or not. The tag `all_counts` marks cases that hold
+every count from 0 to the width and every single bit.
+
+Every expected value is computed here with Python integers, from these rules alone (a shift by
+the rule above, a bit count as bin(x).count("1")), independently of the library; the examples
+taken from the specifications and test suites are also checked against the values they list.
+Like family.json, the file is meant for the conformance runner and for checking the library's
+CPU reference in the conformance crate's unit tests.
 """
 
 import hashlib
@@ -1092,6 +1112,432 @@ generated("ovshr_large_i8_131071", "bitwise_right_shift_broadcast", "i8", [13107
 generated("ovshr_large_i64_65537_amounts_0_1", "bitwise_right_shift_broadcast", "i64",
           [65537], [319, 320], ("bits", "bool"), b_shape=[65537],
           notes="B's `bool` stream: amounts 0 and 1 (arithmetic shift of negative values).")
+
+
+# ===== DirectML BIT_COUNT =======================================================================
+
+SRC_BCNT = ("DirectML docs: DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC "
+            "(MicrosoftDocs/sdk-api ns-directml-dml_element_wise_bit_count_operator_desc.md)")
+BCNT_TYPES = ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "f32", "f64"]
+BCNT_FL3 = ["u8", "u16", "u32"]
+BCNT_OUTS = ["u8", "u32"]
+FLOAT_NOTE = ("Float bit patterns are counted as raw bits ('the tensor data type is ignored "
+              "except for determining the width of each element'): -0.0 counts 1, NaN payloads "
+              "and the sign bit count like any other bit.")
+INPLACE_NOTE = ("The BIT_COUNT page, unlike BIT_NOT's ('This operator supports in-place "
+                "execution'), lists no in-place execution: the library refuses an output bound "
+                "to the input's range, whatever the two types and descriptions.")
+
+
+def popcount(dtype, x):
+    """One element of bit_count: the set bits of `x` over the whole width of `dtype`."""
+    return bin(x & mask(dtype)).count("1")
+
+
+def bcnt_level(dtype):
+    """UINT8/16/32 inputs from FL 3.0 (1 to 8-D); the other eight DML types from FL 4.1."""
+    return "3_0" if dtype in BCNT_FL3 else "4_1"
+
+
+_bcnt_seed = [5000]
+
+
+def bcnt_rand(dtype, n):
+    """Deterministic pseudo-random inputs (every bit pattern of the type)."""
+    _bcnt_seed[0] += 1
+    return stream(_bcnt_seed[0], n, "bits", dtype)
+
+
+def bcnt(id, dtype, out, shape, a, a_strides=None, out_strides=None, tags=(), source=None,
+         notes=None, extra=None, check=None):
+    """A valid bit_count case: `dtype` is the input's type, `out` the output's (u8 or u32).
+    `a` is the physical buffer when `a_strides` is given, else the logical row-major data."""
+    assert dtype in BCNT_TYPES and out in BCNT_OUTS, id
+    sa = a_strides or packed(shape)
+    so = out_strides or packed(shape)
+    assert 1 <= len(shape) <= 8 and 0 not in shape, id
+    assert len(a) == physical_len(shape, sa), id
+    assert all(0 <= x <= mask(dtype) for x in a), id
+    expected = [popcount(dtype, a[sum(i * s for i, s in zip(idx, sa))])
+                for idx in indices(shape)]
+    if check is not None:
+        assert expected == check, (id, expected)
+    c = {"id": id, "op": "bit_count", "dtype": dtype, "out_dtype": out, "a_shape": shape,
+         "out_shape": shape}
+    if a_strides:
+        c["a_strides"] = a_strides
+    if out_strides:
+        c["out_strides"] = out_strides
+    c["min_feature_level"] = bcnt_level(dtype)
+    c["a_min_bytes"] = min_bytes(shape, sa, dtype)
+    c["out_min_bytes"] = min_bytes(shape, so, out)
+    c["a_physical_len"] = physical_len(shape, sa)
+    c["out_physical_len"] = physical_len(shape, so)
+    if extra:
+        c.update(extra)
+    c["a"] = a
+    c["expected"] = expected
+    c["tags"] = list(tags)
+    c["source"] = source or SRC_BCNT
+    if notes:
+        c["notes"] = notes
+    add(c)
+
+
+def bcnt_err(id, dtype, out, a_shape, kind, message, tags=(), source=None, notes=None,
+             **fields):
+    """A bit_count error case: one input (no `b` field), `out_dtype` always present."""
+    c = {"id": id, "op": "bit_count", "dtype": dtype, "out_dtype": out, "a_shape": a_shape}
+    if "out_shape" not in fields:
+        c["out_shape"] = a_shape
+    c.update(fields)
+    c["expect_error"] = message
+    c["error_kind"] = kind
+    c["tags"] = ["error"] + list(tags)
+    c["source"] = source or SRC_BCNT
+    if notes:
+        c["notes"] = notes
+    add(c)
+
+
+def bcnt_generated(id, dtype, out, shape, seed, mode, a_strides=None, tags=(), source=None,
+                   notes=None):
+    """A large bit_count case: a SplitMix64 input, the output by digest (over the output
+    type's little-endian bytes), count, head and tail."""
+    sa = a_strides or packed(shape)
+    count = physical_len(shape, sa)
+    a = stream(seed, count, mode, dtype)
+    expected = [popcount(dtype, a[sum(i * s for i, s in zip(idx, sa))])
+                for idx in indices(shape)]
+    c = {"id": id, "op": "bit_count", "dtype": dtype, "out_dtype": out, "a_shape": shape,
+         "out_shape": shape}
+    if a_strides:
+        c["a_strides"] = a_strides
+    c["min_feature_level"] = bcnt_level(dtype)
+    c["a_min_bytes"] = min_bytes(shape, sa, dtype)
+    c["out_min_bytes"] = min_bytes(shape, packed(shape), out)
+    c["a_physical_len"] = count
+    c["out_physical_len"] = prod(shape)
+    c["generator"] = {"algo": "splitmix64", "a": {"seed": seed, "count": count, "mode": mode}}
+    c["a_sha256"] = sha(a, dtype)
+    c["expected_count"] = len(expected)
+    c["expected_sha256"] = sha(expected, out)
+    c["expected_head"] = expected[:16]
+    c["expected_tail"] = expected[-16:]
+    c["tags"] = ["generator", "large"] + list(tags)
+    c["source"] = source or SRC_BCNT
+    if notes:
+        c["notes"] = notes
+    add(c)
+
+
+def bcnt_specials(dtype):
+    """Patterns worth counting: zero, all ones, single bits (low, high, middle), alternating
+    bits (0x55.., 0xaa..), nibble and byte patterns, half words, values with the high bits set;
+    for 64-bit types words of different counts; for floats +-0, +-1, +-inf, quiet and signalling
+    NaNs with payloads, all-ones NaNs, subnormals, the largest finite values."""
+    w = 8 * WIDTH[dtype]
+    m = (1 << w) - 1
+    if dtype == "f16":
+        return [0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0x7D55, 0xFE01,
+                0x7FFF, 0xFFFF, 0x0001, 0x03FF, 0x0400, 0x7BFF, 0x83FF, 0x3555]
+    if dtype == "f32":
+        return [0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000,
+                0x7FC00000, 0x7FA5A5A5, 0xFFC00001, 0x7FFFFFFF, 0xFFFFFFFF, 0x00000001,
+                0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0x807FFFFF, 0x3EAAAAAB]
+    if dtype == "f64":
+        return [0, 1 << 63, 0x3FF0000000000000, 0xBFF0000000000000, 0x7FF0000000000000,
+                0xFFF0000000000000, 0x7FF8000000000000, 0x7FF4A5A5A5A5A5A5,
+                0xFFF8000000000001, 0x7FFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 1,
+                0x000FFFFFFFFFFFFF, 0x0010000000000000, 0x7FEFFFFFFFFFFFFF,
+                0x800FFFFFFFFFFFFF, 0x3FD5555555555555]
+    alt = int("01" * (w // 2), 2)
+    nib = int("0f" * (w // 8), 16)
+    half = (1 << (w // 2)) - 1
+    xs = [0, m, 1, 1 << (w - 1), 1 << (w // 2), 1 << (w // 2 - 1), alt, m ^ alt, nib, m ^ nib,
+          half, m ^ half, m >> 1, m - 1, (1 << (w - 1)) | 1, 0xFF << (w - 8), m ^ (1 << (w // 2))]
+    if w == 64:
+        xs += [0xFFFFFFFF00000001, 0x00000001FFFFFFFF, 0x8000000080000000, 0x0000000100000000,
+               0x0000000080000000, 0x0123456789ABCDEF]
+    return dedupe(xs)
+
+
+def all_counts(dtype):
+    """Every count from 0 to the width three ways (the low c bits, the high c bits, c bits
+    spread across the word), then every single bit."""
+    w = 8 * WIDTH[dtype]
+    m = (1 << w) - 1
+    xs = []
+    for c in range(w + 1):
+        xs.append((1 << c) - 1)
+        xs.append(m ^ ((1 << (w - c)) - 1))
+        xs.append(sum(1 << (i * w // c) for i in range(c)) if c else 0)
+    xs += [1 << k for k in range(w)]
+    return xs
+
+
+# u64 values whose two 32-bit words have different counts (low | high).
+BCNT_WORDS = [0x00000000FFFFFFFF, 0xFFFFFFFF00000000, 0x0000000100000003, 0x80000000FFFFFFFE,
+              0x7FFFFFFF80000000, 0x0000000100000000, 0xFFFFFFFFFFFFFFFE, 0x5555555500000000,
+              0x00000000AAAAAAAA, 0x0123456789ABCDEF, 0xFEDCBA9876543210, 0x8000000000000003,
+              0x00000003FFFFFFFF, 0xE00000000000000F, 0x000000FF0000FFFF, 0xFFFFFFFF7FFFFFFF]
+assert all(bin(x >> 32).count("1") != bin(x & 0xFFFFFFFF).count("1") for x in BCNT_WORDS)
+BCNT_F64_WORDS = [0x7FF0000000000001, 0x000FFFFFFFFFFFFF, 0x3FF0000000000000, 0xC00FFFFF00000000,
+                  0x00000000FFFFFFFF, 0x8000000000000000, 0x7FF80000FFFFFFFF, 0xFFFFFFFFFFFFFFFF]
+# 8-bit lanes: four to a 32-bit word, counts from 0 to the width mixed within each word.
+BCNT_LANE8 = [0xFF, 0x00, 0x01, 0x80, 0x7F, 0xFE, 0x55, 0xAA,
+              0x0F, 0xF0, 0x81, 0x18, 0x3C, 0xC3, 0xE7, 0x00,
+              0x00, 0xFF, 0x00, 0xFF, 0x01, 0x03, 0x07, 0x0F,
+              0x1F, 0x3F, 0x7F, 0xFF, 0x80, 0xC0, 0xE0, 0xF0]
+BCNT_LANE16 = [0xFFFF, 0x0000, 0x0001, 0x8000, 0x7FFF, 0xFFFE, 0x5555, 0xAAAA,
+               0x00FF, 0xFF00, 0x8001, 0x0180, 0x0F0F, 0xF0F0, 0x7FFE, 0x0000,
+               0x0003, 0xC000, 0x1234, 0xFEDC, 0x0000, 0xFFFF, 0x00F0, 0x0F00]
+
+bcnt("bcnt_doc_example_u32_to_u32", "u32", "u32", [2, 2], [0, 123, 456, 789], check=[0, 6, 4, 5],
+     tags=["doc", "seed"],
+     notes="The page's example: [[0,123],[456,789]] -> [[0,6],[4,5]] (UINT32 in and out).")
+bcnt("bcnt_doc_example_u32_to_u8", "u32", "u8", [2, 2], [0, 123, 456, 789], check=[0, 6, 4, 5],
+     tags=["doc", "seed"], notes="The page's example with a UINT8 output.")
+# Every input type at its first level, with both output types.
+for dt in BCNT_TYPES:
+    vals = bcnt_specials(dt)
+    is_float = dt.startswith("f")
+    for out in BCNT_OUTS:
+        bcnt(f"bcnt_specials_{dt}_to_{out}", dt, out, [len(vals)], vals,
+             tags=["specials", "float_bits" if is_float else "extreme_int"],
+             source=SRC_BCNT + "; " + SRC_FLH, notes=FLOAT_NOTE if is_float else None)
+# Every count from 0 to the width; every single bit.
+for dt, out in [("u8", "u32"), ("i8", "u8"), ("u16", "u8"), ("i16", "u32"), ("u32", "u8"),
+                ("i32", "u32"), ("u64", "u8"), ("i64", "u32"), ("f16", "u8"), ("f32", "u32"),
+                ("f64", "u8")]:
+    vals = all_counts(dt)
+    w = 8 * WIDTH[dt]
+    bcnt(f"bcnt_all_counts_{dt}_to_{out}", dt, out, [len(vals)], vals,
+         tags=["all_counts", "extreme_int"] + (["float_bits"] if dt.startswith("f") else []),
+         notes=f"Counts 0 to {w}, each as the low bits, the high bits and bits spread over the "
+               f"element, then each of the {w} single bits.")
+# 64-bit elements: the two 32-bit words have different counts.
+bcnt("bcnt_word_boundary_u64_to_u8", "u64", "u8", [4, 4], BCNT_WORDS,
+     tags=["word_boundary", "extreme_int"],
+     notes="Each value's low and high words have different counts: counting one word, or "
+           "the same word twice, gives a wrong result.")
+bcnt("bcnt_word_boundary_u64_to_u32", "u64", "u32", [16], BCNT_WORDS,
+     tags=["word_boundary", "extreme_int"])
+bcnt("bcnt_word_boundary_i64_to_u8", "i64", "u8", [2, 8], BCNT_WORDS[::-1],
+     tags=["word_boundary", "extreme_int"],
+     notes="Negative INT64 values count every bit of their two's complement pattern.")
+bcnt("bcnt_word_boundary_f64_to_u32", "f64", "u32", [8], BCNT_F64_WORDS,
+     tags=["word_boundary", "float_bits"], notes=FLOAT_NOTE)
+# Narrow lanes of one 32-bit word.
+bcnt("bcnt_lanes_u8_to_u8", "u8", "u8", [4, 8], BCNT_LANE8, tags=["lanes"],
+     notes="Four 8-bit lanes to a word in and out, counts 0 to 8 mixed within each word.")
+bcnt("bcnt_lanes_u8_to_u32", "u8", "u32", [4, 8], BCNT_LANE8, tags=["lanes"],
+     notes="Each 8-bit lane of an input word gives a whole 32-bit output word.")
+bcnt("bcnt_lanes_u16_to_u8", "u16", "u8", [4, 6], BCNT_LANE16, tags=["lanes"],
+     notes="Two 16-bit lanes to an input word; an output word takes four counts from two "
+           "input words.")
+bcnt("bcnt_lanes_i8_to_u8", "i8", "u8", [2, 16], BCNT_LANE8, tags=["lanes", "extreme_int"])
+# Odd lengths: UINT8 outputs that end inside a 32-bit word.
+for dt, out, n in [("u64", "u8", 1), ("u32", "u8", 3), ("u16", "u8", 5), ("u8", "u8", 7),
+                   ("i64", "u8", 17), ("u8", "u32", 33), ("f16", "u8", 33), ("i32", "u8", 6),
+                   ("u16", "u32", 1023), ("i8", "u8", 4099)]:
+    bcnt(f"bcnt_len{n}_{dt}_to_{out}", dt, out, [n], bcnt_rand(dt, n), tags=["odd_length"],
+         notes=f"{n} UINT8 counts end inside a 32-bit word." if out == "u8" and n % 4 else None)
+# Ranks 1 to 8.
+for dt, out, shape, tags in [("u16", "u8", [3, 5], []), ("i32", "u8", [2, 3, 5], []),
+                             ("u8", "u32", [2, 1, 3, 4], []), ("u32", "u8", [1, 2, 1, 3, 3], []),
+                             ("f32", "u32", [2, 1, 2, 1, 3, 2], []),
+                             ("u64", "u8", [2, 1, 2, 1, 3, 1, 2, 2], ["rank8"]),
+                             ("u8", "u32", [1, 2, 1, 2, 1, 3, 1, 2], ["rank8"]),
+                             ("f64", "u8", [1, 1, 1, 1, 1, 1, 1, 5], ["rank8", "float_bits"])]:
+    r = len(shape)
+    bcnt(f"bcnt_rank{r}_{dt}_to_{out}", dt, out, shape, bcnt_rand(dt, prod(shape)), tags=tags)
+# Strides: padded, transposed and broadcast (zero-stride) inputs; padded outputs.
+bcnt("bcnt_strides_padded_u64_to_u8", "u64", "u8", [3, 5], bcnt_rand("u64", 2 * 7 + 5),
+     a_strides=[7, 1], tags=["strides", "padded"], source=SRC_STRIDES,
+     notes="Input rows 7 elements apart; the padding elements are read by no index.")
+bcnt("bcnt_strides_padded_u8_to_u32", "u8", "u32", [3, 5], bcnt_rand("u8", 2 * 6 + 5),
+     a_strides=[6, 1], tags=["strides", "padded"], source=SRC_STRIDES)
+bcnt("bcnt_strides_transposed_u64_to_u8", "u64", "u8", [4, 3], bcnt_rand("u64", 12),
+     a_strides=[1, 4], tags=["strides", "transposed"], source=SRC_STRIDES)
+bcnt("bcnt_strides_transposed_u8_to_u32", "u8", "u32", [3, 5], bcnt_rand("u8", 15),
+     a_strides=[1, 3], tags=["strides", "transposed"], source=SRC_STRIDES)
+bcnt("bcnt_strides_transposed_f32_to_u8", "f32", "u8", [5, 3], bcnt_specials("f32")[:15],
+     a_strides=[1, 5], tags=["strides", "transposed", "float_bits"], source=SRC_STRIDES)
+bcnt("bcnt_strides_3d_every_other_u64_to_u32", "u64", "u32", [2, 3, 4],
+     bcnt_rand("u64", 20 + 16 + 6 + 1), a_strides=[20, 8, 2],
+     tags=["strides", "padded"], source=SRC_STRIDES,
+     notes="Every other element of padded rows.")
+bcnt("bcnt_strides_zero_scalar_u64_to_u8", "u64", "u8", [3, 4], [0xFFFFFFFF00000001],
+     a_strides=[0, 0], tags=["strides", "zero_stride", "word_boundary"], source=SRC_STRIDES,
+     notes="One element read at every index with Strides {0,0}: 33 set bits.")
+bcnt("bcnt_strides_zero_row_broadcast_u8_to_u32", "u8", "u32", [4, 6],
+     [0x00, 0x01, 0x55, 0xAA, 0xFE, 0xFF], a_strides=[0, 1],
+     tags=["strides", "zero_stride"], source=SRC_STRIDES,
+     notes="One row of input repeated down the rows with stride 0.")
+bcnt("bcnt_strides_zero_col_broadcast_i16_to_u8", "i16", "u8", [5, 3],
+     [0xFFFF, 0x8000, 0x7FFF, 0x0101, 0x5555], a_strides=[1, 0],
+     tags=["strides", "zero_stride", "extreme_int"], source=SRC_STRIDES)
+bcnt("bcnt_out_strides_padded_u64_to_u8", "u64", "u8", [3, 5], bcnt_rand("u64", 15),
+     out_strides=[7, 1], tags=["strides", "out_strides", "padded"], source=SRC_STRIDES,
+     notes="UINT8 output rows 7 elements apart: rows 1 and 2 start inside a 32-bit word; the "
+           "2 padding bytes of each row keep their bytes.")
+bcnt("bcnt_out_strides_padded_u8_to_u32", "u8", "u32", [3, 4], bcnt_rand("u8", 12),
+     out_strides=[6, 1], tags=["strides", "out_strides", "padded"], source=SRC_STRIDES)
+bcnt("bcnt_out_strides_padded_u32_to_u8", "u32", "u8", [5, 3], bcnt_rand("u32", 15),
+     out_strides=[5, 1], tags=["strides", "out_strides", "padded", "odd_length"],
+     source=SRC_STRIDES, notes="Three UINT8 counts every 5 bytes: rows end mid-word.")
+bcnt("bcnt_out_strides_transposed_u8_to_u8", "u8", "u8", [3, 5], bcnt_rand("u8", 15),
+     out_strides=[1, 3], tags=["strides", "out_strides", "transposed"], source=SRC_STRIDES,
+     notes="The output written transposed: logical element (i, j) at byte 3*j + i.")
+bcnt("bcnt_strides_both_u16_to_u8", "u16", "u8", [4, 3], bcnt_rand("u16", 12),
+     a_strides=[1, 4], out_strides=[9, 2],
+     tags=["strides", "transposed", "out_strides", "padded"], source=SRC_STRIDES,
+     notes="A transposed input and a padded output, every other output byte.")
+bcnt("bcnt_strides_zero_padded_out_f16_to_u32", "f16", "u32", [2, 3], [0x7E00, 0x8000, 0xFFFF],
+     a_strides=[0, 1], out_strides=[4, 1],
+     tags=["strides", "zero_stride", "out_strides", "padded", "float_bits"], source=SRC_STRIDES)
+# Binding offsets, larger TotalTensorSizeInBytes, GuaranteedBaseOffsetAlignment; OWNED_BY_DML.
+bcnt("bcnt_binding_offsets_u64_to_u8", "u64", "u8", [6], bcnt_rand("u64", 6),
+     extra={"a_offset_bytes": 16, "out_offset_bytes": 48, "out_total_bytes": 16,
+            "out_guaranteed_alignment": 16},
+     tags=["binding_offset", "total_bytes", "alignment"], source=SRC_BINDING,
+     notes="The output (6 UINT8 counts, DMLCalcBufferTensorSize 8) at byte 48 of its buffer "
+           "with a TotalTensorSizeInBytes of 16.")
+bcnt("bcnt_out_binding_offset_u8_to_u32", "u8", "u32", [5], [0xFF, 0x80, 0x00, 0x7F, 0x11],
+     extra={"out_offset_bytes": 32}, tags=["binding_offset", "odd_length"],
+     source=SRC_BINDING, notes="The output alone at a binding offset.")
+bcnt("bcnt_total_bytes_above_min_u16_to_u8", "u16", "u8", [7], bcnt_rand("u16", 7),
+     extra={"a_total_bytes": 32, "out_total_bytes": 12, "a_guaranteed_alignment": 8},
+     tags=["total_bytes", "alignment", "odd_length"], source=SRC_BINDING,
+     notes="TotalTensorSizeInBytes above DMLCalcBufferTensorSize (16 and 8).")
+bcnt("bcnt_owned_by_dml_input_u32_to_u8", "u32", "u8", [6], bcnt_rand("u32", 6),
+     extra={"a_flags": "OWNED_BY_DML"}, tags=["owned_by_dml"], source=SRC_BCNT + "; " + SRC_FLAGS,
+     notes="The input is the operator's own copy: calls bind the output alone.")
+
+# Errors: levels and types.
+SRC_BL = SRC_BCNT + "; " + SRC_FLH
+bcnt_err("bcnt_err_u8_at_fl2_1", "u8", "u8", [4], "unsupported_dtype",
+         "the operator was introduced in DML_FEATURE_LEVEL_3_0", feature_level="2_1",
+         tags=["feature_level"], source=SRC_BL)
+bcnt_err("bcnt_err_u32_4d_at_fl2_1", "u32", "u32", [1, 1, 2, 2], "unsupported_dtype",
+         "the operator was introduced in DML_FEATURE_LEVEL_3_0", feature_level="2_1",
+         tags=["feature_level"], source=SRC_BL,
+         notes="Unlike the shifts, no 4-D form exists below DML_FEATURE_LEVEL_3_0.")
+bcnt_err("bcnt_err_u16_at_fl2_0", "u16", "u8", [1, 2, 2, 2], "unsupported_dtype",
+         "the operator was introduced in DML_FEATURE_LEVEL_3_0", feature_level="2_0",
+         tags=["feature_level"], source=SRC_BL)
+bcnt_err("bcnt_err_u32_at_fl1_0", "u32", "u32", [1, 1, 1, 4], "unsupported_dtype",
+         "the operator was introduced in DML_FEATURE_LEVEL_3_0", feature_level="1_0",
+         tags=["feature_level"], source=SRC_BL)
+for dt, out in [("i8", "u8"), ("i16", "u32"), ("i32", "u8"), ("i64", "u32"), ("u64", "u8"),
+                ("f16", "u8"), ("f32", "u32"), ("f64", "u8")]:
+    bcnt_err(f"bcnt_err_{dt}_to_{out}_at_fl3_0", dt, out, [4], "unsupported_dtype",
+             "below DML_FEATURE_LEVEL_4_1 the input is UINT8, UINT16 or UINT32",
+             feature_level="3_0", tags=["feature_level"], source=SRC_BL)
+bcnt_err("bcnt_err_bool_input", "bool", "u8", [4], "unsupported_dtype",
+         "bool is not a DML_TENSOR_DATA_TYPE")
+for dt, out in [("u8", "u16"), ("u32", "u64"), ("u8", "i8"), ("u32", "i32"), ("f32", "f32"),
+                ("u16", "bool"), ("i64", "i64"), ("u64", "u64"), ("f16", "f16")]:
+    bcnt_err(f"bcnt_err_out_{out}_from_{dt}", dt, out, [4], "unsupported_dtype",
+             "OutputTensor DataType must be UINT32 or UINT8",
+             notes="The output takes UINT32 or UINT8 at every level, whatever the input type."
+             if out == dt else None)
+bcnt_err("bcnt_err_out_u16_from_u16_at_fl3_0", "u16", "u16", [4], "unsupported_dtype",
+         "OutputTensor DataType must be UINT32 or UINT8", feature_level="3_0",
+         tags=["feature_level"], source=SRC_BL)
+# In place: refused, with the same or different types.
+SRC_IP = SRC_BCNT + "; " + SRC_BINDING
+bcnt_err("bcnt_err_inplace_u32_to_u8", "u32", "u8", [4], "in_place_not_supported",
+         "in-place execution is not supported by BIT_COUNT", alias="out=a", tags=["in_place"],
+         source=SRC_IP, notes=INPLACE_NOTE)
+bcnt_err("bcnt_err_inplace_u32_to_u8_same_total_bytes", "u32", "u8", [4],
+         "in_place_not_supported", "in-place execution is not supported by BIT_COUNT",
+         alias="out=a", a_total_bytes=16, out_total_bytes=16, tags=["in_place", "total_bytes"],
+         source=SRC_IP,
+         notes="Both descriptions 16 bytes, so only the binding is at fault. " + INPLACE_NOTE)
+bcnt_err("bcnt_err_inplace_u8_to_u8", "u8", "u8", [2, 3], "in_place_not_supported",
+         "in-place execution is not supported by BIT_COUNT", alias="out=a", tags=["in_place"],
+         source=SRC_IP,
+         notes="The same type and description in and out. " + INPLACE_NOTE)
+bcnt_err("bcnt_err_inplace_u32_to_u32", "u32", "u32", [5], "in_place_not_supported",
+         "in-place execution is not supported by BIT_COUNT", alias="out=a", tags=["in_place"],
+         source=SRC_IP, notes="The same type and description in and out. " + INPLACE_NOTE)
+bcnt_err("bcnt_err_inplace_u8_to_u8_padded_at_fl3_0", "u8", "u8", [2, 3],
+         "in_place_not_supported", "in-place execution is not supported by BIT_COUNT",
+         alias="out=a", a_strides=[4, 1], out_strides=[4, 1], feature_level="3_0",
+         tags=["in_place", "padded", "feature_level"], source=SRC_IP, notes=INPLACE_NOTE)
+# Errors: shapes, layouts, bindings.
+bcnt_err("bcnt_err_shape_mismatch_out_transposed", "u8", "u32", [2, 3], "shape_mismatch",
+         "InputTensor and OutputTensor must have the same Sizes", out_shape=[3, 2])
+bcnt_err("bcnt_err_shape_mismatch_out_wider", "u64", "u8", [2, 3], "shape_mismatch",
+         "InputTensor and OutputTensor must have the same Sizes", out_shape=[2, 4])
+bcnt_err("bcnt_err_rank_mismatch_out", "u32", "u8", [6], "rank_mismatch",
+         "InputTensor and OutputTensor must have the same DimensionCount", out_shape=[1, 6])
+bcnt_err("bcnt_err_rank9", "u16", "u8", [1, 1, 1, 1, 1, 1, 1, 2, 2], "rank_out_of_range",
+         "DimensionCount 9 > 8")
+bcnt_err("bcnt_err_rank0", "u32", "u32", [], "rank_out_of_range", "DimensionCount 0 < 1",
+         notes="DirectML has no scalar tensor: Sizes {} is out of range.")
+bcnt_err("bcnt_err_zero_size_dim", "u8", "u32", [2, 0], "zero_size_dim", "a Size of 0",
+         tags=["zero_size"])
+bcnt_err("bcnt_err_strides_length_a", "u8", "u8", [2, 3], "strides_length_mismatch",
+         "Strides has 1 entry for 2 dimensions", a_strides=[1], source=SRC_STRIDES)
+bcnt_err("bcnt_err_strides_length_out", "u64", "u32", [2, 3], "strides_length_mismatch",
+         "Strides has 3 entries for 2 dimensions", out_strides=[3, 1, 1], source=SRC_STRIDES)
+bcnt_err("bcnt_err_out_total_bytes_own_width_u8_to_u32", "u8", "u32", [5],
+         "total_bytes_too_small", "TotalTensorSizeInBytes 8 < DMLCalcBufferTensorSize 20",
+         out_total_bytes=8, tags=["total_bytes"],
+         notes="8 bytes would hold the five counts as UINT8 (or the UINT8 input), not as UINT32: "
+               "the output's size is counted in its own width.")
+bcnt_err("bcnt_err_out_total_bytes_u64_to_u8", "u64", "u8", [9], "total_bytes_too_small",
+         "TotalTensorSizeInBytes 8 < DMLCalcBufferTensorSize 12", out_total_bytes=8,
+         tags=["total_bytes", "odd_length"])
+bcnt_err("bcnt_err_a_total_bytes_u64_to_u8", "u64", "u8", [3], "total_bytes_too_small",
+         "TotalTensorSizeInBytes 16 < DMLCalcBufferTensorSize 24", a_total_bytes=16,
+         tags=["total_bytes"],
+         notes="16 bytes would hold the output, not the UINT64 input.")
+bcnt_err("bcnt_err_a_offset_misaligned", "u8", "u32", [4], "binding_offset_misaligned",
+         "a binding offset must be a multiple of 16", a_offset_bytes=4,
+         tags=["binding_offset"], source=SRC_BINDING)
+bcnt_err("bcnt_err_out_offset_misaligned", "u64", "u8", [4], "binding_offset_misaligned",
+         "a binding offset must be a multiple of 16", out_offset_bytes=8,
+         tags=["binding_offset"], source=SRC_BINDING)
+bcnt_err("bcnt_err_out_offset_below_guaranteed_alignment", "u32", "u8", [4],
+         "binding_offset_misaligned",
+         "the offset 16 is not a multiple of GuaranteedBaseOffsetAlignment 32",
+         out_guaranteed_alignment=32, out_offset_bytes=16, tags=["binding_offset", "alignment"],
+         source=SRC_BINDING)
+bcnt_err("bcnt_err_a_alignment_below_element_size", "u64", "u8", [4], "invalid_alignment",
+         "GuaranteedBaseOffsetAlignment 4 < element size 8", a_guaranteed_alignment=4,
+         tags=["alignment"])
+bcnt_err("bcnt_err_out_alignment_below_out_element_size", "u8", "u32", [4],
+         "invalid_alignment", "GuaranteedBaseOffsetAlignment 2 < element size 4",
+         out_guaranteed_alignment=2, tags=["alignment"],
+         notes="2 is at least the input's element size; the output's is 4.")
+bcnt_err("bcnt_err_owned_by_dml_on_output", "u32", "u8", [4], "owned_by_dml_on_output",
+         "OWNED_BY_DML on an output", out_flags="OWNED_BY_DML", tags=["owned_by_dml"],
+         source=SRC_FLAGS)
+bcnt_err("bcnt_err_output_zero_stride", "u16", "u8", [3, 3], "output_overlap",
+         "output Strides {0,1} overlap (library policy: writes would race)",
+         out_strides=[0, 1], notes="Library policy, not a DirectML rule.")
+bcnt_err("bcnt_err_output_sliding_window", "u8", "u32", [3, 3], "output_overlap",
+         "output Strides {1,1} overlap (library policy)", out_strides=[1, 1],
+         notes="Library policy, not a DirectML rule.")
+
+bcnt_generated("bcnt_large_u64_to_u8_100003", "u64", "u8", [100003], 501, "bits",
+               tags=["odd_length"])
+bcnt_generated("bcnt_large_u8_to_u32_131071", "u8", "u32", [131071], 502, "bits")
+bcnt_generated("bcnt_large_u32_to_u8_strided_257x389", "u32", "u8", [257, 389], 503, "bits",
+               a_strides=[392, 1], tags=["strides", "padded"],
+               source=SRC_BCNT + "; " + SRC_STRIDES)
+bcnt_generated("bcnt_large_f64_to_u32_zero_stride_rows_300x301", "f64", "u32", [300, 301], 504,
+               "bits", a_strides=[0, 1], tags=["strides", "zero_stride", "float_bits"],
+               source=SRC_BCNT + "; " + SRC_STRIDES)
+bcnt_generated("bcnt_large_i16_to_u8_sparse_65537", "i16", "u8", [65537], 505, "sparse",
+               notes="The `sparse` stream: about half the elements 0.")
+bcnt_generated("bcnt_large_u16_to_u8_1x4x181x139", "u16", "u8", [1, 4, 181, 139], 506, "bits")
+bcnt_generated("bcnt_large_f32_to_u8_70001", "f32", "u8", [70001], 507, "bits",
+               tags=["float_bits", "odd_length"])
 
 
 def main():

@@ -82,7 +82,7 @@ impl TryFrom<String> for Level {
 }
 
 /// The `error_kind` values of the format, each the [`gpu_xor::Error::rule`] of the refusal.
-pub const ERROR_KINDS: [&str; 16] = [
+pub const ERROR_KINDS: [&str; 17] = [
     "dtype_mismatch",
     "unsupported_dtype",
     "shape_mismatch",
@@ -99,6 +99,7 @@ pub const ERROR_KINDS: [&str; 16] = [
     "too_many_elements",
     "shape_inconsistent",
     "unsupported_broadcast",
+    "in_place_not_supported",
 ];
 
 /// An `error_kind` value, one of [`ERROR_KINDS`].

@@ -91,10 +91,20 @@ impl DmlOp {
         }
     }
 
-    /// Whether it takes `data_type` at `level`.
+    /// Whether it takes `data_type` at `level` for its inputs and its output alike (`BIT_COUNT`,
+    /// whose output has types of its own, takes `u8` and `u32` so).
     pub fn takes(self, data_type: DataType, level: gpu_xor::FeatureLevel) -> bool {
+        let types = self.table_operator().spec().types;
         gpu_xor::desc::min_feature_level(self.table_operator(), data_type)
             .is_some_and(|least| least <= level)
+            && types
+                .output_types()
+                .is_none_or(|out| out.contains(&data_type))
+    }
+
+    /// Whether it may run in place (every operator but `BIT_COUNT`).
+    pub fn in_place(self) -> bool {
+        self.table_operator().spec().types.in_place()
     }
 
     /// Whether its function is a shift (its B holds amounts).

@@ -511,6 +511,9 @@ pub fn reference_check(case: &Case) -> Result<bool, String> {
     }
     let data_type = case.dtype.0;
     let width = u64::from(data_type.size_in_bytes());
+    // The output's own type (BIT_COUNT's `out_dtype`), else the inputs'.
+    let out_type = case.tensor("out").dtype.map_or(data_type, |d| d.0);
+    let out_width = u64::from(out_type.size_in_bytes());
     let (a, b) = match (&case.generator, &case.a, &case.expected) {
         (Some(g), _, _) => (
             generate(g.a.seed, g.a.count, g.a.mode, width),
@@ -526,6 +529,7 @@ pub fn reference_check(case: &Case) -> Result<bool, String> {
         Family::Dml(op) => {
             let strides = |t| case.tensor(t).strides.map(usizes);
             let (sa, sb, so) = (strides("a"), strides("b"), strides("out"));
+            let width = out_width;
             let out_layout = OutputLayout {
                 buffer: 0,
                 offset: 0,
@@ -552,7 +556,7 @@ pub fn reference_check(case: &Case) -> Result<bool, String> {
             let av = view(&a, sa.as_deref());
             let mut ov = StridedViewMut {
                 bytes: &mut out,
-                data_type,
+                data_type: out_type,
                 sizes: &a_shape,
                 strides: so.as_deref(),
                 offset: 0,
@@ -624,7 +628,7 @@ pub fn reference_check(case: &Case) -> Result<bool, String> {
                 head: case.expected_head.as_deref(),
                 tail: case.expected_tail.as_deref(),
             };
-            check_generated(&g, &got, width).map(|()| true)
+            check_generated(&g, &got, out_width).map(|()| true)
         }
         (None, None) => Err("a case with data needs `expected`".to_string()),
     }

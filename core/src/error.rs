@@ -555,6 +555,22 @@ errors! {
             data_type: DataType,
         } => UnsupportedDtype,
 
+        /// The OutputTensor's type is not one the operator writes (DirectML's `BIT_COUNT`:
+        /// `UINT8` or `UINT32`).
+        #[error(
+            "{operator} does not support OutputTensor type {} (it writes {})",
+            data_type.directml_name(),
+            Types(allowed)
+        )]
+        UnsupportedOutputDataType {
+            /// The operator.
+            operator: Operator,
+            /// The refused type.
+            data_type: DataType,
+            /// The types it writes.
+            allowed: &'static [DataType],
+        } => UnsupportedDtype,
+
         /// OpenVINO's `Bitwise*Shift-15` take "any supported integer element type": not
         /// `boolean`, not a float.
         #[error(
@@ -669,6 +685,18 @@ errors! {
             /// The field that differs.
             field: &'static str,
         } => AliasDescMismatch,
+
+        /// The operator does not run in place (DirectML's `BIT_COUNT` page lists no in-place
+        /// execution): the output is bound on an input's range.
+        #[error(
+            "{operator} does not support in-place execution: {tensor} is bound at the OutputTensor's offset in the same buffer"
+        )]
+        InPlaceNotSupported {
+            /// The operator.
+            operator: Operator,
+            /// The input the output is bound on.
+            tensor: TensorName,
+        } => InPlaceNotSupported,
 
         /// An input's range partly overlaps the output's range in the same buffer.
         #[error(
@@ -936,6 +964,8 @@ errors! {
         MissingUsage => "missing_usage", Binding,
         /// [`Error::AliasDescMismatch`].
         AliasDescMismatch => "alias_desc_mismatch", Binding,
+        /// [`Error::InPlaceNotSupported`].
+        InPlaceNotSupported => "in_place_not_supported", Binding,
         /// [`Error::PartialOverlap`].
         PartialOverlap => "partial_overlap", Binding,
         /// [`Error::SharedBufferSpanTooLarge`].
@@ -1098,6 +1128,21 @@ impl fmt::Display for Shape<'_> {
     }
 }
 
+/// `UINT8 or UINT32`, DirectML's names of a list of types.
+struct Types(&'static [DataType]);
+
+impl fmt::Display for Types {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, t) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" or ")?;
+            }
+            f.write_str(t.directml_name())?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1188,13 +1233,18 @@ mod tests {
             Error::NotIntegerOrBoolean {
                 data_type: DataType::F32,
             },
-            Error::NotBoolean {
-                operator: Operator::OvLogicalAnd,
-                data_type: DataType::U8,
+            Error::UnsupportedOutputDataType {
+                operator: Operator::BitCount,
+                data_type: DataType::U16,
+                allowed: &[DataType::U8, DataType::U32],
             },
             Error::NotInteger {
                 operator: Operator::BitwiseLeftShift,
                 data_type: DataType::Bool,
+            },
+            Error::NotBoolean {
+                operator: Operator::OvLogicalAnd,
+                data_type: DataType::U8,
             },
             Error::ShapeInconsistent {
                 a: vec![3],
@@ -1229,6 +1279,10 @@ mod tests {
             Error::AliasDescMismatch {
                 tensor: t,
                 field: "Strides",
+            },
+            Error::InPlaceNotSupported {
+                operator: Operator::BitCount,
+                tensor: t,
             },
             Error::PartialOverlap {
                 tensor: t,
@@ -1365,6 +1419,7 @@ mod tests {
             (K::MissingUsage, Binding),
             (K::AliasDescMismatch, Binding),
             (K::PartialOverlap, Binding),
+            (K::InPlaceNotSupported, Binding),
             (K::SharedBufferSpanTooLarge, Binding),
             (K::ContextMismatch, Binding),
             (K::CallRangeOutOfBounds, Binding),

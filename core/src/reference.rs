@@ -286,11 +286,20 @@ fn elementwise(
     out: &mut StridedViewMut<'_>,
 ) -> Result<(), Error> {
     let data_type = a.data_type;
+    let output_types = operator.spec().types.output_types();
     for (tensor, t) in [
         (TensorName::B, b.data_type),
         (TensorName::Output, out.data_type),
     ] {
-        if t != data_type {
+        if let (TensorName::Output, Some(allowed)) = (tensor, output_types) {
+            if !allowed.contains(&t) {
+                return Err(Error::UnsupportedOutputDataType {
+                    operator,
+                    data_type: t,
+                    allowed,
+                });
+            }
+        } else if t != data_type {
             return Err(Error::DataTypeMismatch {
                 operator,
                 tensor,
@@ -315,6 +324,7 @@ fn elementwise(
         }
     }
     let width = data_type.size_in_bytes() as usize;
+    let out_width = out.data_type.size_in_bytes() as usize;
     let count = checked_count(a.sizes, width)?;
     let a_strides = view_strides(
         TensorName::A,
@@ -337,12 +347,12 @@ fn elementwise(
         out.sizes,
         out.strides,
         out.offset,
-        width,
+        out_width,
         out.bytes.len(),
     )?;
     // Every offset below is at most the last element's, which `view_strides` bounded by the
     // length of its bytes: no sum or product can overflow. Nothing is allocated per element.
-    let at = |i: usize, strides: &[usize], offset: usize| -> usize {
+    let at = |i: usize, strides: &[usize], offset: usize, width: usize| -> usize {
         let mut rest = i;
         let mut element = 0;
         for (&n, &s) in a.sizes.iter().zip(strides).rev() {
@@ -352,12 +362,12 @@ fn elementwise(
         offset + element * width
     };
     for i in 0..count {
-        let x = read(a.bytes, at(i, &a_strides, a.offset), width);
-        let y = read(b.bytes, at(i, &b_strides, b.offset), width);
+        let x = read(a.bytes, at(i, &a_strides, a.offset, width), width);
+        let y = read(b.bytes, at(i, &b_strides, b.offset, width), width);
         write(
             out.bytes,
-            at(i, &o_strides, out.offset),
-            width,
+            at(i, &o_strides, out.offset, out_width),
+            out_width,
             element(function, data_type, x, y),
         );
     }

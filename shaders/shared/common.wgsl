@@ -8,7 +8,9 @@
 //            5 logical shift right, 6 arithmetic shift right, of A's element by B's, which
 //            need WIDTH: an amount outside [0, bits) of the element (a negative one reads as
 //            a large unsigned one) gives 0, or all ones for an arithmetic shift of a negative
-//            value, whatever the lane's position in its word (WGSL would mask the amount).
+//            value, whatever the lane's position in its word (WGSL would mask the amount);
+//            7 the count of ones of A's element, of one input (BIT_COUNT), whose output may
+//            have another width (IN_WIDTH).
 //   LOGICAL  false: the function on the raw bits (DML BIT_*, OpenVINO Bitwise* on integers);
 //            true: on truth values, `x != 0` at the element's full width, written as 0 or 1
 //            of WIDTH bytes (DML LOGICAL_*, OpenVINO Logical* and Bitwise* on boolean).
@@ -25,6 +27,9 @@
 //   DIRECT   contiguous.wgsl only: the dispatch runs one record (record 0 of its binding)
 //            whose operands all start at the first block of their bindings, so that every
 //            operand is indexed by the invocation alone and no record index is dynamic.
+//   IN_WIDTH the inputs' element size where it is not the output's (BIT_COUNT: u64 in, u8
+//            out), else 0. WIDTH is then the output's, and only the kernels that load and
+//            store element by element run (gather.wgsl, scatter.wgsl), through `combine_at`.
 //   TAIL     contiguous.wgsl only: whether the kernel writes a last partial block; without
 //            it the code for one is not compiled in (the host gives a partial last block to
 //            a dispatch of its own, or its records have none).
@@ -65,6 +70,7 @@ override B_MODE: u32 = 0u;
 override RANK: u32 = 0u;
 override DIRECT: bool = false;
 override TAIL: bool = true;
+override IN_WIDTH: u32 = 0u;
 
 const WORKGROUP: u32 = 256u;
 
@@ -214,7 +220,46 @@ fn truth(a: u32, b: u32) -> u32 {
 
 // Whether FUNC is a shift (4, 5 or 6), which needs the element's width.
 fn is_shift() -> bool {
-    return FUNC >= 4u;
+    return FUNC >= 4u && FUNC <= 6u;
+}
+
+// Whether FUNC counts ones (7).
+fn is_count() -> bool {
+    return FUNC == 7u;
+}
+
+// The count of ones of every lane of a word of packed elements (WIDTH <= 4), each in its
+// lane: bit pairs, then nibbles, then bytes summed in place (SWAR), halves from their bytes.
+fn count_word(a: u32) -> u32 {
+    if WIDTH >= 4u {
+        return countOneBits(a);
+    }
+    let pairs = a - ((a >> 1u) & 0x55555555u);
+    let nibbles = (pairs & 0x33333333u) + ((pairs >> 2u) & 0x33333333u);
+    let bytes = (nibbles + (nibbles >> 4u)) & 0x0f0f0f0fu;
+    if WIDTH == 1u {
+        return bytes;
+    }
+    return (bytes + (bytes >> 8u)) & 0x001f001fu;
+}
+
+// The inputs' element size: IN_WIDTH where it differs from the output's, else WIDTH.
+fn in_width() -> u32 {
+    return select(WIDTH, IN_WIDTH, IN_WIDTH != 0u);
+}
+
+// The count of ones of A's element `e`, of the inputs' width.
+fn count_at(e: u32) -> u32 {
+    let w = in_width();
+    if w == 8u {
+        return countOneBits(load_word(A_SRC, 2u * e)) + countOneBits(load_word(A_SRC, 2u * e + 1u));
+    }
+    if w == 4u {
+        return countOneBits(load_word(A_SRC, e));
+    }
+    let byte = e * w;
+    let lane = select(0xffu, 0xffffu, w == 2u);
+    return countOneBits((load_word(A_SRC, byte >> 2u) >> ((byte & 3u) * 8u)) & lane);
 }
 
 // A shift of one element of at most 32 bits, right-aligned in `a` and `b` with nothing set
@@ -287,6 +332,9 @@ fn combine_lane(a: u32, b: u32) -> u32 {
     if is_shift() {
         return shift_lane(a & lane_mask(), b & lane_mask());
     }
+    if is_count() {
+        return countOneBits(a & lane_mask());
+    }
     return apply(a, b) & lane_mask();
 }
 
@@ -309,6 +357,9 @@ fn nonzero_halves(x: u32) -> u32 {
 fn combine_word(a: u32, b: u32) -> u32 {
     if is_shift() {
         return shift_word(a, b);
+    }
+    if is_count() {
+        return count_word(a);
     }
     if !LOGICAL {
         return apply(a, b);
@@ -334,6 +385,10 @@ fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if is_shift() {
         return shift_pair(a, b);
     }
+    if is_count() {
+        // A count's output is never 64-bit: kept for completeness of the function.
+        return vec2<u32>(countOneBits(a.x) + countOneBits(a.y), 0u);
+    }
     if !LOGICAL {
         return vec2<u32>(apply(a.x, b.x), apply(a.y, b.y));
     }
@@ -347,6 +402,16 @@ fn load_lane(src: u32, e: u32) -> u32 {
     }
     let byte = e * WIDTH;
     return (load_word(src, byte >> 2u) >> ((byte & 3u) * 8u)) & lane_mask();
+}
+
+// The output element (WIDTH <= 4) of A's element `ea` and B's element `eb`, right-aligned:
+// what the kernels that go element by element store. A count of ones reads A at the inputs'
+// own width (IN_WIDTH).
+fn combine_at(ea: u32, eb: u32) -> u32 {
+    if is_count() {
+        return count_at(ea);
+    }
+    return combine_lane(load_lane(A_SRC, ea), load_lane(B_SRC, eb));
 }
 
 // Element `e` of binding `src` repeated across a 16-byte block (lanes line up with elements
@@ -372,7 +437,7 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     if WIDTH == 8u {
         return vec4<u32>(combine_pair(a.xy, b.xy), combine_pair(a.zw, b.zw));
     }
-    if !LOGICAL && !is_shift() {
+    if !LOGICAL && FUNC <= 3u {
         return apply4(a, b);
     }
     return vec4<u32>(

@@ -8,8 +8,8 @@ use super::operator::{DmlBinary, DmlUnary, OvBinary, OvUnary};
 use super::tensor::Tensor;
 use crate::desc::TensorName;
 use crate::desc::{
-    AutoBroadcast, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, OvBinaryDesc, OvBinaryOp,
-    OvUnaryDesc, OvUnaryOp,
+    AutoBroadcast, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, OvBinaryDesc,
+    OvBinaryOp, OvUnaryDesc, OvUnaryOp,
 };
 use crate::error::Error;
 
@@ -81,8 +81,10 @@ impl Context {
         Ok(())
     }
 
-    /// A DirectML operator of one input ([`DmlUnaryOp`]: BIT_NOT, LOGICAL_NOT) into a new
-    /// packed tensor. The input may be a view, as for [`Context::dml_binary`].
+    /// A DirectML operator of one input ([`DmlUnaryOp`]: BIT_NOT, LOGICAL_NOT, BIT_COUNT) into
+    /// a new packed tensor of the input's type, or of `u32` for BIT_COUNT (whose output is
+    /// `u8` or `u32`; [`Context::dml_unary_into`] writes into a `u8` tensor). The input may be
+    /// a view, as for [`Context::dml_binary`].
     ///
     /// ```no_run
     /// use gpu_xor::{Context, DmlUnaryOp, Tensor};
@@ -92,13 +94,24 @@ impl Context {
     /// let a = Tensor::from_slice(&ctx, &[3], &[0u8, 0x0f, 0xff])?;
     /// assert_eq!(ctx.dml_unary(DmlUnaryOp::BitNot, &a)?.to_vec::<u8>()?, [0xff, 0xf0, 0]);
     /// assert_eq!(ctx.dml_unary(DmlUnaryOp::LogicalNot, &a)?.to_vec::<u8>()?, [1, 0, 0]);
+    /// assert_eq!(ctx.dml_unary(DmlUnaryOp::BitCount, &a)?.to_vec::<u32>()?, [0, 4, 8]);
+    /// let wide = Tensor::from_slice(&ctx, &[2], &[u64::MAX, 1 << 40])?;
+    /// let counts = Tensor::zeros(&ctx, gpu_xor::DataType::U8, &[2])?;
+    /// ctx.bit_count_into(&wide, &counts)?;
+    /// assert_eq!(counts.to_vec::<u8>()?, [64, 1]);
     /// # Ok(())
     /// # }
     /// ```
     pub fn dml_unary(&self, op: DmlUnaryOp, input: &Tensor) -> Result<Tensor, Error> {
-        let desc = DmlUnaryDesc::new(op, input.dml_desc()?, input.packed_desc()?);
+        let out_type = match op.operator().spec().types.output_types() {
+            Some(_) => DataType::U32,
+            None => input.data_type(),
+        };
+        let mut out_desc = input.packed_desc()?;
+        out_desc.data_type = out_type;
+        let desc = DmlUnaryDesc::new(op, input.dml_desc()?, out_desc);
         let operator = DmlUnary::new(self, &desc)?;
-        let out = Tensor::zeros(self, input.data_type(), input.shape())?;
+        let out = Tensor::zeros(self, out_type, input.shape())?;
         operator.submit(&Bindings::unary(input.binding(), out.binding()))?;
         Ok(out)
     }

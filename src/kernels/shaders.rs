@@ -336,11 +336,28 @@ mod tests {
             let info = validator()
                 .validate(&module)
                 .unwrap_or_else(|e| panic!("{}: {}", kernel.name, e.emit_to_string(kernel.source)));
+            // Every element function (`FUNC` 0 to 7: the word-wide ones, the shifts, the count
+            // of ones), the logical forms for the word-wide ones.
             for (width, function) in [1u32, 2, 4, 8]
                 .into_iter()
-                .flat_map(|w| [0u32, 1, 2, 3].map(|f| (w, f)))
+                .flat_map(|w| (0u32..8).map(move |f| (w, f)))
             {
-                for logical in [false, true] {
+                // The count of ones with an input of another width, on the kernels that go
+                // element by element.
+                let per_element = matches!(
+                    kernel.kernel,
+                    KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced
+                );
+                let in_widths: &[u32] = if function == 7 && per_element {
+                    &[0, 1, 2, 4, 8]
+                } else {
+                    &[0]
+                };
+                for (logical, &in_width) in [false, true]
+                    .into_iter()
+                    .filter(|&logical| !logical || function <= 3)
+                    .flat_map(|logical| in_widths.iter().map(move |w| (logical, w)))
+                {
                     for (((a_src, b_src), (a_mode, b_mode)), rank) in BindingPattern::ALL
                         .map(|p| (p.slots()[1] as u32, p.slots()[2] as u32))
                         .into_iter()
@@ -376,6 +393,7 @@ mod tests {
                                 rank,
                                 direct,
                                 tail,
+                                in_width,
                             };
                             let mut constants = naga::back::PipelineConstants::default();
                             for (name, value) in overrides.constants() {
@@ -473,16 +491,28 @@ mod tests {
             .iter()
             .filter(|k| k.kernel == KernelKind::Contiguous)
             .count();
+        let per_element = KERNELS
+            .iter()
+            .filter(|k| {
+                matches!(
+                    k.kernel,
+                    KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced
+                )
+            })
+            .count();
         assert_eq!(
             translated,
-            // Every kernel once, the contiguous kernel in three more forms; XOR with 4 modes
-            // and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks; and the contiguous
-            // kernel's two mode-2 pairs with XOR, 5 ranks each, in its four forms.
+            // Every kernel once, the contiguous kernel in three more forms, at 4 widths: XOR
+            // with 4 modes and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks, each bitwise
+            // and logical; the three shifts and the count of ones with 2 modes and 3 ranks,
+            // bitwise only, the count on the per-element kernels at 4 more input widths; and
+            // the contiguous kernel's two mode-2 pairs with XOR, 5 ranks each, in its four
+            // forms.
             (KERNELS.len() + 3 * contiguous)
                 * 4
-                * 2
                 * BindingPattern::ALL.len()
-                * (4 * 5 + 3 * 2 * 3)
+                * (2 * (4 * 5 + 3 * 2 * 3) + 4 * 2 * 3)
+                + per_element * 4 * BindingPattern::ALL.len() * 4 * 2 * 3
                 + 4 * contiguous * 4 * 2 * 2 * 5
         );
     }

@@ -1100,3 +1100,34 @@ fn shift_one_call_forms_keep_one_definition_of_the_amount() {
     let e = ctx.bitwise_left_shift(&b, &b, numpy).unwrap_err();
     assert!(matches!(e, Error::NotInteger { .. }), "{e}");
 }
+
+/// `BIT_COUNT`'s one-call forms: a new `u32` tensor from any input type, or an existing `u8`
+/// or `u32` one; another output type, and the input itself as output, are refused.
+#[test]
+fn bit_count_one_call_forms_write_u32_or_the_given_type() {
+    let ctx = ctx();
+    let wide = Tensor::from_slice(ctx, &[3], &[u64::MAX, 1 << 40, 0x8000_0000_8000_0001]).unwrap();
+    assert_eq!(
+        ctx.bit_count(&wide).unwrap().to_vec::<u32>().unwrap(),
+        [64, 1, 3]
+    );
+    let floats = Tensor::from_slice(ctx, &[3], &[-0.0f32, 1.0, f32::NAN]).unwrap();
+    let want: Vec<u32> = [-0.0f32, 1.0, f32::NAN]
+        .iter()
+        .map(|x| x.to_bits().count_ones())
+        .collect();
+    assert_eq!(
+        ctx.bit_count(&floats).unwrap().to_vec::<u32>().unwrap(),
+        want
+    );
+    let narrow = Tensor::zeros(ctx, DataType::U8, &[3]).unwrap();
+    ctx.bit_count_into(&wide, &narrow).unwrap();
+    assert_eq!(narrow.to_vec::<u8>().unwrap(), [64, 1, 3]);
+    let halves = Tensor::zeros(ctx, DataType::U16, &[3]).unwrap();
+    let e = ctx.bit_count_into(&wide, &halves).unwrap_err();
+    assert!(matches!(e, Error::UnsupportedOutputDataType { .. }), "{e}");
+    let bytes = Tensor::from_slice(ctx, &[4], &[0u8, 1, 0x7f, 0xff]).unwrap();
+    let e = ctx.bit_count_into(&bytes, &bytes).unwrap_err();
+    assert_eq!(e.rule(), "in_place_not_supported", "{e}");
+    assert_eq!(bytes.to_vec::<u8>().unwrap(), [0, 1, 0x7f, 0xff]);
+}

@@ -351,6 +351,21 @@ fn every_operator_takes_exactly_the_types_of_its_table() {
                 } else {
                     bitwise(dt, fl)
                 };
+                if op == DmlUnaryOp::BitCount {
+                    // BIT_COUNT's input takes BIT_NOT's types; its output UINT8 or UINT32
+                    // only, whatever the input's.
+                    for out in DataType::ALL {
+                        let got = DmlUnaryDesc::packed(op, dt, &sizes)
+                            .with_output_type(out)
+                            .validate(fl);
+                        let want = want && matches!(out, U8 | U32);
+                        assert_eq!(got.is_ok(), want, "{op:?} {dt} -> {out} {fl:?}: {got:?}");
+                        if let Err(e) = got {
+                            assert_eq!(e.rule(), "unsupported_dtype", "{e}");
+                        }
+                    }
+                    continue;
+                }
                 let got = DmlUnaryDesc::packed(op, dt, &sizes).validate(fl);
                 assert_eq!(got.is_ok(), want, "{op:?} {dt} {fl:?}: {got:?}");
             }
@@ -506,7 +521,8 @@ fn bindings_are_checked_before_anything_is_recorded() {
 
 /// The binding rules of a one-input call, for every DirectML one-input operator of the
 /// table, each refused with nothing written: B bound too, the input left unbound, and an
-/// output that partly overlaps the input; in place is allowed.
+/// output that partly overlaps the input; in place is allowed, but for `BIT_COUNT`, which
+/// refuses it (`in_place_not_supported`) with nothing written.
 #[test]
 fn one_input_calls_refuse_bad_bindings_and_write_nothing() {
     let ctx = ctx();
@@ -551,7 +567,13 @@ fn one_input_calls_refuse_bad_bindings_and_write_nothing() {
                 tensor: gpu_xor::TensorName::B,
             }
         );
-        // In place is the one overlap allowed.
+        // In place is the one overlap allowed, where the operator runs in place.
+        if unary == DmlUnaryOp::BitCount {
+            let e = op.run(&Bindings::unary(at(0), at(0))).unwrap_err();
+            assert_eq!(e.rule(), "in_place_not_supported", "{e}");
+            assert_eq!(ctx.read_buffer(&buf, 0, 1024).unwrap(), bytes);
+            continue;
+        }
         op.run(&Bindings::unary(at(0), at(0))).unwrap();
         let got = ctx.read_buffer(&buf, 0, 256).unwrap();
         let want: Vec<u8> = bytes[..256]

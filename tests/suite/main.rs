@@ -17,6 +17,7 @@ mod asynchronous;
 mod batch;
 mod bit_xor;
 mod broadcast;
+mod chapter;
 mod concurrency;
 mod conformance;
 mod conveniences;

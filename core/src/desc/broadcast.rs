@@ -189,6 +189,7 @@ impl OvBinaryDesc {
             operator: self.op.operator(),
             function: self.op.function(data_type),
             data_type,
+            out_type: data_type,
             operands: [
                 packed_operand(&self.a_shape, a_axis, width)?,
                 packed_operand(&self.b_shape, b_axis, width)?,
@@ -250,6 +251,7 @@ impl OvUnaryDesc {
             operator: self.op.operator(),
             function: self.op.function(self.data_type),
             data_type: self.data_type,
+            out_type: self.data_type,
             operands: [input.clone(), input, output],
         })
     }

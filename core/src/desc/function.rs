@@ -6,7 +6,8 @@
 /// the inputs, so one kernel runs them on bytes, halves, words, pairs of words and 16-byte
 /// blocks alike, whatever the element type ([`BitFunction::is_word_wide`]). The shifts move
 /// bits inside each element: they need the element's width, and the arithmetic right shift
-/// its sign. [`BitFunction::Not`] takes one input.
+/// its sign. [`BitFunction::CountOnes`] counts an element's bits into an output of another
+/// type. [`BitFunction::Not`] and [`BitFunction::CountOnes`] take one input.
 ///
 /// A shift amount `b` is the second input's element, read as a value of the element's type
 /// (signed for signed types). Amounts outside `[0, bits)`, negative ones included, follow
@@ -30,11 +31,13 @@ pub enum BitFunction {
     /// `a >> b` filling with the sign bit (signed types); where `b` is outside `[0, bits)`,
     /// 0 for a value at least 0 and -1 for a negative one (a shift by `bits - 1`).
     ShiftRightArithmetic,
+    /// The number of bits set in `a`, of one input, in an output type of its own.
+    CountOnes,
 }
 
 impl BitFunction {
     /// Every function, in the order of the kernels' `FUNC` constant.
-    pub const ALL: [BitFunction; 7] = [
+    pub const ALL: [BitFunction; 8] = [
         BitFunction::Xor,
         BitFunction::And,
         BitFunction::Or,
@@ -42,6 +45,7 @@ impl BitFunction {
         BitFunction::ShiftLeft,
         BitFunction::ShiftRight,
         BitFunction::ShiftRightArithmetic,
+        BitFunction::CountOnes,
     ];
 
     /// Whether every bit of the result is the function of the same bit of the inputs, so that
@@ -53,10 +57,11 @@ impl BitFunction {
         )
     }
 
-    /// How many inputs it takes: 1 for [`BitFunction::Not`], else 2.
-    pub fn inputs(self) -> usize {
+    /// How many inputs it takes: 1 for [`BitFunction::Not`] and [`BitFunction::CountOnes`],
+    /// else 2.
+    pub const fn inputs(self) -> usize {
         match self {
-            BitFunction::Not => 1,
+            BitFunction::Not | BitFunction::CountOnes => 1,
             _ => 2,
         }
     }
@@ -81,6 +86,7 @@ impl BitFunction {
                 let fill = if negative { mask & !(mask >> s) } else { 0 };
                 (a >> s) | fill
             }
+            BitFunction::CountOnes => u64::from(a.count_ones()),
         }
     }
 
@@ -94,6 +100,7 @@ impl BitFunction {
             BitFunction::ShiftLeft => 4,
             BitFunction::ShiftRight => 5,
             BitFunction::ShiftRightArithmetic => 6,
+            BitFunction::CountOnes => 7,
         }
     }
 }
@@ -144,7 +151,8 @@ impl ElementFunction {
     }
 
     /// One element of `width` bytes (1, 2, 4 or 8), right-aligned in `a` and `b`; the result
-    /// has nothing set above the element. Bits above the element in `a` and `b` are ignored.
+    /// has nothing set above the element (a count of ones is at most 64, which every output
+    /// type holds). Bits above the element in `a` and `b` are ignored.
     pub fn apply(self, a: u64, b: u64, width: u32) -> u64 {
         let bits = width.clamp(1, 8) * 8;
         let mask = u64::MAX >> (64 - bits);

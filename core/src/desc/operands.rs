@@ -101,6 +101,8 @@ pub struct Operands {
     pub(crate) operator: Operator,
     pub(crate) function: ElementFunction,
     pub(crate) data_type: DataType,
+    /// The output's type: the inputs' but for `BIT_COUNT`.
+    pub(crate) out_type: DataType,
     /// Indexed in the order of [`TensorName::ALL`]: A, B, Output. A one-input operator's B
     /// is its A again: the kernels read the input in B's place too and never use the value.
     pub(crate) operands: [Operand; 3],
@@ -117,9 +119,15 @@ impl Operands {
         self.function
     }
 
-    /// The element type.
+    /// The inputs' element type.
     pub fn data_type(&self) -> DataType {
         self.data_type
+    }
+
+    /// The output's element type: [`Operands::data_type`] but for `BIT_COUNT`, which writes
+    /// `UINT8` or `UINT32`.
+    pub fn out_type(&self) -> DataType {
+        self.out_type
     }
 
     /// The output's sizes: the index space every operand is read or written over.

@@ -59,6 +59,10 @@ pub enum TypeTable {
     DmlShift,
     /// OpenVINO's `Bitwise*Shift-15`: every integer type, not `boolean`; any rank.
     OvInteger,
+    /// DirectML's `BIT_COUNT`: the input `UINT8`, `UINT16`, `UINT32` from feature level 3.0,
+    /// the other DirectML types from 4.1; the output `UINT8` or `UINT32`
+    /// ([`TypeTable::output_types`]); DimensionCount 1 to 8.
+    DmlBitCount,
 }
 
 impl TypeTable {
@@ -67,7 +71,7 @@ impl TypeTable {
     pub fn min_feature_level(self, data_type: DataType) -> Option<FeatureLevel> {
         use DataType::*;
         match self {
-            TypeTable::DmlBit => match data_type {
+            TypeTable::DmlBit | TypeTable::DmlBitCount => match data_type {
                 U8 | U16 | U32 => Some(FeatureLevel::Fl3_0),
                 Bool => None,
                 _ => Some(FeatureLevel::Fl4_1),
@@ -96,11 +100,31 @@ impl TypeTable {
             TypeTable::DmlLogical | TypeTable::DmlShift if feature_level < FeatureLevel::Fl3_0 => {
                 (4, 4)
             }
-            TypeTable::DmlBit | TypeTable::DmlLogical | TypeTable::DmlShift => (1, MAX_DIMENSIONS),
+            TypeTable::DmlBit
+            | TypeTable::DmlLogical
+            | TypeTable::DmlShift
+            | TypeTable::DmlBitCount => (1, MAX_DIMENSIONS),
             TypeTable::OvIntegerOrBool | TypeTable::OvBool | TypeTable::OvInteger => {
                 (0, usize::MAX)
             }
         }
+    }
+}
+
+impl TypeTable {
+    /// The types the output may have, where they are not the input's: `UINT8` and `UINT32`
+    /// for `BIT_COUNT`; `None` for every other table (the output has the inputs' type).
+    pub const fn output_types(self) -> Option<&'static [DataType]> {
+        match self {
+            TypeTable::DmlBitCount => Some(&[DataType::U8, DataType::U32]),
+            _ => None,
+        }
+    }
+
+    /// Whether an operator of the table may run in place (its output bound on an input's
+    /// range): every one but `BIT_COUNT`, whose DirectML page lists no in-place execution.
+    pub const fn in_place(self) -> bool {
+        !matches!(self, TypeTable::DmlBitCount)
     }
 }
 
@@ -181,7 +205,7 @@ macro_rules! for_each_operator {
                     "bit_shift_right", bit_shift_right, bit_shift_right_into, []
                 }
             }
-            DmlUnaryOp: "A DirectML operator of one input: `DML_OPERATOR_ELEMENT_WISE_{BIT,LOGICAL}_NOT`." {
+            DmlUnaryOp: "A DirectML operator of one input: `DML_OPERATOR_ELEMENT_WISE_{BIT,LOGICAL}_NOT`, `BIT_COUNT`." {
                 /// `DML_OPERATOR_ELEMENT_WISE_BIT_NOT`.
                 BitNot as BitNot {
                     DirectMl, "ELEMENT_WISE_BIT_NOT", Not, Never, DmlBit,
@@ -191,6 +215,12 @@ macro_rules! for_each_operator {
                 LogicalNot as LogicalNot {
                     DirectMl, "ELEMENT_WISE_LOGICAL_NOT", Not, Always, DmlLogical,
                     "logical_not", logical_not, logical_not_into, []
+                }
+                /// `DML_OPERATOR_ELEMENT_WISE_BIT_COUNT`: the bits set in each element, into
+                /// a `UINT8` or `UINT32` output.
+                BitCount as BitCount {
+                    DirectMl, "ELEMENT_WISE_BIT_COUNT", CountOnes, Never, DmlBitCount,
+                    "bit_count", bit_count, bit_count_into, []
                 }
             }
             OvBinaryOp: "An OpenVINO operation of two inputs with `auto_broadcast`." {
@@ -351,12 +381,9 @@ impl Operator {
         self.spec().standard
     }
 
-    /// How many inputs it takes: 1 for the NOT operators, else 2.
+    /// How many inputs it takes: 1 for the NOT operators and `BIT_COUNT`, else 2.
     pub const fn inputs(self) -> usize {
-        match self.spec().function {
-            BitFunction::Not => 1,
-            _ => 2,
-        }
+        self.spec().function.inputs()
     }
 
     /// Whether it is a DirectML operator (explicit strides, feature levels, no broadcast
@@ -521,7 +548,10 @@ mod tests {
             );
             let dml_table = matches!(
                 op.spec().types,
-                TypeTable::DmlBit | TypeTable::DmlLogical | TypeTable::DmlShift
+                TypeTable::DmlBit
+                    | TypeTable::DmlLogical
+                    | TypeTable::DmlShift
+                    | TypeTable::DmlBitCount
             );
             assert_eq!(dml_table, directml, "{op:?}");
         }

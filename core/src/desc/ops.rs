@@ -199,6 +199,23 @@ impl DmlUnaryDesc {
         DmlUnaryDesc::new(op, t.clone(), t)
     }
 
+    /// The same description with the output's type set to `data_type` (`BIT_COUNT` writes
+    /// `UINT8` or `UINT32` whatever its input's type).
+    ///
+    /// ```
+    /// use gpu_xor_core::{DataType, DmlUnaryDesc, DmlUnaryOp, FeatureLevel};
+    ///
+    /// let count = DmlUnaryDesc::packed(DmlUnaryOp::BitCount, DataType::U64, &[4, 4])
+    ///     .with_output_type(DataType::U8);
+    /// assert!(count.validate(FeatureLevel::Fl4_1).is_ok());
+    /// let wrong = count.clone().with_output_type(DataType::U16);
+    /// assert_eq!(wrong.validate(FeatureLevel::Fl4_1).unwrap_err().rule(), "unsupported_dtype");
+    /// ```
+    pub fn with_output_type(mut self, data_type: DataType) -> DmlUnaryDesc {
+        self.output.data_type = data_type;
+        self
+    }
+
     /// Checks every rule at this feature level; the first that fails is returned.
     pub fn validate(&self, feature_level: FeatureLevel) -> Result<(), Error> {
         self.operands(feature_level).map(|_| ())
@@ -241,7 +258,8 @@ pub fn rank_range(operator: Operator, feature_level: FeatureLevel) -> (usize, us
 
 /// The DirectML rules in the order they are checked, over the operator's tensors (A, B and
 /// Output; Input and Output for a one-input operator, the input named A):
-/// 1. A, B and Output have the same DataType.
+/// 1. A, B and Output have the same DataType; for an operator whose output has types of its
+///    own (`BIT_COUNT`), the output has one of those instead.
 /// 2. The operator takes that type at this feature level.
 /// 3. Each DimensionCount is in range for this feature level.
 /// 4. The three DimensionCounts are equal.
@@ -260,8 +278,17 @@ fn validate_dml(
     let output = named[named.len() - 1].1;
 
     // Check 1.
+    let output_types = operator.spec().types.output_types();
     for (tensor, t) in &named[1..] {
-        if t.data_type != a.data_type {
+        if let (TensorName::Output, Some(allowed)) = (tensor, output_types) {
+            if !allowed.contains(&t.data_type) {
+                return Err(Error::UnsupportedOutputDataType {
+                    operator,
+                    data_type: t.data_type,
+                    allowed,
+                });
+            }
+        } else if t.data_type != a.data_type {
             return Err(Error::DataTypeMismatch {
                 operator,
                 tensor: *tensor,
@@ -364,6 +391,7 @@ fn validate_dml(
         operator,
         function,
         data_type,
+        out_type: output.data_type,
         operands: [spec_a, spec_b, spec_out],
     })
 }

@@ -26,6 +26,37 @@ pub const A: usize = 1;
 /// Operand B.
 pub const B: usize = 2;
 
+/// Each operand's element size in bytes, indexed by [`OUT`], [`A`], [`B`]: the same for every
+/// operator but `BIT_COUNT`, whose output's type is not its input's. A single width converts
+/// into three equal ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Widths(pub [u64; 3]);
+
+impl Widths {
+    /// Operand `o`'s element size.
+    pub fn of(self, o: usize) -> u64 {
+        self.0[o]
+    }
+
+    /// The output's element size: what the kernels' `WIDTH` and their output lanes follow.
+    pub fn out(self) -> u64 {
+        self.0[OUT]
+    }
+
+    /// Whether every operand has the same element size, so that every kernel applies; where
+    /// they differ, only the kernels that load and store element by element do (gather,
+    /// scatter, spaced).
+    pub fn uniform(self) -> bool {
+        self.0[A] == self.0[OUT] && self.0[B] == self.0[OUT]
+    }
+}
+
+impl From<u64> for Widths {
+    fn from(width: u64) -> Widths {
+        Widths([width; 3])
+    }
+}
+
 /// A strided iteration space shared by the three operands: one size per dimension and, per
 /// operand, one element stride per dimension (0 repeats an element).
 #[derive(Clone, Debug, PartialEq, Eq)]

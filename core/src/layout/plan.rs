@@ -2,7 +2,7 @@
 
 use super::broadcast::broadcast_strides;
 use super::coalesce::coalesce;
-use super::{A, B, Layout, OUT};
+use super::{A, B, Layout, OUT, Widths};
 #[allow(deprecated)]
 use crate::desc::{DataType, ElementFunction, Operand, Operands, Operator, TensorName};
 
@@ -68,6 +68,7 @@ pub struct Plan {
     pub(crate) operator: Operator,
     pub(crate) function: ElementFunction,
     pub(crate) data_type: DataType,
+    pub(crate) out_type: DataType,
     pub(crate) kernel: KernelKind,
     pub(crate) layout: Layout,
     pub(crate) elements: u64,
@@ -83,9 +84,12 @@ impl Plan {
         let strides = SLOTS.map(|t| broadcast_strides(operands.operand(t), &sizes));
         let layout = coalesce(&Layout { sizes, strides });
         let elements = layout.element_count();
+        // An output of another width than the inputs' (`BIT_COUNT`) runs on the kernels that
+        // load and store element by element.
+        let uniform = operands.out_type().size_in_bytes() == operands.data_type().size_in_bytes();
         let kernel = if elements == 0 {
             KernelKind::Empty
-        } else if layout.rank() == 1 && layout.strides.iter().all(|s| s[0] == 1) {
+        } else if uniform && layout.rank() == 1 && layout.strides.iter().all(|s| s[0] == 1) {
             KernelKind::Contiguous
         } else if layout.is_dense(OUT) {
             KernelKind::Gather
@@ -96,6 +100,7 @@ impl Plan {
             operator: operands.operator(),
             function: operands.function(),
             data_type: operands.data_type(),
+            out_type: operands.out_type(),
             kernel,
             layout,
             elements,
@@ -113,9 +118,23 @@ impl Plan {
         self.function
     }
 
-    /// The element type.
+    /// The inputs' element type.
     pub fn data_type(&self) -> DataType {
         self.data_type
+    }
+
+    /// The output's element type: [`Plan::data_type`] but for `BIT_COUNT`.
+    pub fn out_type(&self) -> DataType {
+        self.out_type
+    }
+
+    /// Each operand's element size, indexed by `OUT`, `A`, `B`.
+    pub(crate) fn widths(&self) -> Widths {
+        let (i, o) = (
+            u64::from(self.data_type.size_in_bytes()),
+            u64::from(self.out_type.size_in_bytes()),
+        );
+        Widths([o, i, i])
     }
 
     /// The kernel family the layout names. Each piece of a call may still record another one
@@ -202,6 +221,7 @@ mod tests {
             operator: Operator::BitwiseXor,
             function: ElementFunction::bitwise(crate::desc::BitFunction::Xor),
             data_type: DataType::U32,
+            out_type: DataType::U32,
             operands: [a, b, operand(out, 0)],
         }
     }

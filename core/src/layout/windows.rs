@@ -8,7 +8,7 @@
 //! taking the longest range that fits and descending a dimension only where a single index
 //! is already too large.
 
-use super::Layout;
+use super::{Layout, Widths};
 use crate::error::Error;
 
 /// What a piece must respect.
@@ -52,7 +52,7 @@ impl Piece {
 /// Splits `layout` into pieces.
 ///
 /// `base[o]` is operand `o`'s byte offset in its buffer, `slot[o]` the binding slot it is
-/// bound through, `width` the element size. Fails when one element of each operand that
+/// bound through, `widths` the element sizes. Fails when one element of each operand that
 /// shares a slot already spans more than a window (the operands are too far apart in their
 /// buffer), or with [`Error::SizeOverflow`] when an operand's last byte, rounded up to 16,
 /// does not fit in 64 bits (bindings checked against their buffers never do).
@@ -60,16 +60,18 @@ pub(crate) fn split(
     layout: &Layout,
     base: [u64; 3],
     slot: [usize; 3],
-    width: u64,
+    widths: impl Into<Widths>,
     limits: Limits,
 ) -> Result<Vec<Piece>, Error> {
+    let widths = widths.into();
     let mut pieces = Vec::new();
     if layout.element_count() == 0 {
         return Ok(pieces);
     }
     // Every offset, window end and rounding below is at most this end: checked once here,
     // the arithmetic of the split cannot overflow.
-    for (strides, &start) in layout.strides.iter().zip(&base) {
+    for (o, (strides, &start)) in layout.strides.iter().zip(&base).enumerate() {
+        let width = widths.of(o);
         let end = layout
             .sizes
             .iter()
@@ -99,7 +101,7 @@ pub(crate) fn split(
         layout,
         base,
         slot,
-        width,
+        widths,
         limits,
     };
     splitter.split_dim(0, [0; 3], &mut pieces)?;
@@ -110,7 +112,7 @@ struct Splitter<'a> {
     layout: &'a Layout,
     base: [u64; 3],
     slot: [usize; 3],
-    width: u64,
+    widths: Widths,
     limits: Limits,
 }
 
@@ -129,7 +131,8 @@ impl Splitter<'_> {
             // Keep later pieces of a one-dimensional run on 64-byte boundaries, so that a
             // dense run stays on the vec4 path after a seam.
             if k + 1 == rank && count < n - i {
-                let granule = (64 / self.width).max(1);
+                let widest = self.widths.0.into_iter().max().unwrap_or(1);
+                let granule = (64 / widest).max(1);
                 if count >= granule {
                     count -= count % granule;
                 }
@@ -186,8 +189,9 @@ impl Splitter<'_> {
                 + (k + 1..self.layout.rank())
                     .map(|d| (self.layout.sizes[d] - 1) * s[d])
                     .sum::<u64>();
-            let lo = self.base[o] + at[o] * self.width;
-            let hi = self.base[o] + (at[o] + reach + 1) * self.width;
+            let width = self.widths.of(o);
+            let lo = self.base[o] + at[o] * width;
+            let hi = self.base[o] + (at[o] + reach + 1) * width;
             let w = &mut windows[self.slot[o]];
             *w = Some(match *w {
                 None => (lo, hi),

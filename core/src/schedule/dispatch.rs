@@ -1,7 +1,7 @@
 //! Dispatch sizing: from one piece of the work to its metadata record and grid.
 
 use super::params::{Divisor, Params};
-use crate::layout::{KernelKind, Piece};
+use crate::layout::{KernelKind, Piece, Widths};
 
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -39,7 +39,7 @@ pub struct Dispatch {
 /// one per `max_groups` tile rows, which then run as separate calls.
 ///
 /// `start[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at
-/// which the binding it is read through starts, `width` the element size and `max_groups`
+/// which the binding it is read through starts, `widths` the element sizes and `max_groups`
 /// the device's `max_compute_workgroups_per_dimension`. The split and the kernel choice
 /// guarantee that every offset and count here fits in 32 bits and every grid dimension in
 /// `max_groups`.
@@ -48,14 +48,20 @@ pub(crate) fn build(
     piece: &Piece,
     start: [u64; 3],
     window_start: [u64; 3],
-    width: u64,
+    widths: impl Into<Widths>,
     max_groups: u32,
 ) -> Vec<Dispatch> {
+    let widths = widths.into();
+    // Every count below is of output elements, words or blocks: the kernels' WIDTH is the
+    // output's. Each operand's base offset is in its own elements.
+    let width = widths.out();
     let max_groups = u64::from(max_groups.max(1));
     let elements: u64 = piece.sizes.iter().product();
     let rank = piece.sizes.len();
-    let rel: [u64; 3] =
-        std::array::from_fn(|o| (start[o] + piece.origin[o] * width - window_start[o]) / width);
+    let rel: [u64; 3] = std::array::from_fn(|o| {
+        let w = widths.of(o);
+        (start[o] + piece.origin[o] * w - window_start[o]) / w
+    });
     let mut params = Params {
         base: [to_u32(rel[0]), to_u32(rel[1]), to_u32(rel[2]), 0],
         ..Params::default()

@@ -19,7 +19,8 @@ pub struct PipelineKey {
 pub struct Overrides {
     /// Element size in bytes: 1, 2, 4 or 8.
     pub width: u32,
-    /// The word-wide function (`BitFunction::code`: 0 XOR, 1 AND, 2 OR, 3 NOT).
+    /// The element function (`BitFunction::code`: 0 XOR, 1 AND, 2 OR, 3 NOT, 4 shift left,
+    /// 5 logical and 6 arithmetic shift right, 7 count of ones).
     pub function: u32,
     /// The function on truth values rather than raw bits.
     pub logical: bool,
@@ -40,11 +41,14 @@ pub struct Overrides {
     /// Whether the contiguous kernel writes a last partial 16-byte block (through a mask);
     /// without it every block it writes is whole (false elsewhere).
     pub tail: bool,
+    /// The input's element size where it is not the output's (`BIT_COUNT`; the gather,
+    /// scatter and spaced kernels), else 0.
+    pub in_width: u32,
 }
 
 impl Overrides {
     /// The constants by name, as pipeline creation takes them.
-    pub fn constants(&self) -> [(&'static str, f64); 10] {
+    pub fn constants(&self) -> [(&'static str, f64); 11] {
         [
             ("WIDTH", f64::from(self.width)),
             ("FUNC", f64::from(self.function)),
@@ -56,6 +60,7 @@ impl Overrides {
             ("RANK", f64::from(self.rank)),
             ("DIRECT", if self.direct { 1.0 } else { 0.0 }),
             ("TAIL", if self.tail { 1.0 } else { 0.0 }),
+            ("IN_WIDTH", f64::from(self.in_width)),
         ]
     }
 }

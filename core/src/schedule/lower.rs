@@ -6,7 +6,7 @@ use crate::desc::TensorName;
 use crate::error::Error;
 use crate::layout::{
     A, B, BindingPattern, BoundOperand, KernelKind, Limits, OUT, OperandSpec, Piece, Plan, Sharing,
-    analyze_bindings, split,
+    Widths, analyze_bindings, split,
 };
 use crate::schedule::Target;
 use crate::schedule::dispatch::{self, Dispatch};
@@ -139,6 +139,18 @@ pub fn lower_with(
         check_binding(names[o], &bound[o], &plan.operands[o])?;
     }
     let keys = bound.map(|b| b.buffer);
+    // An operator that does not run in place refuses its output on an input's offset before
+    // anything else of the binding is judged (the ranges of different types differ in size).
+    if !plan.operator.spec().types.in_place() {
+        for (o, tensor) in [(A, TensorName::A), (B, TensorName::B)] {
+            if keys[o] == keys[OUT] && bound[o].offset == bound[OUT].offset {
+                return Err(Error::InPlaceNotSupported {
+                    operator: plan.operator,
+                    tensor,
+                });
+            }
+        }
+    }
     let sharing = analyze_bindings(
         &std::array::from_fn(|o| BoundOperand {
             buffer: keys[o],
@@ -159,11 +171,11 @@ pub fn lower_with(
             pieces: Vec::new(),
         });
     }
-    let width = u64::from(plan.data_type.size_in_bytes());
+    let widths = plan.widths();
     let start = bound.map(|b| b.offset);
     let (slot, inputs_rw, pieces, window) = choose_slots(plan, start, &sharing, &bound, target)?;
     let slot_buffer = slot_buffers(slot, &bound);
-    let chosen = select::kernels(plan.kernel, pieces, width, |piece| {
+    let chosen = select::kernels(plan.kernel, pieces, widths, |piece| {
         let range = bound_ranges(piece, &slot_buffer, window, share);
         let bound = Bound {
             start,
@@ -179,10 +191,17 @@ pub fn lower_with(
         // WebGPU forbids a writable binding that overlaps another binding of the same buffer
         // in one dispatch, so it cannot have a binding of its own.
         let window_start = std::array::from_fn(|o| range[slot[o]].map_or(0, |r| r.start));
-        let records = dispatch::build(kernel, piece, start, window_start, width, target.max_groups);
+        let records = dispatch::build(
+            kernel,
+            piece,
+            start,
+            window_start,
+            widths,
+            target.max_groups,
+        );
         // The direct form is the schedule's to give, once it knows which dispatches run one
         // record (`Schedule::dispatch_key`).
-        let variant = contiguous_variant(kernel, piece, width, false);
+        let variant = contiguous_variant(kernel, piece, widths.out(), false);
         let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, variant);
         if overlapping(&range, inputs_rw) {
             summary.overlapping_bindings += 1;
@@ -193,7 +212,7 @@ pub fn lower_with(
             records,
             slots: range,
             inputs_rw,
-            accesses: accesses(piece, start, width, keys),
+            accesses: accesses(piece, start, widths, keys),
         });
     }
     Ok(Lowered {
@@ -224,6 +243,14 @@ fn pipeline_key(
 ) -> PipelineKey {
     let (a_mode, b_mode) = select::modes(kernel, piece, u64::from(plan.data_type.size_in_bytes()));
     let logical = plan.function.logical;
+    // An output of another width than the input's (`BIT_COUNT`): WIDTH is the output's, the
+    // input's is IN_WIDTH (0 where they agree).
+    let widths = plan.widths();
+    let in_width = if widths.uniform() {
+        0
+    } else {
+        widths.of(A) as u32
+    };
     // The contiguous kernel counts bytes and blocks: a word-wide bitwise function on dense
     // runs needs no element width, so every type shares its pipelines (fewer to compile, and
     // no pipeline switch between calls of different types). A shift needs the width.
@@ -231,7 +258,7 @@ fn pipeline_key(
     let width = match kernel {
         // A repeated input is splat element by element: it needs the width.
         KernelKind::Contiguous if word_wide && (a_mode, b_mode) == (0, 0) => 4,
-        _ => plan.data_type.size_in_bytes(),
+        _ => plan.out_type.size_in_bytes(),
     };
     PipelineKey {
         kernel,
@@ -247,6 +274,7 @@ fn pipeline_key(
             rank: select::rank_constant(kernel, piece.sizes.len()),
             direct,
             tail,
+            in_width,
         },
     }
 }
@@ -267,8 +295,9 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
         origin: [0; 3],
         windows: [None; 3],
     };
-    let width = u64::from(plan.data_type.size_in_bytes());
-    for kernel in select::candidates(plan.kernel, &piece, width, max_groups) {
+    let widths = plan.widths();
+    let width = widths.out();
+    for kernel in select::candidates(plan.kernel, &piece, widths, max_groups) {
         for slot in BindingPattern::ALL.map(BindingPattern::slots) {
             // A one-input operator reads its input in B's place: B is bound where A is.
             if plan.operator.inputs() == 1 && slot[A] != slot[B] {
@@ -303,8 +332,9 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
 
 /// What one piece reads and writes: each operand's elements from its first to its last,
 /// widened to 16-byte blocks (kernels read whole blocks and write whole words).
-fn accesses(piece: &Piece, start: [u64; 3], width: u64, keys: [usize; 3]) -> [Access; 3] {
+fn accesses(piece: &Piece, start: [u64; 3], widths: Widths, keys: [usize; 3]) -> [Access; 3] {
     std::array::from_fn(|o| {
+        let width = widths.of(o);
         let reach = piece.reach(o);
         let first = start[o] + piece.origin[o] * width;
         let end = first + (reach + 1) * width;
@@ -348,7 +378,7 @@ fn choose_slots(
     target: &Target,
 ) -> Result<Slots, Error> {
     let limits = target.windows;
-    let width = u64::from(plan.data_type.size_in_bytes());
+    let width = plan.widths();
     let keys = bound.map(|b| b.buffer);
     let first = match split(&plan.layout, start, sharing.slot, width, limits) {
         Ok(pieces) => return Ok((sharing.slot, false, pieces, limits.max_window)),

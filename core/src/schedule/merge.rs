@@ -196,6 +196,7 @@ mod tests {
                 rank: 0,
                 direct: false,
                 tail: false,
+                in_width: 0,
             },
         }
     }

@@ -7,7 +7,7 @@
 
 use super::dispatch::tile_shape;
 use super::target::Target;
-use crate::layout::{KernelKind, Piece};
+use crate::layout::{KernelKind, Piece, Widths};
 
 /// Rows shorter than this many 16-byte blocks spend too much of the rows kernel on the
 /// masked block at each row's end and the row's offsets; the gather or shifted-rows kernel
@@ -78,12 +78,14 @@ pub(crate) struct Bound {
 pub(crate) fn kernels<R: Clone>(
     planned: KernelKind,
     pieces: Vec<Piece>,
-    width: u64,
+    widths: impl Into<Widths>,
     mut bound: impl FnMut(&Piece) -> (R, Bound),
 ) -> Vec<(Piece, R, KernelKind)> {
+    let widths = widths.into();
+    let width = widths.out();
     let mut pick = |piece: &Piece| {
         let (kept, b) = bound(piece);
-        let kernel = choose(planned, piece, &b, width);
+        let kernel = choose(planned, piece, &b, widths);
         let cut = (kernel == KernelKind::Contiguous)
             .then(|| cut_tail(piece, width, &b))
             .flatten();
@@ -158,7 +160,17 @@ fn cut_tail(piece: &Piece, width: u64, bound: &Bound) -> Option<(Piece, Piece)> 
     Some((head, tail))
 }
 
-pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u64) -> KernelKind {
+pub(crate) fn choose(
+    planned: KernelKind,
+    piece: &Piece,
+    bound: &Bound,
+    widths: impl Into<Widths>,
+) -> KernelKind {
+    let widths = widths.into();
+    if !widths.uniform() {
+        return per_element(planned, piece, widths.out());
+    }
+    let width = widths.out();
     let first = |o: usize| bound.start[o] + piece.origin[o] * width;
     match planned {
         KernelKind::Contiguous => {
@@ -232,9 +244,17 @@ pub(crate) fn choose(planned: KernelKind, piece: &Piece, bound: &Bound, width: u
 pub(crate) fn candidates(
     planned: KernelKind,
     piece: &Piece,
-    width: u64,
+    widths: impl Into<Widths>,
     max_groups: u32,
 ) -> Vec<KernelKind> {
+    let widths = widths.into();
+    if !widths.uniform() {
+        return match planned {
+            KernelKind::Empty => Vec::new(),
+            _ => vec![per_element(planned, piece, widths.out())],
+        };
+    }
+    let width = widths.out();
     match planned {
         KernelKind::Empty => Vec::new(),
         KernelKind::Contiguous => {
@@ -272,6 +292,19 @@ pub(crate) fn candidates(
             kernels
         }
         other => vec![other],
+    }
+}
+
+/// The kernel of a piece whose output has another element size than its inputs
+/// (`BIT_COUNT`): only the kernels that load each input element and store each output
+/// element on their own apply, whatever the bindings. A dense output is gathered; a strided
+/// one scattered, or stored lane by lane where its elements never share a word.
+fn per_element(planned: KernelKind, piece: &Piece, out_width: u64) -> KernelKind {
+    match planned {
+        KernelKind::Empty => KernelKind::Empty,
+        KernelKind::Scatter if spaced(piece, out_width) => KernelKind::Spaced,
+        KernelKind::Scatter => KernelKind::Scatter,
+        _ => KernelKind::Gather,
     }
 }
 
