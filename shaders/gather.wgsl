@@ -8,7 +8,9 @@
 //   WIDTH 1, 2: one output word per invocation; its 4 / WIDTH lanes are gathered one by one
 //   from the inputs. The first and last words of the run may hold bytes that are not part of
 //   it; they are written through a mask and keep their value.
-// `head.x` is the number of units (elements for WIDTH >= 4, words otherwise).
+// `head.x` is the number of units (elements for WIDTH >= 4, words otherwise). WIDTH is the
+// output's element size; an input of another (IN_WIDTH, BIT_COUNT) is read element by
+// element through `combine_at`, its offsets counted in its own elements.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
 // (shared/inputs_words_*.wgsl, shared/words.wgsl).

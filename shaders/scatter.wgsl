@@ -3,7 +3,9 @@
 // The output itself is strided (an order no permutation makes dense, a step over elements,
 // rows too short or too interleaved for the shifted-rows kernel): each invocation starts from
 // one output element, found by unravelling its index over the iteration space for all three
-// operands. 32- and 64-bit elements own their words and are stored whole. 8- and 16-bit
+// operands (WIDTH is the output's element size; an input of another, IN_WIDTH for
+// BIT_COUNT, is read through `combine_at` in its own elements). 32- and 64-bit elements own
+// their words and are stored whole. 8- and 16-bit
 // elements, by SHARED_WORDS (a constant of each table entry, src/kernels/shaders.rs):
 //   KernelKind::Spaced (false): no two elements share a word (each is 4 bytes or more from
 //   the next), so the word's other bytes are padding no one writes, and the lane is stored

@@ -552,8 +552,12 @@ fn random_case(rng: &mut SplitMix64) -> Case {
         }
         4 => {
             // The one input is A; B's description is drawn and dropped.
-            let ([a, _, output], level) = dml_tensors(rng);
+            let ([a, _, mut output], level) = dml_tensors(rng);
             let op = rng.pick(&DmlUnaryOp::ALL);
+            // BIT_COUNT's output has types of its own: mostly one of them, whatever A's.
+            if op == DmlUnaryOp::BitCount && !rng.one_in(4) {
+                output.data_type = rng.pick(&[DataType::U8, DataType::U32]);
+            }
             Case::DmlNot(DmlUnaryDesc::new(op, a, output), level)
         }
         5 => {
