@@ -13,6 +13,12 @@
 //! - every operator of the word-wide family (AND, OR, NOT; DirectML and OpenVINO) against
 //!   the XOR operator of its standard on the same layouts: contiguous, strided and
 //!   broadcast (`--family` runs this alone);
+//! - the bitwise chapter: every shift (DirectML BIT_SHIFT_LEFT/RIGHT on u8 to u64, OpenVINO
+//!   BitwiseLeftShift/RightShift-15 on i8, i16, u16, i32, i64) against the XOR operator of
+//!   its standard on the same layouts, types and sizes, B mostly in-range shift amounts, and
+//!   DirectML BIT_COUNT (u64 -> u8, u8 -> u32, u32 -> u32, u8 -> u8) against BIT_XOR of its
+//!   input's type on the DirectML shifts' layouts, with the GB/s of both where the widths
+//!   differ (`--chapter` runs this alone);
 //! - 1,000 small calls batched against 1,000 single submits;
 //! - the latency of one 4 KiB call alone and of one call in a batch of 1,000, against the
 //!   bare kernel on the same ranges;
@@ -29,7 +35,9 @@
 //! `benches/RESULTS.md` and the size sweep to `benches/throughput.svg`. `--core` runs the core
 //! path's figures alone (recording, contiguous calls of every type and function against the
 //! bare kernel, the graph), with their targets; with `--save` it writes them to
-//! `benches/core-path-<adapter>.md` (`core-path-llvmpipe.md`, `core-path-swiftshader.md`). `--graph` runs the
+//! `benches/core-path-<adapter>.md` (`core-path-llvmpipe.md`, `core-path-swiftshader.md`).
+//! `--chapter` runs the bitwise chapter alone (about a minute on lavapipe); with `--save`
+//! it writes it to `benches/chapter-<adapter>.md`. `--graph` runs the
 //! graph section alone (its tables and targets, about a minute), `--quick` fewer sizes and
 //! rounds. For cold figures that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
 //! on Mesa's drivers (lavapipe keeps compiled shaders on disk otherwise).
@@ -49,6 +57,8 @@ fn main() -> Result<(), gpu_xor::Error> {
         Some(Section::Graph)
     } else if flag("--family") {
         Some(Section::Family)
+    } else if flag("--chapter") {
+        Some(Section::Chapter)
     } else if flag("--strided") {
         Some(Section::Strided)
     } else {

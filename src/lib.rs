@@ -1,6 +1,7 @@
 //! DirectML's `ELEMENT_WISE_BIT_XOR` and `ELEMENT_WISE_LOGICAL_XOR` and OpenVINO's
-//! `BitwiseXor-13`, and the rest of their word-wide family (AND, OR and NOT, bitwise and
-//! logical: [`DmlBinary`], [`DmlUnary`], [`OvBinary`], [`OvUnary`]), on any GPU that wgpu
+//! `BitwiseXor-13`, and the rest of their family (AND, OR and NOT, bitwise and logical; the
+//! shifts, DirectML's `BIT_SHIFT_*` and OpenVINO's `Bitwise*Shift-15`; DirectML's
+//! `BIT_COUNT`: [`DmlBinary`], [`DmlUnary`], [`OvBinary`], [`OvUnary`]), on any GPU that wgpu
 //! reaches (Vulkan, Metal, DX12, GL, and WebGPU in the browser), exact to the bit.
 //!
 //! Every operator shares the same kernels, rules and guarantees; the element function

@@ -88,12 +88,7 @@ fn group(c: &mut Criterion, ctx: &Context, op: Op, path: Path, types: &[DataType
         for &dt in types {
             let made = OnceCell::new();
             let case = || made.get_or_init(|| Case::new(ctx, op, path, dt, bytes));
-            g.throughput(Throughput::Bytes(Case::traffic(
-                path,
-                dt,
-                bytes,
-                op.inputs(),
-            )));
+            g.throughput(Throughput::Bytes(Case::traffic(op, path, dt, bytes)));
             g.bench_function(BenchmarkId::new(dt.to_string(), size_name(bytes)), |b| {
                 let case = case();
                 b.iter_custom(|iters| {

@@ -1,4 +1,5 @@
-//! The cases' buffers: made full of random bytes, and read back.
+//! The cases' buffers: made full of random bytes (a shift's B mostly of amounts in range), and
+//! read back.
 
 use gpu_xor::Context;
 
@@ -29,6 +30,22 @@ pub(crate) fn read(ctx: &Context, buffer: &wgpu::Buffer, offset: u64, size: u64)
 /// A storage buffer of `size` bytes rounded up to 16, filled with the test kit's splitmix64
 /// stream from `seed`.
 pub(crate) fn storage(ctx: &Context, size: u64, seed: u64) -> wgpu::Buffer {
+    filled(ctx, size, seed, |_, _| {})
+}
+
+/// [`storage`] with about three in four elements of `width` bytes rewritten as shift amounts
+/// from 0 to the element's bits plus one, the rest left random (amounts far out of range,
+/// negative ones for signed types): `gpu_xor_testkit::shift_amounts`, a seed of its own for
+/// each 64 KiB.
+pub(crate) fn shift_amounts(ctx: &Context, size: u64, seed: u64, width: u64) -> wgpu::Buffer {
+    filled(ctx, size, seed, |chunk, k| {
+        gpu_xor_testkit::shift_amounts(chunk, width, (seed << 32) ^ k);
+    })
+}
+
+/// A storage buffer of `size` bytes rounded up to 16, filled with the splitmix64 stream from
+/// `seed` 64 KiB at a time, each piece passed to `edit` with its index before it is written.
+fn filled(ctx: &Context, size: u64, seed: u64, edit: impl Fn(&mut [u8], u64)) -> wgpu::Buffer {
     let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("bench"),
         size: size.div_ceil(16) * 16,
@@ -48,6 +65,7 @@ pub(crate) fn storage(ctx: &Context, size: u64, seed: u64) -> wgpu::Buffer {
                 word.copy_from_slice(&rng.next_u64().to_le_bytes());
             }
             let n = chunk.len().min(len - at);
+            edit(&mut chunk[..n], (at >> 16) as u64);
             view.slice(at..at + n).copy_from_slice(&chunk[..n]);
             at += n;
         }

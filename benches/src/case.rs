@@ -1,16 +1,16 @@
 //! The cases: which operator runs on which layout ([`Path`]) of which type and size, their
-//! buffers (filled with random bytes), their compiled operator, and the recording of their
-//! calls.
+//! buffers (filled with random bytes, a shift's B mostly with amounts in range), their
+//! compiled operator, and the recording of their calls.
 
 use gpu_xor::desc::OperatorGroup;
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
-    DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, LogicalXor,
-    LogicalXorDesc, Operator, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
-    TensorBinding, TensorDesc,
+    AutoBroadcast, Bindings, BitFunction, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context,
+    DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp,
+    LogicalXor, LogicalXorDesc, Operator, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc,
+    OvUnaryOp, TensorBinding, TensorDesc,
 };
 
-use crate::buffers::{read, storage};
+use crate::buffers::{read, shift_amounts, storage};
 use crate::plain::{PlainLayout, PlainStrided};
 
 /// Which shape of work a case is.
@@ -133,17 +133,38 @@ pub enum Op {
     Ov(OvBinaryOp),
     /// An OpenVINO NOT.
     OvNot(OvUnaryOp),
+    /// DirectML's `BIT_COUNT` into an output of this type (`u8` or `u32`, whatever the
+    /// input's): a case's type is its input's.
+    BitCount(DataType),
 }
 
 impl Op {
-    /// Every operator of the operator table but the seeds' three XOR operators (which the
-    /// other sections measure through their own descriptions), in the table's order.
+    /// Every word-wide operator of the operator table but the seeds' three XOR operators
+    /// (which the other sections measure through their own descriptions), in the table's
+    /// order; the shifts are [`Op::shifts`], and an operator of any other function joins
+    /// neither.
     pub(crate) fn family() -> Vec<Op> {
+        Op::table()
+            .into_iter()
+            .filter(|op| op.function().is_word_wide())
+            .collect()
+    }
+
+    /// Every shift of the operator table (DirectML's `BIT_SHIFT_*`, OpenVINO's
+    /// `Bitwise*Shift-15`), in the table's order.
+    pub(crate) fn shifts() -> Vec<Op> {
+        Op::table().into_iter().filter(|op| op.shift()).collect()
+    }
+
+    /// Every operator of the operator table but the seeds' three XOR operators and `BIT_COUNT`
+    /// (whose output type is a case's own: [`Op::BitCount`]).
+    fn table() -> Vec<Op> {
         Operator::ALL
             .into_iter()
             .filter_map(|op| match op.group() {
                 OperatorGroup::DmlBinaryOp(DmlBinaryOp::BitXor | DmlBinaryOp::LogicalXor)
-                | OperatorGroup::OvBinaryOp(OvBinaryOp::BitwiseXor) => None,
+                | OperatorGroup::OvBinaryOp(OvBinaryOp::BitwiseXor)
+                | OperatorGroup::DmlUnaryOp(DmlUnaryOp::BitCount) => None,
                 OperatorGroup::DmlBinaryOp(f) => Some(Op::Dml(f)),
                 OperatorGroup::DmlUnaryOp(f) => Some(Op::DmlNot(f)),
                 OperatorGroup::OvBinaryOp(f) => Some(Op::Ov(f)),
@@ -151,6 +172,26 @@ impl Op {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Its element function (on `u32`: the right shifts logical).
+    fn function(self) -> BitFunction {
+        match self {
+            Op::BitXor | Op::LogicalXor | Op::BitwiseXor => BitFunction::Xor,
+            Op::Dml(f) => f.function().function,
+            Op::DmlNot(f) => f.function().function,
+            Op::Ov(f) => f.function(DataType::U32).function,
+            Op::OvNot(f) => f.function(DataType::U32).function,
+            Op::BitCount(_) => BitFunction::CountOnes,
+        }
+    }
+
+    /// Whether it shifts A's elements by B's: B's buffer holds shift amounts, mostly in range.
+    pub(crate) fn shift(self) -> bool {
+        matches!(
+            self.function(),
+            BitFunction::ShiftLeft | BitFunction::ShiftRight | BitFunction::ShiftRightArithmetic
+        )
     }
 
     /// The operator's name in group names and tables.
@@ -164,14 +205,32 @@ impl Op {
             Op::DmlNot(op) => op.operator().spec().call,
             Op::Ov(op) => op.operator().spec().call,
             Op::OvNot(op) => op.operator().spec().call,
+            Op::BitCount(_) => DmlUnaryOp::BitCount.operator().spec().call,
         }
     }
 
     /// How many inputs it reads.
     pub fn inputs(self) -> u64 {
         match self {
-            Op::DmlNot(_) | Op::OvNot(_) => 1,
+            Op::DmlNot(_) | Op::OvNot(_) | Op::BitCount(_) => 1,
             _ => 2,
+        }
+    }
+
+    /// The output's type on inputs of `data_type`: theirs, but for `BIT_COUNT`.
+    pub fn output_type(self, data_type: DataType) -> DataType {
+        match self {
+            Op::BitCount(output) => output,
+            _ => data_type,
+        }
+    }
+
+    /// The type of a case of it on inputs of `data_type` in tables and suites: the type, or
+    /// `input -> output` for `BIT_COUNT` (`u64 -> u8`), whose output has a type of its own.
+    pub fn type_name(self, data_type: DataType) -> String {
+        match self {
+            Op::BitCount(output) => format!("{data_type} -> {output}"),
+            _ => data_type.to_string(),
         }
     }
 
@@ -239,7 +298,8 @@ impl Dims {
 /// One benchmark case, ready to record.
 pub struct Case {
     op: Op,
-    /// Bytes of one operand (the output).
+    /// Bytes of one operand of the inputs' type over the output's elements (the output's
+    /// bytes but for `BIT_COUNT`, whose size is its input's).
     pub(crate) bytes: u64,
     /// Bytes read plus bytes written by one call.
     pub(crate) traffic: u64,
@@ -376,11 +436,17 @@ impl Case {
                 )
             }
         };
-        // A NOT reads one input, A: on the broadcast paths it is the broadcast operand.
+        // A NOT or BIT_COUNT reads one input, A: on the broadcast paths it is the broadcast
+        // operand.
         let (a, b) = if op.inputs() == 1 && path == Path::BroadcastRow {
             (b, a)
         } else {
             (a, b)
+        };
+        // BIT_COUNT's output has a type of its own, its elements and strides A's.
+        let out = TensorDesc {
+            data_type: op.output_type(data_type),
+            ..out
         };
         let size = |d: &TensorDesc| d.total_size().expect("size");
         let compiled = match op {
@@ -401,6 +467,13 @@ impl Case {
             ),
             Op::DmlNot(f) => Compiled::DmlUnary(
                 DmlUnary::new(ctx, &DmlUnaryDesc::new(f, a.clone(), out.clone())).expect("desc"),
+            ),
+            Op::BitCount(_) => Compiled::DmlUnary(
+                DmlUnary::new(
+                    ctx,
+                    &DmlUnaryDesc::new(DmlUnaryOp::BitCount, a.clone(), out.clone()),
+                )
+                .expect("desc"),
             ),
             Op::BitwiseXor | Op::Ov(_) | Op::OvNot(_) => {
                 let shape: Vec<usize> = a.sizes.iter().map(|&s| s as usize).collect();
@@ -443,7 +516,11 @@ impl Case {
         };
         let buffers = vec![
             storage(ctx, size(&a), 1),
-            storage(ctx, b_bytes.max(16), 2),
+            if op.shift() {
+                shift_amounts(ctx, b_bytes.max(16), 2, w)
+            } else {
+                storage(ctx, b_bytes.max(16), 2)
+            },
             storage(ctx, out_offset + size(&out), 3),
         ];
         let out_slot = if path == Path::InPlace { 0 } else { 2 };
@@ -452,7 +529,7 @@ impl Case {
             (1, 0, b_bytes.max(4).div_ceil(4) * 4),
             (out_slot, out_offset, size(&out)),
         ];
-        debug_assert_eq!(shape_elems * w, Case::output_bytes(path, data_type, bytes));
+        debug_assert_eq!(shape_elems, Case::elements(path, data_type, bytes));
         let layout = PlainLayout {
             width: w,
             sizes: out.sizes.iter().map(|&x| u64::from(x)).collect(),
@@ -466,7 +543,7 @@ impl Case {
         Case {
             op,
             bytes: shape_elems * w,
-            traffic: Case::traffic(path, data_type, bytes, op.inputs()),
+            traffic: Case::traffic(op, path, data_type, bytes),
             buffers,
             ranges,
             compiled,
@@ -501,10 +578,49 @@ impl Case {
         (ours, theirs)
     }
 
-    /// The bytes of the output of the case [`Case::new`] builds from these arguments.
-    fn output_bytes(path: Path, data_type: DataType, bytes: u64) -> u64 {
+    /// For a `BIT_COUNT` case, the bits set in each element of A that each output element
+    /// reads (row-major over the output's elements), and the output's elements after one
+    /// call: the check that the case counts bits where its layouts say.
+    #[cfg(test)]
+    pub(crate) fn bit_counts(&self, ctx: &Context) -> (Vec<u64>, Vec<u64>) {
+        let Op::BitCount(out_type) = self.op else {
+            panic!("{} is not BIT_COUNT", self.op.name());
+        };
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        self.record_summary(&mut encoder);
+        ctx.queue().submit([encoder.finish()]);
+        let out = &self.buffers[self.ranges[2].0];
+        let (input, output) = (
+            read(ctx, &self.buffers[0], 0, self.buffers[0].size()),
+            read(ctx, out, 0, out.size()),
+        );
+        let element = |bytes: &[u8], i: u64, w: u64| {
+            let (at, w) = ((i * w) as usize, w as usize);
+            let mut le = [0u8; 8];
+            le[..w].copy_from_slice(&bytes[at..at + w]);
+            u64::from_le_bytes(le)
+        };
+        let l = &self.layout;
+        let out_w = u64::from(out_type.size_in_bytes());
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        for i in 0..l.sizes.iter().product::<u64>() {
+            let (mut rest, mut a_at, mut out_at) = (i, l.base[0], l.base[2]);
+            for k in (0..l.sizes.len()).rev() {
+                let index = rest % l.sizes[k];
+                rest /= l.sizes[k];
+                a_at += index * l.strides[0][k];
+                out_at += index * l.strides[2][k];
+            }
+            want.push(u64::from(element(&input, a_at, l.width).count_ones()));
+            got.push(element(&output, out_at, out_w));
+        }
+        (want, got)
+    }
+
+    /// The output's elements in the case [`Case::new`] builds from these arguments.
+    fn elements(path: Path, data_type: DataType, bytes: u64) -> u64 {
         let d = Dims::new(data_type, bytes);
-        let elems = match path {
+        match path {
             Path::Contiguous | Path::InPlace => d.n,
             Path::BroadcastRow
             | Path::BroadcastColumn
@@ -515,26 +631,27 @@ impl Case {
             Path::Permuted4 | Path::Permuted4Channels => d.cube4.pow(4),
             Path::SteppedInput | Path::SteppedOutput => d.n / 2,
             Path::ShortRows => d.n / 5 * 3,
-        };
-        elems * d.w
+        }
     }
 
     /// The bytes read plus bytes written by one call of the case [`Case::new`] builds from
-    /// these arguments, known without making it (`inputs`: 1 for a NOT, which reads only the
-    /// broadcast operand on a broadcast path, A elsewhere).
-    pub fn traffic(path: Path, data_type: DataType, bytes: u64, inputs: u64) -> u64 {
-        let out = Case::output_bytes(path, data_type, bytes);
+    /// these arguments, known without making it: the inputs at their width, the output at its
+    /// own (`BIT_COUNT`'s may be narrower or wider); an operator of one input (a NOT,
+    /// `BIT_COUNT`) reads only the broadcast operand on a broadcast path, A elsewhere.
+    pub fn traffic(op: Op, path: Path, data_type: DataType, bytes: u64) -> u64 {
+        let elems = Case::elements(path, data_type, bytes);
         let d = Dims::new(data_type, bytes);
         let w = u64::from(data_type.size_in_bytes());
+        let out = elems * u64::from(op.output_type(data_type).size_in_bytes());
         let broadcast_read = match path {
             Path::BroadcastRow => d.cols * w,
             Path::BroadcastColumn => d.rows * w,
-            _ => out,
+            _ => elems * w,
         };
-        if inputs == 1 {
-            out + broadcast_read
+        if op.inputs() == 1 {
+            broadcast_read + out
         } else {
-            2 * out + broadcast_read
+            elems * w + broadcast_read + out
         }
     }
 
@@ -569,5 +686,28 @@ impl Case {
             each!(&self.compiled, |op| batch.push(op, &bindings)).expect("push");
         }
         batch.record(encoder).expect("record");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shifts are the chapter section's, and none is in the family section's.
+    #[test]
+    fn the_shifts_are_apart_from_the_family() {
+        assert_eq!(
+            Op::shifts(),
+            [
+                Op::Dml(DmlBinaryOp::BitShiftLeft),
+                Op::Dml(DmlBinaryOp::BitShiftRight),
+                Op::Ov(OvBinaryOp::BitwiseLeftShift),
+                Op::Ov(OvBinaryOp::BitwiseRightShift),
+            ]
+        );
+        let family = Op::family();
+        assert!(family.iter().all(|op| !op.shift()), "{family:?}");
+        assert!(family.contains(&Op::Dml(DmlBinaryOp::BitAnd)));
+        assert!(family.contains(&Op::OvNot(OvUnaryOp::BitwiseNot)));
     }
 }

@@ -631,3 +631,64 @@ fn calls_of_different_functions_never_share_a_dispatch() {
     table.push(DmlOp::ALL[0]);
     assert_eq!(dispatches(&table), table.len());
 }
+
+/// `BIT_COUNT` of two output widths in one batch with the family, each call reading what one
+/// before it wrote: u32 counted into u8, that u8 into u32, u64 into u8, and a transposed u16
+/// into u32, beside XOR and a shift on the same buffers. Merging judges each operand's bytes
+/// at its own width: batched, one by one and prepared agree byte for byte, on the default
+/// windows and on small ones.
+#[test]
+fn bit_count_calls_of_other_widths_chain_with_the_family_in_one_batch() {
+    let count = DmlOp::Unary(gpu_xor::DmlUnaryOp::BitCount);
+    let shift = DmlOp::Binary(gpu_xor::DmlBinaryOp::BitShiftLeft);
+    let t = |dt: DataType| TensorDesc::new(dt, &[24, 40]);
+    let counted = |input: DataType, output: DataType, places: [Place; 3]| Call {
+        op: count,
+        a: t(input),
+        b: t(input),
+        out: t(output),
+        places,
+    };
+    let calls = vec![
+        Call::same(
+            DmlOp::BitXor,
+            t(DataType::U32),
+            [place(0, 0), place(1, 0), place(2, 0)],
+        ),
+        counted(
+            DataType::U32,
+            DataType::U8,
+            [place(2, 0), place(2, 0), place(0, 8192)],
+        ),
+        counted(
+            DataType::U8,
+            DataType::U32,
+            [place(0, 8192), place(0, 8192), place(1, 8192)],
+        ),
+        counted(
+            DataType::U64,
+            DataType::U8,
+            [place(1, 0), place(1, 0), place(2, 12288)],
+        ),
+        Call::same(
+            shift,
+            t(DataType::U8),
+            [place(2, 12288), place(0, 8192), place(0, 9216)],
+        ),
+        Call {
+            a: t(DataType::U16).with_strides(&[1, 24]),
+            b: t(DataType::U16).with_strides(&[1, 24]),
+            ..counted(
+                DataType::U16,
+                DataType::U32,
+                [place(0, 0), place(0, 0), place(2, 16384)],
+            )
+        },
+    ];
+    for ctx in [ctx(), small_windows()] {
+        let calls = Calls::new(3, 24576, 71, calls.clone());
+        calls.run_batched(ctx);
+        calls.run_one_by_one(ctx);
+        calls.run_prepared(ctx);
+    }
+}

@@ -2,11 +2,12 @@
 //! on one adapter, as the tables of `benches/RESULTS.md`.
 //!
 //! Each section is a file: [`full()`] runs them in turn (`full.rs`: the size sweep, every path
-//! and type, batching, small calls and the targets), and [`section()`] runs one of three alone.
+//! and type, batching, small calls and the targets), and [`section()`] runs one alone.
 //! Sections print their tables as they are measured and return their text and targets.
 //! `suite.rs` measures cases together against the baselines of their size, `format.rs` and
 //! `chart.rs` turn figures into the tables and the size sweep's chart.
 
+mod chapter;
 mod chart;
 mod core_path;
 mod family;
@@ -26,8 +27,8 @@ use format::{today, verdict};
 /// A target of the performance issues: what it asks, the figure reached, whether it is met.
 type Target = (String, String, bool);
 
-/// A section that runs alone (`--core`, `--graph`, `--family`, `--strided`), with its own header and
-/// targets.
+/// A section that runs alone (`--core`, `--graph`, `--family`, `--chapter`, `--strided`), with
+/// its own header and targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
     /// The core path: contiguous calls of every type and function against the bare kernel,
@@ -37,6 +38,9 @@ pub enum Section {
     Graph,
     /// Every operator of the word-wide family against the XOR operator of its standard.
     Family,
+    /// The bitwise chapter: every shift, and DirectML's `BIT_COUNT`, against the XOR operator
+    /// of its standard.
+    Chapter,
     /// Every strided layout against contiguous BIT_XOR and the plain strided kernel.
     Strided,
 }
@@ -61,7 +65,8 @@ pub fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
 /// how many it met (the others); `quick` measures fewer sizes and rounds.
 ///
 /// Returns the section's text with that header where the section is one that `--save` keeps
-/// (the core path, one file per adapter: see [`core_path_file`]).
+/// (the core path and the chapter, one file per adapter: see [`core_path_file`] and
+/// [`chapter_file`]).
 pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>, gpu_xor::Error> {
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
@@ -98,6 +103,17 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
             let met = targets.iter().filter(|t| t.2).count();
             println!("{met} of {} family targets met", targets.len());
         }
+        Section::Chapter => {
+            let (text, targets) = chapter::chapter_section(&ctx, quick);
+            let met = targets.iter().filter(|t| t.2).count();
+            let count = format!("{met} of {} chapter targets met", targets.len());
+            println!("{count}");
+            let doc = format!(
+                "# The bitwise chapter on {}\n\nMeasured with `cargo run --release --example bench_report -- --chapter --save`.\n\n{header}\n## The bitwise chapter: shifts and BIT_COUNT against XOR\n\n{text}\n{count}.\n",
+                info.name
+            );
+            return Ok(Some((chapter_file(&info.name), doc)));
+        }
         Section::Strided => {
             let (_, targets) = strided::strided_section(&ctx, quick);
             let met = targets.iter().filter(|t| t.2).count();
@@ -111,10 +127,37 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
 /// adapter name's first word in lower case (`core-path-llvmpipe.md`,
 /// `core-path-swiftshader.md`).
 pub fn core_path_file(adapter: &str) -> String {
-    let word: String = adapter
+    format!("core-path-{}.md", adapter_word(adapter))
+}
+
+/// The file `--chapter --save` writes for an adapter, in `benches/`: `chapter-` and the
+/// adapter name's first word in lower case (`chapter-llvmpipe.md`, `chapter-swiftshader.md`).
+pub fn chapter_file(adapter: &str) -> String {
+    format!("chapter-{}.md", adapter_word(adapter))
+}
+
+/// The adapter name's first word in lower case (`llvmpipe`, `swiftshader`), or `adapter`.
+fn adapter_word(adapter: &str) -> String {
+    adapter
         .split(|c: char| !c.is_ascii_alphanumeric())
         .find(|w| !w.is_empty())
         .unwrap_or("adapter")
-        .to_ascii_lowercase();
-    format!("core-path-{word}.md")
+        .to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--core --save` and `--chapter --save` name their files by the adapter's first word.
+    #[test]
+    fn files_are_named_by_the_adapter() {
+        let lavapipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
+        let swiftshader = "SwiftShader Device (Subzero)";
+        assert_eq!(core_path_file(lavapipe), "core-path-llvmpipe.md");
+        assert_eq!(core_path_file(swiftshader), "core-path-swiftshader.md");
+        assert_eq!(chapter_file(lavapipe), "chapter-llvmpipe.md");
+        assert_eq!(chapter_file(swiftshader), "chapter-swiftshader.md");
+        assert_eq!(chapter_file(""), "chapter-adapter.md");
+    }
 }

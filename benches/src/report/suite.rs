@@ -76,7 +76,8 @@ impl Suite {
         ));
     }
 
-    /// A case of `op` on `path`, `dt`, about `bytes` bytes; on a strided path BIT_XOR also gets
+    /// A case of `op` on `path`, `dt`, about `bytes` bytes, its type named by
+    /// [`Op::type_name`] (`u64 -> u8` for a `BIT_COUNT`); on a strided path BIT_XOR also gets
     /// the plain strided kernel on the same buffers, checked to write the same bytes.
     pub(crate) fn case(&mut self, ctx: &Context, op: Op, path: Path, dt: DataType, bytes: u64) {
         let case = Case::new(ctx, op, path, dt, bytes);
@@ -116,7 +117,7 @@ impl Suite {
             baseline: false,
             op: op.name(),
             path: path.name(),
-            data_type: dt.to_string(),
+            data_type: op.type_name(dt),
             bytes: case.bytes,
             traffic: case.traffic,
             dispatch: format!("{} x{}", kernels.join("+"), summary.dispatches.len()),
@@ -145,12 +146,23 @@ impl Suite {
             .map_or(0.0, |e| gbps(e.traffic, e.best))
     }
 
-    /// The best time of one call of a case, and its kernels.
-    pub(crate) fn best(&self, op: &str, path: &str, data_type: &str) -> Option<(Duration, String)> {
+    /// The case of this operator, path and type ([`Op::type_name`]).
+    fn entry(&self, op: &str, path: &str, data_type: &str) -> Option<&Entry> {
         self.entries
             .iter()
             .find(|e| !e.baseline && e.op == op && e.path == path && e.data_type == data_type)
+    }
+
+    /// The best time of one call of a case, and its kernels.
+    pub(crate) fn best(&self, op: &str, path: &str, data_type: &str) -> Option<(Duration, String)> {
+        self.entry(op, path, data_type)
             .map(|e| (e.best, e.dispatch.clone()))
+    }
+
+    /// The GB/s of a case's best call: its bytes read plus bytes written over its time.
+    pub(crate) fn case_gbps(&self, op: &str, path: &str, data_type: &str) -> Option<f64> {
+        self.entry(op, path, data_type)
+            .map(|e| gbps(e.traffic, e.best))
     }
 
     /// The GB/s of a baseline for a case of `bytes` bytes: the baseline of that size or of the

@@ -46,10 +46,13 @@ async fn every_dml_operator_runs_on_every_kernel_as_its_xor_twin() {
     let ctx = ctx().await;
     let mut reached: Vec<KernelKind> = Vec::new();
     for op in DmlOp::ALL {
+        // u16 where the operator takes it; BIT_COUNT, whose output is u8 or u32, on u32.
         let dt = if op.logical() {
             DataType::U8
-        } else {
+        } else if op.takes(DataType::U16, gpu_xor::FeatureLevel::default()) {
             DataType::U16
+        } else {
+            DataType::U32
         };
         let twin = if op.logical() {
             DmlOp::LogicalXor
