@@ -5,7 +5,9 @@
 // window (not elements: the kernel counts bytes and blocks, so that one pipeline serves every
 // element width of the bitwise function, and WIDTH matters only to the logical one).
 // Invocation v combines the v-th 16 bytes of A and B into the v-th 16 bytes of the output:
-// `head.x` is the number of whole 16-byte blocks.
+// `head.x` is the number of whole 16-byte blocks. A count of ones whose input has another
+// width (IN_WIDTH, BIT_COUNT u64 into u8 or u8 into u32) counts the block's 16 / WIDTH
+// elements from A's, one by one (`counted_block`).
 //
 // An input read in mode 1 or 2 (A_MODE, B_MODE) holds one element per row of a
 // two-dimensional call ([rows, L], the output's rows one after the other in memory): a
@@ -75,8 +77,63 @@ fn input(call: u32, src: u32, mode: u32, block: u32, first: u32, stride: u32, v:
     return load(src, block);
 }
 
+// The count of ones of each byte (BYTES 1) or each half (2) of `x`, in its place (SWAR).
+fn lane_counts(x: u32, bytes: u32) -> u32 {
+    let pairs = x - ((x >> 1u) & 0x55555555u);
+    let nibbles = (pairs & 0x33333333u) + ((pairs >> 2u) & 0x33333333u);
+    let per_byte = (nibbles + (nibbles >> 4u)) & 0x0f0f0f0fu;
+    if bytes == 1u {
+        return per_byte;
+    }
+    return (per_byte + (per_byte >> 8u)) & 0x001f001fu;
+}
+
+// A block of counts of ones whose input has another width (IN_WIDTH, BIT_COUNT): the
+// 16 / WIDTH input elements from element `first` of A, counted and packed at the output's
+// width. Narrow inputs are read a word at a time and counted a word at a time (u8 into u32:
+// one word in, one block out), wide ones element by element.
+fn counted_block(first: u32) -> vec4<u32> {
+    if IN_WIDTH <= 2u && WIDTH == 4u {
+        // 4 elements: one word of bytes, or two of halves.
+        let w = first * IN_WIDTH / 4u;
+        if IN_WIDTH == 1u {
+            let c = lane_counts(load_word(A_SRC, w), 1u);
+            return vec4<u32>(c & 0xffu, (c >> 8u) & 0xffu, (c >> 16u) & 0xffu, c >> 24u);
+        }
+        let lo = lane_counts(load_word(A_SRC, w), 2u);
+        let hi = lane_counts(load_word(A_SRC, w + 1u), 2u);
+        return vec4<u32>(lo & 0xffffu, lo >> 16u, hi & 0xffffu, hi >> 16u);
+    }
+    if IN_WIDTH == 2u && WIDTH == 1u {
+        // 16 elements: eight words of halves, two to an output word.
+        let w = first / 2u;
+        var r = vec4<u32>(0u);
+        for (var k = 0u; k < 4u; k++) {
+            let lo = lane_counts(load_word(A_SRC, w + 2u * k), 2u);
+            let hi = lane_counts(load_word(A_SRC, w + 2u * k + 1u), 2u);
+            r[k] = (lo & 0xffu) | ((lo >> 8u) & 0xff00u) | ((hi & 0xffu) << 16u) | ((hi >> 16u) << 24u);
+        }
+        return r;
+    }
+    let per_word = 4u / WIDTH;
+    var r = vec4<u32>(0u);
+    for (var w = 0u; w < 4u; w++) {
+        var word = 0u;
+        for (var k = 0u; k < per_word; k++) {
+            word |= count_at(first + w * per_word + k) << (k * WIDTH * 8u);
+        }
+        r[w] = word;
+    }
+    return r;
+}
+
 // Output block v combined, its operands' blocks at `at` (`b` their offsets).
 fn combined(call: u32, v: u32, b: vec4<u32>, at: vec3<u32>) -> vec4<u32> {
+    if IN_WIDTH != 0u {
+        // A's block index counts A's own 16 bytes: its elements from there on.
+        // max: the constant is 0 in every other pipeline, which compiles this line too.
+        return counted_block(b.y * (16u / max(IN_WIDTH, 1u)) + v * (16u / WIDTH));
+    }
     let va = input(call, A_SRC, A_MODE, at.y, b.y, a_stride_at(call, 0u), v);
     let vb = input(call, B_SRC, B_MODE, at.z, b.z, b_stride_at(call, 0u), v);
     return combine4(va, vb);

@@ -346,7 +346,10 @@ mod tests {
                 // element by element.
                 let per_element = matches!(
                     kernel.kernel,
-                    KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced
+                    KernelKind::Contiguous
+                        | KernelKind::Gather
+                        | KernelKind::Scatter
+                        | KernelKind::Spaced
                 );
                 let in_widths: &[u32] = if function == 7 && per_element {
                     &[0, 1, 2, 4, 8]
@@ -493,13 +496,13 @@ mod tests {
             .count();
         let per_element = KERNELS
             .iter()
-            .filter(|k| {
-                matches!(
-                    k.kernel,
-                    KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced
-                )
+            .map(|k| match k.kernel {
+                KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced => 1,
+                // Its four forms.
+                KernelKind::Contiguous => 4,
+                _ => 0,
             })
-            .count();
+            .sum::<usize>();
         assert_eq!(
             translated,
             // Every kernel once, the contiguous kernel in three more forms, at 4 widths: XOR

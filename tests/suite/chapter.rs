@@ -102,7 +102,10 @@ fn bit_count_runs_every_layout_for_every_pair_of_widths() {
                             assert!(
                                 matches!(
                                     kernel,
-                                    KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced
+                                    KernelKind::Contiguous
+                                        | KernelKind::Gather
+                                        | KernelKind::Scatter
+                                        | KernelKind::Spaced
                                 ),
                                 "{input} -> {output} {name}: {kernel:?}"
                             );
@@ -120,7 +123,12 @@ fn bit_count_runs_every_layout_for_every_pair_of_widths() {
             }
         }
     }
-    let every = [KernelKind::Gather, KernelKind::Scatter, KernelKind::Spaced];
+    let every = [
+        KernelKind::Contiguous,
+        KernelKind::Gather,
+        KernelKind::Scatter,
+        KernelKind::Spaced,
+    ];
     assert_eq!(reached, BTreeSet::from(every), "widths that differ");
     for kernel in [
         KernelKind::Contiguous,

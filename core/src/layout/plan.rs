@@ -84,12 +84,9 @@ impl Plan {
         let strides = SLOTS.map(|t| broadcast_strides(operands.operand(t), &sizes));
         let layout = coalesce(&Layout { sizes, strides });
         let elements = layout.element_count();
-        // An output of another width than the inputs' (`BIT_COUNT`) runs on the kernels that
-        // load and store element by element.
-        let uniform = operands.out_type().size_in_bytes() == operands.data_type().size_in_bytes();
         let kernel = if elements == 0 {
             KernelKind::Empty
-        } else if uniform && layout.rank() == 1 && layout.strides.iter().all(|s| s[0] == 1) {
+        } else if layout.rank() == 1 && layout.strides.iter().all(|s| s[0] == 1) {
             KernelKind::Contiguous
         } else if layout.is_dense(OUT) {
             KernelKind::Gather

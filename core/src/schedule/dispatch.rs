@@ -169,7 +169,7 @@ pub(crate) fn build(
                     if rank == 2 && piece.strides[o][1] == 0 {
                         rel[o]
                     } else {
-                        rel[o] * width / 16
+                        rel[o] * widths.of(o) / 16
                     }
                 };
                 params.base = [to_u32(first(0)), to_u32(first(1)), to_u32(first(2)), 0];

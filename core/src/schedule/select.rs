@@ -168,6 +168,14 @@ pub(crate) fn choose(
 ) -> KernelKind {
     let widths = widths.into();
     if !widths.uniform() {
+        // A dense run whose operands all start on 16-byte boundaries: the contiguous kernel,
+        // each output block counted from its input elements (1.2 GB/s against 9.7 for XOR
+        // on lavapipe for u8 into u32 element by element on the gather kernel).
+        let first = |o: usize| bound.start[o] + piece.origin[o] * widths.of(o);
+        let aligned = (0..3).all(|o| first(o).is_multiple_of(16));
+        if planned == KernelKind::Contiguous && aligned && bound.room_for_blocks(piece) {
+            return KernelKind::Contiguous;
+        }
         return per_element(planned, piece, widths.out());
     }
     let width = widths.out();
@@ -251,6 +259,7 @@ pub(crate) fn candidates(
     if !widths.uniform() {
         return match planned {
             KernelKind::Empty => Vec::new(),
+            KernelKind::Contiguous => vec![KernelKind::Contiguous, KernelKind::Gather],
             _ => vec![per_element(planned, piece, widths.out())],
         };
     }
@@ -296,9 +305,10 @@ pub(crate) fn candidates(
 }
 
 /// The kernel of a piece whose output has another element size than its inputs
-/// (`BIT_COUNT`): only the kernels that load each input element and store each output
-/// element on their own apply, whatever the bindings. A dense output is gathered; a strided
-/// one scattered, or stored lane by lane where its elements never share a word.
+/// (`BIT_COUNT`), but for an aligned dense run (the contiguous kernel): only the kernels that
+/// load each input element and store each output element on their own apply. A dense output
+/// is gathered; a strided one scattered, or stored lane by lane where its elements never
+/// share a word.
 fn per_element(planned: KernelKind, piece: &Piece, out_width: u64) -> KernelKind {
     match planned {
         KernelKind::Empty => KernelKind::Empty,
