@@ -6,6 +6,9 @@ Regenerate (Python 3, standard library only; the output is deterministic):
     python3 conformance/cases/chapter.py            # writes tests/data/chapter.json
     python3 conformance/cases/chapter.py OUT.json   # writes elsewhere
 
+The helpers shared with family.py and onnx_nodes.py (layouts, SplitMix64, digests, shape
+broadcasting, JSON writing) are in conformance/cases/casefmt.py.
+
 The format is that of tests/data/conformance.json and tests/data/family.json (a JSON list, one
 case object per line), with these `op` names:
 
@@ -65,16 +68,17 @@ Like family.json, the file is meant for the conformance runner and for checking 
 CPU reference in the conformance crate's unit tests.
 """
 
-import hashlib
-import json
 import os
 import sys
 
-WIDTH = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "u32": 4, "i32": 4, "u64": 8, "i64": 8,
-         "f16": 2, "f32": 4, "f64": 8, "bool": 1}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from casefmt import (OV_INTS, SPEC, SRC_BCAST, SRC_BINDING, SRC_FLAGS, SRC_FLH,  # noqa: E402
+                     SRC_STRIDES, TPL, WIDTH, Rng, indices, mask, min_bytes, ov_shape,
+                     ov_source_index, output_path, packed, physical_len, prod,
+                     set_expected_digest, sha, stream, write_cases)
+
 DML_UINTS = ["u8", "u16", "u32", "u64"]
 DML_REFUSED = ["i8", "i16", "i32", "i64", "f16", "f32", "f64"]
-OV_INTS = ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64"]
 
 DML_OPS = {"bit_shift_left", "bit_shift_right"}
 LEFT = {"bit_shift_left", "bitwise_left_shift_broadcast"}
@@ -85,21 +89,14 @@ SRC_BSHL = ("DirectML docs: DML_ELEMENT_WISE_BIT_SHIFT_LEFT_OPERATOR_DESC "
 SRC_BSHR = ("DirectML docs: DML_ELEMENT_WISE_BIT_SHIFT_RIGHT_OPERATOR_DESC "
             "(MicrosoftDocs/sdk-api ns-directml-dml_element_wise_bit_shift_right_operator_desc.md)")
 SRC_DML = {"bit_shift_left": SRC_BSHL, "bit_shift_right": SRC_BSHR}
-SRC_FLH = "DirectML docs: feature level history (windows-ai-docs dml-feature-level-history.md)"
-SRC_STRIDES = "DirectML docs: 'Using strides to express padding and memory layout' (dml-strides.md)"
-SRC_BINDING = "DirectML docs: DML_BINDING_DESC / binding in DirectML (in-place execution, offsets)"
-SRC_FLAGS = "DirectML docs: DML_TENSOR_FLAGS (DML_TENSOR_FLAG_OWNED_BY_DML)"
-SPEC = "OpenVINO spec: operation-specs/"
 SRC_OV = {
     "bitwise_left_shift_broadcast": SPEC + "bitwise/bitwise-left-shift-15.rst",
     "bitwise_right_shift_broadcast": SPEC + "bitwise/bitwise-right-shift-15.rst",
 }
-TPL = "OpenVINO template plugin test: src/plugins/template/tests/functional/op_reference/"
 SRC_TPL = {
     "bitwise_left_shift_broadcast": TPL + "bitwise_left_shift.cpp",
     "bitwise_right_shift_broadcast": TPL + "bitwise_right_shift.cpp",
 }
-SRC_BCAST = "OpenVINO spec: Broadcast Rules For Elementwise Operations (broadcast-rules.rst)"
 SRC_OV_TYPES = ("OpenVINO core: op/util/binary_elementwise_bitwise.cpp, elementwise_args.cpp, "
                 "op/bitwise_left_shift.cpp, op/bitwise_right_shift.cpp; tests "
                 "type_prop/bitwise_ops.hpp (BitwiseOperatorNotBoolean)")
@@ -109,10 +106,6 @@ SRC_ONNX28 = ("ONNX onnx/defs/logical/defs.cc: BitShift-28 (signed types; an amo
 SRC_ONNX_TEST = "ONNX onnx/backend/test/case/node/bitshift.py"
 
 # ----- element functions -------------------------------------------------------------------
-
-
-def mask(dtype):
-    return (1 << (8 * WIDTH[dtype])) - 1
 
 
 def signed(dtype):
@@ -144,78 +137,7 @@ def pats(dtype, values):
     return [v & mask(dtype) for v in values]
 
 
-# ----- layouts ------------------------------------------------------------------------------
-
-
-def prod(xs):
-    n = 1
-    for x in xs:
-        n *= x
-    return n
-
-
-def packed(shape):
-    strides, acc = [], 1
-    for d in reversed(shape):
-        strides.insert(0, acc)
-        acc *= d
-    return strides
-
-
-def indices(shape):
-    if not shape:
-        yield ()
-        return
-    if 0 in shape:
-        return
-    idx = [0] * len(shape)
-    for _ in range(prod(shape)):
-        yield tuple(idx)
-        for d in range(len(shape) - 1, -1, -1):
-            idx[d] += 1
-            if idx[d] < shape[d]:
-                break
-            idx[d] = 0
-
-
-def physical_len(shape, strides):
-    return sum((n - 1) * s for n, s in zip(shape, strides)) + 1
-
-
-def min_bytes(shape, strides, dtype):
-    n = physical_len(shape, strides) * WIDTH[dtype]
-    return (n + 3) // 4 * 4
-
-
-class Rng:
-    """SplitMix64, as the format defines it (data and padding here; `generator` cases)."""
-
-    def __init__(self, seed):
-        self.state = seed & (2**64 - 1)
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & (2**64 - 1)
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
-        return z ^ (z >> 31)
-
-
-assert Rng(0).next() == 0xE220A8397B1DCDAF
-
-
-def stream(seed, count, mode, dtype):
-    r, m, out = Rng(seed), mask(dtype), []
-    for _ in range(count):
-        z = r.next()
-        if mode == "bits":
-            out.append(z & m)
-        elif mode == "sparse":
-            out.append(z & m if z >> 63 else 0)
-        else:
-            out.append(z >> 63)
-    return out
-
+# ----- data ---------------------------------------------------------------------------------
 
 _data_seed = [3000]
 
@@ -241,11 +163,6 @@ def rand_amounts(dtype, n):
         else:
             out.append(z % (bits + 3))
     return out
-
-
-def sha(values, dtype):
-    w = WIDTH[dtype]
-    return hashlib.sha256(b"".join(v.to_bytes(w, "little") for v in values)).hexdigest()
 
 
 # ----- cases --------------------------------------------------------------------------------
@@ -332,44 +249,6 @@ def err(id, op, dtype, a_shape, kind, message, b_shape="same", tags=(), source=N
     add(c)
 
 
-def ov_shape(a, b, broadcast, axis):
-    """OpenVINO shape inference for static shapes; None where it fails."""
-    if broadcast == "none":
-        return list(a) if list(a) == list(b) else None
-    if broadcast == "numpy":
-        n = max(len(a), len(b))
-        pa, pb = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
-        out = []
-        for x, y in zip(pa, pb):
-            if x == y or y == 1:
-                out.append(x)
-            elif x == 1:
-                out.append(y)
-            else:
-                return None
-        return out
-    # pdpd: B onto A only.
-    if len(b) > len(a) or axis < -1:
-        return None
-    if axis == -1:
-        axis = len(a) - len(b)
-    if len(b) + axis > len(a):
-        return None
-    for i, y in enumerate(b):
-        if y != a[axis + i] and y != 1:
-            return None
-    return list(a)
-
-
-def ov_source_index(out_idx, shape, axis_of):
-    """The flat index of the input element that output index `out_idx` reads."""
-    idx = [0 if shape[d] == 1 else out_idx[axis_of + d] for d in range(len(shape))]
-    flat = 0
-    for i, n in zip(idx, shape):
-        flat = flat * n + i
-    return flat
-
-
 def ov_expected(op, dtype, a_shape, a, b_shape, b, broadcast, axis):
     out_shape = ov_shape(a_shape, b_shape, broadcast, axis)
     assert out_shape is not None, (a_shape, b_shape, broadcast, axis)
@@ -451,10 +330,7 @@ def generated(id, op, dtype, a_shape, seeds, modes, b_shape=None, a_strides=None
                       "b": {"seed": seeds[1], "count": b_count, "mode": mode_b}}
     c["a_sha256"] = sha(a, dtype)
     c["b_sha256"] = sha(b, dtype)
-    c["expected_count"] = len(expected)
-    c["expected_sha256"] = sha(expected, dtype)
-    c["expected_head"] = expected[:16]
-    c["expected_tail"] = expected[-16:]
+    set_expected_digest(c, expected, dtype)
     c["tags"] = ["generator", "large"] + list(tags)
     c["source"] = source or (SRC_DML[op] if is_dml else SRC_OV[op])
     if notes:
@@ -1220,10 +1096,7 @@ def bcnt_generated(id, dtype, out, shape, seed, mode, a_strides=None, tags=(), s
     c["out_physical_len"] = prod(shape)
     c["generator"] = {"algo": "splitmix64", "a": {"seed": seed, "count": count, "mode": mode}}
     c["a_sha256"] = sha(a, dtype)
-    c["expected_count"] = len(expected)
-    c["expected_sha256"] = sha(expected, out)
-    c["expected_head"] = expected[:16]
-    c["expected_tail"] = expected[-16:]
+    set_expected_digest(c, expected, out)
     c["tags"] = ["generator", "large"] + list(tags)
     c["source"] = source or SRC_BCNT
     if notes:
@@ -1541,12 +1414,8 @@ bcnt_generated("bcnt_large_f32_to_u8_70001", "f32", "u8", [70001], 507, "bits",
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    default = os.path.join(here, "..", "..", "tests", "data", "chapter.json")
-    path = sys.argv[1] if len(sys.argv) > 1 else default
-    lines = [json.dumps(c) for c in CASES]
-    with open(path, "w") as f:
-        f.write("[\n" + ",\n".join(lines) + "\n]\n")
+    path = output_path(__file__, "chapter.json")
+    write_cases(path, CASES)
     print(f"{len(CASES)} cases -> {os.path.normpath(path)}")
 
 

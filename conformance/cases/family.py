@@ -6,6 +6,9 @@ Regenerate (Python 3, standard library only; the output is deterministic):
     python3 conformance/cases/family.py            # writes tests/data/family.json
     python3 conformance/cases/family.py OUT.json   # writes elsewhere
 
+The helpers shared with chapter.py and onnx_nodes.py (layouts, SplitMix64, digests, shape
+broadcasting, JSON writing) are in conformance/cases/casefmt.py.
+
 The format is that of tests/data/conformance.json (a JSON list, one case object per line),
 with these `op` names beside `bit_xor`, `logical_xor` and `bitwise_xor_broadcast`:
 
@@ -38,15 +41,16 @@ alone (bit operations on the raw element bits; logical operations read `x != 0` 
 library's CPU reference is checked against this file by the conformance crate's unit tests.
 """
 
-import hashlib
-import json
 import os
 import sys
 
-WIDTH = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "u32": 4, "i32": 4, "u64": 8, "i64": 8,
-         "f16": 2, "f32": 4, "f64": 8, "bool": 1}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from casefmt import (OV_INTS, SPEC, SRC_BCAST, SRC_BINDING, SRC_FLAGS, SRC_FLH,  # noqa: E402
+                     SRC_STRIDES, TPL, WIDTH, indices, mask, min_bytes, ov_shape,
+                     ov_source_index, output_path, packed, physical_len, prod,
+                     set_expected_digest, sha, stream, write_cases)
+
 DML_TYPES = ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "f32", "f64"]
-OV_INTS = ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64"]
 
 DML_OPS = {"bit_and", "bit_or", "bit_not", "logical_and", "logical_or", "logical_not"}
 UNARY = {"bit_not", "logical_not", "bitwise_not", "logical_not_bool"}
@@ -67,11 +71,6 @@ SRC_LNOT = ("DirectML docs: DML_ELEMENT_WISE_LOGICAL_NOT_OPERATOR_DESC "
             "(MicrosoftDocs/sdk-api ns-directml-dml_element_wise_logical_not_operator_desc.md)")
 SRC_DML = {"bit_and": SRC_BAND, "bit_or": SRC_BOR, "bit_not": SRC_BNOT,
            "logical_and": SRC_LAND, "logical_or": SRC_LOR, "logical_not": SRC_LNOT}
-SRC_FLH = "DirectML docs: feature level history (windows-ai-docs dml-feature-level-history.md)"
-SRC_STRIDES = "DirectML docs: 'Using strides to express padding and memory layout' (dml-strides.md)"
-SRC_BINDING = "DirectML docs: DML_BINDING_DESC / binding in DirectML (in-place execution, offsets)"
-SRC_FLAGS = "DirectML docs: DML_TENSOR_FLAGS (DML_TENSOR_FLAG_OWNED_BY_DML)"
-SPEC = "OpenVINO spec: operation-specs/"
 SRC_OV = {
     "bitwise_and_broadcast": SPEC + "bitwise/bitwise-and-13.rst",
     "bitwise_or_broadcast": SPEC + "bitwise/bitwise-or-13.rst",
@@ -81,7 +80,6 @@ SRC_OV = {
     "logical_xor_broadcast": SPEC + "logical/logical-xor-1.rst",
     "logical_not_bool": SPEC + "logical/logical-not-1.rst",
 }
-TPL = "OpenVINO template plugin test: src/plugins/template/tests/functional/op_reference/"
 SRC_TPL = {
     "bitwise_and_broadcast": TPL + "bitwise_and.cpp",
     "bitwise_or_broadcast": TPL + "bitwise_or.cpp",
@@ -91,16 +89,11 @@ SRC_TPL = {
     "logical_xor_broadcast": TPL + "logical_xor.cpp",
     "logical_not_bool": TPL + "logical_not.cpp",
 }
-SRC_BCAST = "OpenVINO spec: Broadcast Rules For Elementwise Operations (broadcast-rules.rst)"
 SRC_OV_TYPES = ("OpenVINO core: op/util/binary_elementwise_bitwise.cpp, "
                 "binary_elementwise_logical.cpp, elementwise_args.cpp (type checks)")
 SRC_ONNX = "ONNX docs/Operators.md and onnx/backend/test/case/node (shapes)"
 
 # ----- element functions -------------------------------------------------------------------
-
-
-def mask(dtype):
-    return (1 << (8 * WIDTH[dtype])) - 1
 
 
 def apply(op, dtype, x, y=0):
@@ -117,78 +110,7 @@ def apply(op, dtype, x, y=0):
     return {"and": x & y, "or": x | y, "not": (~x) & m}[base]
 
 
-# ----- layouts ------------------------------------------------------------------------------
-
-
-def prod(xs):
-    n = 1
-    for x in xs:
-        n *= x
-    return n
-
-
-def packed(shape):
-    strides, acc = [], 1
-    for d in reversed(shape):
-        strides.insert(0, acc)
-        acc *= d
-    return strides
-
-
-def indices(shape):
-    if not shape:
-        yield ()
-        return
-    if 0 in shape:
-        return
-    idx = [0] * len(shape)
-    for _ in range(prod(shape)):
-        yield tuple(idx)
-        for d in range(len(shape) - 1, -1, -1):
-            idx[d] += 1
-            if idx[d] < shape[d]:
-                break
-            idx[d] = 0
-
-
-def physical_len(shape, strides):
-    return sum((n - 1) * s for n, s in zip(shape, strides)) + 1
-
-
-def min_bytes(shape, strides, dtype):
-    n = physical_len(shape, strides) * WIDTH[dtype]
-    return (n + 3) // 4 * 4
-
-
-class Rng:
-    """SplitMix64, as the format defines it (data and padding here; `generator` cases)."""
-
-    def __init__(self, seed):
-        self.state = seed & (2**64 - 1)
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & (2**64 - 1)
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
-        return z ^ (z >> 31)
-
-
-assert Rng(0).next() == 0xE220A8397B1DCDAF
-
-
-def stream(seed, count, mode, dtype):
-    r, m, out = Rng(seed), mask(dtype), []
-    for _ in range(count):
-        z = r.next()
-        if mode == "bits":
-            out.append(z & m)
-        elif mode == "sparse":
-            out.append(z & m if z >> 63 else 0)
-        else:
-            out.append(z >> 63)
-    return out
-
+# ----- data ---------------------------------------------------------------------------------
 
 _data_seed = [1000]
 
@@ -200,11 +122,6 @@ def rand(dtype, n):
     if dtype == "bool":
         return [v & 1 for v in vals]
     return vals
-
-
-def sha(values, dtype):
-    w = WIDTH[dtype]
-    return hashlib.sha256(b"".join(v.to_bytes(w, "little") for v in values)).hexdigest()
 
 
 # ----- cases --------------------------------------------------------------------------------
@@ -295,44 +212,6 @@ def err(id, op, dtype, a_shape, kind, message, b_shape="same", tags=(), source=N
     add(c)
 
 
-def ov_shape(a, b, broadcast, axis):
-    """OpenVINO shape inference for static shapes; None where it fails."""
-    if broadcast == "none":
-        return list(a) if list(a) == list(b) else None
-    if broadcast == "numpy":
-        n = max(len(a), len(b))
-        pa, pb = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
-        out = []
-        for x, y in zip(pa, pb):
-            if x == y or y == 1:
-                out.append(x)
-            elif x == 1:
-                out.append(y)
-            else:
-                return None
-        return out
-    # pdpd: B onto A only.
-    if len(b) > len(a) or axis < -1:
-        return None
-    if axis == -1:
-        axis = len(a) - len(b)
-    if len(b) + axis > len(a):
-        return None
-    for i, y in enumerate(b):
-        if y != a[axis + i] and y != 1:
-            return None
-    return list(a)
-
-
-def ov_source_index(out_idx, shape, out_rank, axis_of):
-    """The flat index of the input element that output index `out_idx` reads."""
-    idx = [0 if shape[d] == 1 else out_idx[axis_of + d] for d in range(len(shape))]
-    flat = 0
-    for i, n in zip(idx, shape):
-        flat = flat * n + i
-    return flat
-
-
 def ov(id, op, dtype, a_shape, a, b_shape=None, b=None, broadcast="numpy", axis=None,
        alias=None, tags=(), source=None, notes=None, explicit_broadcast=True):
     unary = op in UNARY
@@ -353,8 +232,8 @@ def ov(id, op, dtype, a_shape, a, b_shape=None, b=None, broadcast="numpy", axis=
             b_at = len(out_shape) - len(b_shape)
         expected = []
         for idx in indices(out_shape):
-            x = a[ov_source_index(idx, a_shape, len(out_shape), a_at)]
-            y = b[ov_source_index(idx, b_shape, len(out_shape), b_at)]
+            x = a[ov_source_index(idx, a_shape, a_at)]
+            y = b[ov_source_index(idx, b_shape, b_at)]
             expected.append(apply(op, dtype, x, y))
         c["b_shape"] = b_shape
         if explicit_broadcast:
@@ -414,8 +293,8 @@ def generated(id, op, dtype, a_shape, seeds, mode, b_shape=None, a_strides=None,
             out_shape = ov_shape(a_shape, b_shape, "numpy", -1)
             expected = []
             for idx in indices(out_shape):
-                x = a[ov_source_index(idx, a_shape, len(out_shape), len(out_shape) - len(a_shape))]
-                y = b[ov_source_index(idx, b_shape, len(out_shape), len(out_shape) - len(b_shape))]
+                x = a[ov_source_index(idx, a_shape, len(out_shape) - len(a_shape))]
+                y = b[ov_source_index(idx, b_shape, len(out_shape) - len(b_shape))]
                 expected.append(apply(op, dtype, x, y))
             c["b_shape"] = b_shape
             c["broadcast"] = broadcast or "numpy"
@@ -427,10 +306,7 @@ def generated(id, op, dtype, a_shape, seeds, mode, b_shape=None, a_strides=None,
     c["a_sha256"] = sha(a, dtype)
     if not unary:
         c["b_sha256"] = sha(b, dtype)
-    c["expected_count"] = len(expected)
-    c["expected_sha256"] = sha(expected, dtype)
-    c["expected_head"] = expected[:16]
-    c["expected_tail"] = expected[-16:]
+    set_expected_digest(c, expected, dtype)
     c["tags"] = ["generator", "large"] + list(tags)
     c["source"] = source or (SRC_DML[op] if is_dml else SRC_OV[op])
     if notes:
@@ -957,12 +833,8 @@ generated("ovlnot_large_bool_300007", "logical_not_bool", "bool", [300007], [261
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    default = os.path.join(here, "..", "..", "tests", "data", "family.json")
-    path = sys.argv[1] if len(sys.argv) > 1 else default
-    lines = [json.dumps(c) for c in CASES]
-    with open(path, "w") as f:
-        f.write("[\n" + ",\n".join(lines) + "\n]\n")
+    path = output_path(__file__, "family.json")
+    write_cases(path, CASES)
     print(f"{len(CASES)} cases -> {os.path.normpath(path)}")
 
 

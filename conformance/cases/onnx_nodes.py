@@ -17,6 +17,9 @@ Regenerate (the output is deterministic; the same onnx version gives the same fi
     python3 conformance/cases/onnx_nodes.py            # writes tests/data/onnx.json
     python3 conformance/cases/onnx_nodes.py OUT.json   # writes elsewhere
 
+Shape broadcasting, index iteration and JSON writing come from conformance/cases/casefmt.py,
+shared with family.py and chapter.py.
+
 The mapping onto the library's `op` names (OpenVINO-style fields: `a_shape`, `b_shape`,
 `out_shape`, `broadcast` "numpy", as ONNX broadcasting is numpy's; a one-input case has only
 `a` and `a_shape`, no `b` field and no `broadcast`):
@@ -53,7 +56,6 @@ of these operators that the format cannot express (for example an element type i
 listed in the output, never dropped silently.
 """
 
-import json
 import os
 import sys
 import warnings
@@ -61,6 +63,9 @@ import warnings
 import numpy as np
 import onnx
 import onnx.backend.test.case.node as node_tests
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from casefmt import indices, numpy_broadcast, write_cases  # noqa: E402
 
 PINNED_ONNX = "1.23.2"
 
@@ -150,20 +155,6 @@ def signed(v, dt):
     return v
 
 
-def broadcast_shape(a, b):
-    n = max(len(a), len(b))
-    pa, pb = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
-    out = []
-    for x, y in zip(pa, pb):
-        if x == y or y == 1:
-            out.append(x)
-        elif x == 1:
-            out.append(y)
-        else:
-            return None
-    return out
-
-
 def element_index(out_idx, shape):
     """The flat index of the element of an input of `shape` that output index `out_idx`
     reads under numpy broadcasting."""
@@ -172,22 +163,6 @@ def element_index(out_idx, shape):
     for d, n in enumerate(shape):
         flat = flat * n + (0 if n == 1 else out_idx[off + d])
     return flat
-
-
-def indices(shape):
-    if any(n == 0 for n in shape):
-        return
-    idx = [0] * len(shape)
-    total = 1
-    for n in shape:
-        total *= n
-    for _ in range(total):
-        yield tuple(idx)
-        for d in range(len(shape) - 1, -1, -1):
-            idx[d] += 1
-            if idx[d] < shape[d]:
-                break
-            idx[d] = 0
 
 
 def definition(op, dt, x, y=0):
@@ -269,7 +244,7 @@ def convert(test, module_file, ids, refused):
     if want == 2:
         b_shape = [int(n) for n in np.asarray(inputs[1]).shape]
         b = bit_patterns(inputs[1], dt)
-        out_shape = broadcast_shape(a_shape, b_shape)
+        out_shape = numpy_broadcast(a_shape, b_shape)
         if out_shape is None:
             return refuse(f"shapes {a_shape} and {b_shape} do not broadcast")
     else:
@@ -379,9 +354,7 @@ def main():
                 counts[(key, c["op"])] = counts.get((key, c["op"]), 0) + 1
             cases.extend(made)
 
-    lines = [json.dumps(c) for c in cases]
-    with open(path, "w") as f:
-        f.write("[\n" + ",\n".join(lines) + "\n]\n")
+    write_cases(path, cases)
 
     print(f"{len(chosen)} node tests of {', '.join(ONNX_OPS)}; "
           f"{len(cases)} cases -> {os.path.normpath(path)}")
