@@ -77,17 +77,6 @@ fn input(call: u32, src: u32, mode: u32, block: u32, first: u32, stride: u32, v:
     return load(src, block);
 }
 
-// The count of ones of each byte (BYTES 1) or each half (2) of `x`, in its place (SWAR).
-fn lane_counts(x: u32, bytes: u32) -> u32 {
-    let pairs = x - ((x >> 1u) & 0x55555555u);
-    let nibbles = (pairs & 0x33333333u) + ((pairs >> 2u) & 0x33333333u);
-    let per_byte = (nibbles + (nibbles >> 4u)) & 0x0f0f0f0fu;
-    if bytes == 1u {
-        return per_byte;
-    }
-    return (per_byte + (per_byte >> 8u)) & 0x001f001fu;
-}
-
 // A block of counts of ones whose input has another width (IN_WIDTH, BIT_COUNT): the
 // 16 / WIDTH input elements from element `first` of A, counted and packed at the output's
 // width. Narrow inputs are read a word at a time and counted a word at a time (u8 into u32:

@@ -22,7 +22,7 @@
 
 use crate::desc::{
     AutoBroadcast, DataType, DmlBinaryOp, DmlUnaryOp, ElementFunction, Operator, OvBinaryDesc,
-    OvBinaryOp, OvUnaryOp, TensorName,
+    OvBinaryOp, OvUnaryOp, TensorName, check_operand_type,
 };
 use crate::error::Error;
 
@@ -286,27 +286,11 @@ fn elementwise(
     out: &mut StridedViewMut<'_>,
 ) -> Result<(), Error> {
     let data_type = a.data_type;
-    let output_types = operator.spec().types.output_types();
     for (tensor, t) in [
         (TensorName::B, b.data_type),
         (TensorName::Output, out.data_type),
     ] {
-        if let (TensorName::Output, Some(allowed)) = (tensor, output_types) {
-            if !allowed.contains(&t) {
-                return Err(Error::UnsupportedOutputDataType {
-                    operator,
-                    data_type: t,
-                    allowed,
-                });
-            }
-        } else if t != data_type {
-            return Err(Error::DataTypeMismatch {
-                operator,
-                tensor,
-                found: t,
-                expected: data_type,
-            });
-        }
+        check_operand_type(operator, tensor, t, data_type)?;
     }
     for (tensor, sizes) in [(TensorName::B, b.sizes), (TensorName::Output, out.sizes)] {
         if sizes != a.sizes {

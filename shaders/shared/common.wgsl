@@ -28,8 +28,9 @@
 //            whose operands all start at the first block of their bindings, so that every
 //            operand is indexed by the invocation alone and no record index is dynamic.
 //   IN_WIDTH the inputs' element size where it is not the output's (BIT_COUNT: u64 in, u8
-//            out), else 0. WIDTH is then the output's, and only the kernels that load and
-//            store element by element run (gather.wgsl, scatter.wgsl), through `combine_at`.
+//            out), else 0. WIDTH is then the output's, and only the contiguous kernel
+//            (`counted_block`) and the kernels that load and store element by element
+//            (gather.wgsl, scatter.wgsl, through `combine_at`) run.
 //   TAIL     contiguous.wgsl only: whether the kernel writes a last partial block; without
 //            it the code for one is not compiled in (the host gives a partial last block to
 //            a dispatch of its own, or its records have none).
@@ -228,19 +229,19 @@ fn is_count() -> bool {
     return FUNC == 7u;
 }
 
-// The count of ones of every lane of a word of packed elements (WIDTH <= 4), each in its
-// lane: bit pairs, then nibbles, then bytes summed in place (SWAR), halves from their bytes.
-fn count_word(a: u32) -> u32 {
-    if WIDTH >= 4u {
-        return countOneBits(a);
+// The count of ones of each lane of `x`, in its place: lanes of `bytes` bytes (1, 2 or 4).
+// Bit pairs, then nibbles, then bytes summed in place (SWAR), halves from their bytes.
+fn lane_counts(x: u32, bytes: u32) -> u32 {
+    if bytes >= 4u {
+        return countOneBits(x);
     }
-    let pairs = a - ((a >> 1u) & 0x55555555u);
+    let pairs = x - ((x >> 1u) & 0x55555555u);
     let nibbles = (pairs & 0x33333333u) + ((pairs >> 2u) & 0x33333333u);
-    let bytes = (nibbles + (nibbles >> 4u)) & 0x0f0f0f0fu;
-    if WIDTH == 1u {
-        return bytes;
+    let per_byte = (nibbles + (nibbles >> 4u)) & 0x0f0f0f0fu;
+    if bytes == 1u {
+        return per_byte;
     }
-    return (bytes + (bytes >> 8u)) & 0x001f001fu;
+    return (per_byte + (per_byte >> 8u)) & 0x001f001fu;
 }
 
 // The inputs' element size: IN_WIDTH where it differs from the output's, else WIDTH.
@@ -254,12 +255,7 @@ fn count_at(e: u32) -> u32 {
     if w == 8u {
         return countOneBits(load_word(A_SRC, 2u * e)) + countOneBits(load_word(A_SRC, 2u * e + 1u));
     }
-    if w == 4u {
-        return countOneBits(load_word(A_SRC, e));
-    }
-    let byte = e * w;
-    let lane = select(0xffu, 0xffffu, w == 2u);
-    return countOneBits((load_word(A_SRC, byte >> 2u) >> ((byte & 3u) * 8u)) & lane);
+    return countOneBits(load_of_width(A_SRC, e, w));
 }
 
 // A shift of one element of at most 32 bits, right-aligned in `a` and `b` with nothing set
@@ -364,7 +360,7 @@ fn combine_word(a: u32, b: u32) -> u32 {
         return shift_word(a, b);
     }
     if is_count() {
-        return count_word(a);
+        return lane_counts(a, WIDTH);
     }
     if !LOGICAL {
         return apply(a, b);
@@ -390,23 +386,25 @@ fn combine_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if is_shift() {
         return shift_pair(a, b);
     }
-    if is_count() {
-        // A count's output is never 64-bit: kept for completeness of the function.
-        return vec2<u32>(countOneBits(a.x) + countOneBits(a.y), 0u);
-    }
     if !LOGICAL {
         return vec2<u32>(apply(a.x, b.x), apply(a.y, b.y));
     }
     return vec2<u32>(truth(nonzero(a.x | a.y), nonzero(b.x | b.y)), 0u);
 }
 
-// Element `e` of binding `src` (WIDTH <= 4), right-aligned.
-fn load_lane(src: u32, e: u32) -> u32 {
-    if WIDTH == 4u {
+// Element `e` of `width` bytes (1, 2 or 4) of binding `src`, right-aligned.
+fn load_of_width(src: u32, e: u32, width: u32) -> u32 {
+    if width >= 4u {
         return load_word(src, e);
     }
-    let byte = e * WIDTH;
-    return (load_word(src, byte >> 2u) >> ((byte & 3u) * 8u)) & lane_mask();
+    let byte = e * width;
+    let lane = select(0xffu, 0xffffu, width == 2u);
+    return (load_word(src, byte >> 2u) >> ((byte & 3u) * 8u)) & lane;
+}
+
+// Element `e` of binding `src` (WIDTH <= 4), right-aligned.
+fn load_lane(src: u32, e: u32) -> u32 {
+    return load_of_width(src, e, WIDTH);
 }
 
 // The output element (WIDTH <= 4) of A's element `ea` and B's element `eb`, right-aligned:

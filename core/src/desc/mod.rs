@@ -27,6 +27,7 @@ pub use operators::{
     DmlBinaryOp, DmlUnaryOp, Operator, OperatorGroup, OperatorSpec, OvBinaryOp, OvUnaryOp,
     Standard, Truth, TypeTable,
 };
+pub(crate) use ops::check_operand_type;
 pub use ops::{
     BitXorDesc, DmlBinaryDesc, DmlUnaryDesc, LogicalXorDesc, min_feature_level, rank_range,
 };

@@ -109,9 +109,7 @@ impl TypeTable {
             }
         }
     }
-}
 
-impl TypeTable {
     /// The types the output may have, where they are not the input's: `UINT8` and `UINT32`
     /// for `BIT_COUNT`; `None` for every other table (the output has the inputs' type).
     pub const fn output_types(self) -> Option<&'static [DataType]> {

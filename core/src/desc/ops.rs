@@ -278,24 +278,8 @@ fn validate_dml(
     let output = named[named.len() - 1].1;
 
     // Check 1.
-    let output_types = operator.spec().types.output_types();
     for (tensor, t) in &named[1..] {
-        if let (TensorName::Output, Some(allowed)) = (tensor, output_types) {
-            if !allowed.contains(&t.data_type) {
-                return Err(Error::UnsupportedOutputDataType {
-                    operator,
-                    data_type: t.data_type,
-                    allowed,
-                });
-            }
-        } else if t.data_type != a.data_type {
-            return Err(Error::DataTypeMismatch {
-                operator,
-                tensor: *tensor,
-                found: t.data_type,
-                expected: a.data_type,
-            });
-        }
+        check_operand_type(operator, *tensor, t.data_type, a.data_type)?;
     }
 
     // Check 2.
@@ -394,6 +378,37 @@ fn validate_dml(
         out_type: output.data_type,
         operands: [spec_a, spec_b, spec_out],
     })
+}
+
+/// Check 1 for one tensor of type `found` beside A's `expected`: the same type, or for an
+/// operator whose output has types of its own (`BIT_COUNT`), the output one of those. The
+/// reference checks its views by the same rule.
+pub(crate) fn check_operand_type(
+    operator: Operator,
+    tensor: TensorName,
+    found: DataType,
+    expected: DataType,
+) -> Result<(), Error> {
+    match operator.spec().types.output_types() {
+        Some(allowed) if tensor == TensorName::Output => {
+            if allowed.contains(&found) {
+                Ok(())
+            } else {
+                Err(Error::UnsupportedOutputDataType {
+                    operator,
+                    data_type: found,
+                    allowed,
+                })
+            }
+        }
+        _ if found != expected => Err(Error::DataTypeMismatch {
+            operator,
+            tensor,
+            found,
+            expected,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Check 6 for one tensor; returns its operand: its sizes and strides, and what its binding

@@ -44,8 +44,8 @@ impl Widths {
     }
 
     /// Whether every operand has the same element size, so that every kernel applies; where
-    /// they differ, only the kernels that load and store element by element do (gather,
-    /// scatter, spaced).
+    /// they differ, only the contiguous kernel (aligned dense runs) and those that load and
+    /// store element by element do (gather, scatter, spaced).
     pub fn uniform(self) -> bool {
         self.0[A] == self.0[OUT] && self.0[B] == self.0[OUT]
     }

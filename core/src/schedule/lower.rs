@@ -378,9 +378,9 @@ fn choose_slots(
     target: &Target,
 ) -> Result<Slots, Error> {
     let limits = target.windows;
-    let width = plan.widths();
+    let widths = plan.widths();
     let keys = bound.map(|b| b.buffer);
-    let first = match split(&plan.layout, start, sharing.slot, width, limits) {
+    let first = match split(&plan.layout, start, sharing.slot, widths, limits) {
         Ok(pieces) => return Ok((sharing.slot, false, pieces, limits.max_window)),
         Err(e @ Error::SharedBufferSpanTooLarge { .. }) => e,
         Err(e) => return Err(e),
@@ -412,7 +412,7 @@ fn choose_slots(
                 max_window: window,
                 ..limits
             };
-            if let Ok(pieces) = split(&plan.layout, start, slot, width, cut) {
+            if let Ok(pieces) = split(&plan.layout, start, slot, widths, cut) {
                 // Shared ranges hold the tight ones: where they keep apart, so do those.
                 let clash =
                     |p: &Piece| overlapping(&bound_ranges(p, &buffers, window, true), rw(slot));
@@ -430,7 +430,7 @@ fn choose_slots(
     let a = if sharing.in_place[0] { 0 } else { 1 };
     let b = if sharing.in_place[1] { 0 } else { a + 1 };
     let slot = [0, a, b];
-    let pieces = split(&plan.layout, start, slot, width, limits)?;
+    let pieces = split(&plan.layout, start, slot, widths, limits)?;
     Ok((slot, rw(slot), pieces, limits.max_window))
 }
 
