@@ -147,7 +147,7 @@ pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{
     Batch, Bindings, BitXor, BitwiseXor, CompiledOperator, Context, ContextOptions, DmlBinary,
     DmlUnary, Element, Graph, Input, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs,
-    Prepared, RecordingObjects, Tensor, TensorBinding,
+    Prepared, RecordingObjects, Tensor, TensorBinding, TuningReport,
 };
 pub use schedule::KernelTuning;
 
@@ -159,6 +159,7 @@ pub use schedule::KernelTuning;
 pub mod inspect {
     pub use gpu_xor_core::layout::{BindingPattern, KernelKind, Plan};
     pub use gpu_xor_core::schedule::RecordSummary;
+    pub use gpu_xor_core::schedule::tune::{KernelChoices, TuningKey};
 }
 
 /// The README's code blocks, compiled as doc tests so that they stay true.

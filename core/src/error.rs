@@ -889,6 +889,32 @@ errors! {
             reason: String,
         } => InvalidOption,
 
+        /// Saved kernel choices are not a table of kernel choices, or are damaged.
+        #[error("the kernel choices cannot be read: {reason}")]
+        KernelChoicesCorrupt {
+            /// What is wrong with them.
+            reason: String,
+        } => KernelChoicesCorrupt,
+
+        /// Saved kernel choices were measured on another adapter (or driver): they are never
+        /// used on this one.
+        #[error("the kernel choices were measured on {found:?}, not on this adapter ({expected:?})")]
+        KernelChoicesForeign {
+            /// The adapter they were measured on.
+            found: String,
+            /// This context's adapter.
+            expected: String,
+        } => KernelChoicesForeign,
+
+        /// Saved kernel choices were written by another version of the crate.
+        #[error("the kernel choices were saved by version {found}, not by this one ({expected})")]
+        KernelChoicesStale {
+            /// Their version.
+            found: String,
+            /// This crate's.
+            expected: String,
+        } => KernelChoicesStale,
+
     }
 
     /// The rule an [`Error`] broke, without its values: one kind per name that
@@ -1012,6 +1038,12 @@ errors! {
         NotDense => "not_dense", HostData,
         /// [`Error::InvalidOption`].
         InvalidOption => "invalid_option", Options,
+        /// [`Error::KernelChoicesCorrupt`].
+        KernelChoicesCorrupt => "kernel_choices_corrupt", Options,
+        /// [`Error::KernelChoicesForeign`].
+        KernelChoicesForeign => "kernel_choices_foreign", Options,
+        /// [`Error::KernelChoicesStale`].
+        KernelChoicesStale => "kernel_choices_stale", Options,
     }
 }
 
@@ -1344,6 +1376,17 @@ mod tests {
                 name: "WGPU_BACKEND",
                 reason: "unknown".to_string(),
             },
+            Error::KernelChoicesCorrupt {
+                reason: "short".to_string(),
+            },
+            Error::KernelChoicesForeign {
+                found: "one".to_string(),
+                expected: "two".to_string(),
+            },
+            Error::KernelChoicesStale {
+                found: "0.0.1".to_string(),
+                expected: "0.1.0".to_string(),
+            },
         ]
     }
 
@@ -1441,6 +1484,9 @@ mod tests {
             (K::InvalidBuffer, Device),
             (K::Wgpu, Device),
             (K::InvalidOption, Options),
+            (K::KernelChoicesCorrupt, Options),
+            (K::KernelChoicesForeign, Options),
+            (K::KernelChoicesStale, Options),
         ];
         for (kind, category) in expected {
             assert_eq!(kind.category(), category, "{kind}");

@@ -3,6 +3,7 @@
 //! batch asks of the operators it records (defined here, implemented by the operators above).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::binding::{Bindings, Input, TensorBinding, require_usage};
 use super::context::Context;
@@ -11,7 +12,7 @@ use super::shared::Shared;
 use crate::desc::TensorName;
 use crate::error::Error;
 use crate::layout::{A, B, OUT, Plan};
-use crate::schedule::KernelTuning;
+use crate::schedule::KernelChoices;
 use crate::schedule::PipelineKey;
 use crate::schedule::Target;
 use crate::schedule::lower::{Operand, RecordSummary, lower_with, pipeline_keys};
@@ -65,6 +66,8 @@ pub struct Batch {
     /// Whether calls on the same buffers bind them whole, to share bind groups (false for
     /// the batch of one call that `prepare` and `record` of an operator make).
     share: bool,
+    /// Kernel choices that replace the context's for this batch (a measurement's candidate).
+    pub(crate) choices: Option<Arc<KernelChoices>>,
 }
 
 impl std::fmt::Debug for Batch {
@@ -79,35 +82,9 @@ impl std::fmt::Debug for Batch {
 }
 
 impl Context {
-    /// Compiles, now, every pipeline that calls of `ops` can need when they fit one binding
-    /// window (what each operator's own `warm_up` compiles), each distinct pipeline once:
-    /// a runtime warms a whole graph in one call. Returns how many were compiled (0 when all
-    /// were already).
-    ///
-    /// On native targets the pipelines are compiled on as many threads as the machine has
-    /// cores (at most 8): wgpu and the drivers compile pipelines of one device in parallel,
-    /// so a cold start costs about the compile time divided by the cores. In a browser they
-    /// are compiled in turn (the page's WebGPU compiles in its own process anyway).
-    ///
-    /// An operator of another context is [`Error::ContextMismatch`] (nothing is compiled);
-    /// a lost device is [`Error::DeviceLost`]; a kernel the driver refuses,
-    /// [`Error::Pipeline`].
-    ///
-    /// ```no_run
-    /// use gpu_xor::{BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, CompiledOperator};
-    ///
-    /// # fn main() -> Result<(), gpu_xor::Error> {
-    /// let ctx = Context::from_env()?;
-    /// let conv = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F16, &[1, 64, 56, 56]))?;
-    /// let bias = BitwiseXor::new(&ctx, &BitwiseXorDesc::new(DataType::I32, &[1, 64, 56, 56], &[1, 64, 1, 1]))?;
-    /// let graph: [&dyn CompiledOperator; 2] = [&conv, &bias];
-    /// let compiled = ctx.warm_up(&graph)?;
-    /// assert_eq!(ctx.warm_up(&graph)?, 0); // everything is compiled now
-    /// # let _ = compiled;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn warm_up(&self, ops: &[&dyn CompiledOperator]) -> Result<usize, Error> {
+    /// Compiles every pipeline that calls of `ops` can need when they fit one binding window,
+    /// each distinct pipeline once ([`Context::warm_up`]); returns how many were compiled.
+    pub(crate) fn compile_for(&self, ops: &[&dyn CompiledOperator]) -> Result<usize, Error> {
         let shared = &*self.shared;
         if ops
             .iter()
@@ -139,6 +116,7 @@ impl Context {
             schedule: Schedule::default(),
             summaries: Vec::new(),
             share: true,
+            choices: None,
         }
     }
 
@@ -159,7 +137,8 @@ impl Context {
             windows: shared.windows,
             max_groups: shared.max_groups,
             strict_aliasing: shared.strict_aliasing,
-            cpu: shared.tuning == KernelTuning::Cpu,
+            cpu: shared.cpu_rule,
+            choices: shared.choices.lock().ok().and_then(|c| c.clone()),
         }
     }
 }
@@ -224,7 +203,11 @@ impl Batch {
             offset: bound[o].offset,
             size: bound[o].size,
         });
-        let lowered = lower_with(plan, operands, &self.ctx.target(), self.share)?;
+        let mut target = self.ctx.target();
+        if let Some(forced) = &self.choices {
+            target.choices = Some(forced.clone());
+        }
+        let lowered = lower_with(plan, operands, &target, self.share)?;
         compile(shared, &lowered.pieces)?;
         // Nothing has failed: the call's buffers join the table.
         let mut table = [0usize; 3];

@@ -7,8 +7,8 @@ use crate::desc::FeatureLevel;
 use crate::error::{Error, WgpuError};
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
-use crate::schedule::KernelTuning;
 use crate::schedule::params::{MAX_KERNEL_RANK, RECORD_BYTES, RECORDS_PER_BINDING};
+use crate::schedule::{KernelChoices, KernelTuning};
 
 use super::arena::Arena;
 use super::env::{EnvOptions, LimitsChoice, options_from};
@@ -180,9 +180,11 @@ impl Context {
         let kernels = KernelCache::new(&device, options.pipeline_cache.clone());
         let info = device.adapter_info();
         let backend = info.backend;
-        let tuning = options
-            .kernel_tuning
-            .resolve(info.device_type == wgpu::DeviceType::Cpu);
+        let cpu_adapter = info.device_type == wgpu::DeviceType::Cpu;
+        let tuning = options.kernel_tuning.resolve(cpu_adapter);
+        let identity = adapter_identity(&info);
+        let choices = (tuning == KernelTuning::Measured)
+            .then(|| Arc::new(KernelChoices::new(identity.clone())));
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-xor unused slot"),
             size: 16,
@@ -208,6 +210,9 @@ impl Context {
             strict_aliasing: options.webgpu_binding_rules
                 || backend == wgpu::Backend::BrowserWebGpu,
             tuning,
+            cpu_rule: options.kernel_tuning.cpu_rule(cpu_adapter),
+            identity,
+            choices: Mutex::new(choices),
             created: Created::default(),
             arena: Mutex::new(Arena::new(RECORDS_PER_BINDING, RECORD_BYTES as usize)),
             arena_dirty: Default::default(),
@@ -511,4 +516,20 @@ async fn open_device(
         })
         .await
         .map_err(|e| Error::RequestDevice(WgpuError::new(e)))
+}
+
+/// What names an adapter in saved kernel choices: its name, vendor and device ids, type,
+/// driver and backend. Another driver version is another adapter: its kernels may rank
+/// differently.
+fn adapter_identity(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} | vendor {:#06x} device {:#06x} | {:?} | {} {} | {:?}",
+        info.name,
+        info.vendor,
+        info.device,
+        info.device_type,
+        info.driver,
+        info.driver_info,
+        info.backend
+    )
 }

@@ -108,10 +108,11 @@ pub(crate) fn options_from(var: impl Fn(&str) -> Option<String>) -> Result<EnvOp
             "auto" => KernelTuning::Auto,
             "gpu" => KernelTuning::Gpu,
             "cpu" => KernelTuning::Cpu,
+            "measured" => KernelTuning::Measured,
             _ => {
                 return Err(invalid(
                     "GPU_XOR_KERNELS",
-                    format!("{text:?} is not auto, gpu or cpu"),
+                    format!("{text:?} is not auto, gpu, cpu or measured"),
                 ));
             }
         },
@@ -210,6 +211,7 @@ mod tests {
             ("auto", KernelTuning::Auto),
             ("cpu", KernelTuning::Cpu),
             ("Cpu ", KernelTuning::Cpu),
+            ("measured", KernelTuning::Measured),
         ] {
             let parsed = parse(&[("GPU_XOR_KERNELS", text)]).unwrap();
             assert_eq!(parsed.kernel_tuning, tuning, "{text:?}");

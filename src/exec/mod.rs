@@ -21,9 +21,10 @@
 //!    recording ([`Prepared`]).
 //! 10. `graph.rs`: prepared calls laid out flat for recording ([`Graph`]).
 //! 11. `batch.rs`: [`Batch`], and [`CompiledOperator`], what it asks of an operator.
-//! 12. `operator.rs`: the compiled operators.
-//! 13. `tensor.rs`: typed GPU tensors.
-//! 14. `convenience.rs`: the one-call forms on tensors.
+//! 12. `tune.rs`: warming up: pipelines compiled, kernel choices measured on the device.
+//! 13. `operator.rs`: the compiled operators.
+//! 14. `tensor.rs`: typed GPU tensors.
+//! 15. `convenience.rs`: the one-call forms on tensors.
 
 mod arena;
 mod batch;
@@ -39,6 +40,7 @@ mod readback;
 mod shared;
 mod signal;
 mod tensor;
+mod tune;
 
 pub use batch::{Batch, CompiledOperator};
 pub use binding::{Bindings, Input, OwnedInputs, TensorBinding};
@@ -48,3 +50,4 @@ pub use env::LimitsChoice;
 pub use graph::Graph;
 pub use operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
 pub use tensor::{Element, Tensor};
+pub use tune::TuningReport;

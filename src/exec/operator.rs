@@ -311,10 +311,20 @@ macro_rules! compiled_operator {
             /// on the context; with [`crate::ContextOptions::pipeline_cache`] they are compiled
             /// through the caller's cache.
             ///
+            /// Under [`crate::KernelTuning::Measured`] it then measures the operator's layout
+            /// class on the device where it has no choice yet, blocking until the candidates
+            /// have run ([`Context::tune`]; in a browser nothing may block: await
+            /// [`Context::warm_up_async`] there).
+            ///
             /// A lost device is [`Error::DeviceLost`]; a kernel the driver refuses,
             /// [`Error::Pipeline`].
             pub fn warm_up(&self) -> Result<usize, Error> {
-                self.compiled.warm_up()
+                let compiled = self.compiled.warm_up()?;
+                #[cfg(not(target_arch = "wasm32"))]
+                if self.compiled.ctx.kernel_tuning() == crate::KernelTuning::Measured {
+                    self.compiled.ctx.tune(&[self])?;
+                }
+                Ok(compiled)
             }
 
             /// Records into a new encoder of its own and submits it, without waiting: a
@@ -386,7 +396,7 @@ macro_rules! compiled_operator {
             }
 
             fn warm_up(&self) -> Result<usize, Error> {
-                self.compiled.warm_up()
+                $name::warm_up(self)
             }
         }
     };

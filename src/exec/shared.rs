@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::arena::Arena;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
-use crate::schedule::KernelTuning;
+use crate::schedule::{KernelChoices, KernelTuning};
 use crate::scope::Late;
 
 /// The smallest window any device accepts (a device may ask for more: twice its storage
@@ -41,8 +41,16 @@ pub(crate) struct Shared {
     /// Whether the device refuses a writable binding that overlaps another binding of the
     /// same buffer in one dispatch, as WebGPU's validation does (a browser's WebGPU).
     pub strict_aliasing: bool,
-    /// The resolved kernel tuning (`Gpu` or `Cpu`, never `Auto`).
+    /// The resolved kernel tuning (`Gpu`, `Cpu` or `Measured`, never `Auto`).
     pub tuning: KernelTuning,
+    /// Whether the fixed rule for CPU adapters applies where nothing was measured.
+    pub cpu_rule: bool,
+    /// The adapter's identity, inside saved kernel choices.
+    pub identity: String,
+    /// The kernels measured fastest, under `KernelTuning::Measured` (`None` otherwise):
+    /// replaced whole when a measurement adds to them, so that lowering takes a snapshot
+    /// without holding the lock.
+    pub choices: Mutex<Option<Arc<KernelChoices>>>,
     /// Objects made to record calls, for [`Context::recording_objects`](crate::Context::recording_objects).
     pub created: Created,
     /// The metadata records of every prepared call, in shared uniform buffers.

@@ -180,7 +180,7 @@ pub fn lower_with(
         let bound = Bound {
             start,
             range: range.map(|r| r.map(|r| (r.start, r.end))),
-            target: *target,
+            target: target.clone(),
         };
         (range, bound)
     });
@@ -554,6 +554,7 @@ mod tests {
             max_groups: 65535,
             strict_aliasing,
             cpu: false,
+            choices: None,
         }
     }
 

@@ -6,6 +6,8 @@
 //! - `params.rs`: the metadata record, byte for byte as the WGSL reads it.
 //! - `key.rs`: what tells one pipeline from another ([`PipelineKey`]).
 //! - `target.rs`: what the schedule needs to know of the device ([`Target`]).
+//! - `tune.rs`: measured kernel choices: their key, their table and its bytes, the rule
+//!   that turns timings into a choice.
 //! - `lower.rs`: one call lowered to pieces, each with its pipeline, records and bindings.
 //! - `merge.rs`: pieces of many calls merged into shared dispatches.
 
@@ -16,8 +18,10 @@ pub mod merge;
 pub mod params;
 pub mod select;
 pub mod target;
+pub mod tune;
 
 pub use key::{Overrides, PipelineKey};
 pub use lower::RecordSummary;
 pub use select::KernelTuning;
 pub use target::Target;
+pub use tune::{KernelChoices, TuningKey};

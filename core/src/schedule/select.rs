@@ -7,6 +7,7 @@
 
 use super::dispatch::tile_shape;
 use super::target::Target;
+use super::tune::TuningKey;
 use crate::layout::{KernelKind, Piece, Widths};
 
 /// Rows shorter than this many 16-byte blocks spend too much of the rows kernel on the
@@ -18,12 +19,18 @@ const MIN_ROW_BLOCKS: u64 = 8;
 /// words at their ends; the gather or scatter kernel takes them.
 const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 
-/// Which class of adapter a context's kernel choices are tuned for, where the kernel measured
-/// best differs between classes (`ContextOptions::kernel_tuning` in `gpu-xor`).
+/// How a context chooses among the kernels that can run a layout, where more than one can
+/// (`ContextOptions::kernel_tuning` in `gpu-xor`).
 ///
-/// One choice differs today: a two-dimensional call with 32- or 64-bit elements and an input
-/// read across its rows (a transposed or permuted input; a transposed output is reordered
-/// into one with both inputs read across their rows):
+/// Transposed and permuted inputs (tile, gather, or the spaced kernel in the inputs' order),
+/// strided outputs (scatter, spaced, shifted rows, tile) and broadcasts (rows, shifted rows,
+/// the contiguous kernel's splat) each have several exact kernels, and which is fastest
+/// depends on the adapter. Every choice is exact on every adapter: a tuning only trades
+/// speed.
+///
+/// The fixed rules differ in one choice, a two-dimensional call with 32- or 64-bit elements
+/// and an input read across its rows (a transposed or permuted input; a transposed output is
+/// reordered into one with both inputs read across their rows):
 /// - GPUs: the tile kernel, the transposed inputs staged through workgroup memory so that
 ///   reads and writes both run along memory;
 /// - CPU adapters (lavapipe, llvmpipe, SwiftShader): for 64-bit elements, and for 32-bit ones
@@ -31,8 +38,8 @@ const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 ///   their rows: the scatter kernel in the inputs' order (reads along memory, writes across
 ///   it). One input: the gather kernel.
 ///
-/// The measurements behind the rule are in the repository's `benches/RESULTS.md` ("Strided
-/// layouts"). Every choice is exact on every adapter: the suites run both tunings.
+/// The measurements behind the rules are in the repository's `benches/RESULTS.md` ("Strided
+/// layouts").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum KernelTuning {
@@ -40,10 +47,17 @@ pub enum KernelTuning {
     /// `DeviceType::Cpu`), else [`KernelTuning::Gpu`].
     #[default]
     Auto,
-    /// The choices for GPUs, on any adapter.
+    /// The fixed rule for GPUs, on any adapter.
     Gpu,
-    /// The choices for CPU adapters, on any adapter.
+    /// The fixed rule for CPU adapters, on any adapter.
     Cpu,
+    /// Measured on the adapter itself: each layout class ([`TuningKey`]) that more than one
+    /// kernel can run has its candidates timed when an operator is warmed up
+    /// (`Context::warm_up` and `warm_up_async` in `gpu-xor`), and the fastest is kept in the
+    /// context for every operator made on it; its table can be saved and loaded
+    /// ([`KernelChoices`](super::tune::KernelChoices)). A class not yet measured follows
+    /// the fixed rule of the adapter's class, as [`KernelTuning::Auto`] does.
+    Measured,
 }
 
 impl KernelTuning {
@@ -56,6 +70,16 @@ impl KernelTuning {
             other => other,
         }
     }
+
+    /// Whether the fixed rule for CPU adapters applies: under [`KernelTuning::Cpu`], and
+    /// under `Auto` and `Measured` (for the classes not measured) on a CPU adapter.
+    pub fn cpu_rule(self, cpu_adapter: bool) -> bool {
+        match self {
+            KernelTuning::Cpu => true,
+            KernelTuning::Gpu => false,
+            KernelTuning::Auto | KernelTuning::Measured => cpu_adapter,
+        }
+    }
 }
 
 /// What the choice needs to know of a piece's bindings, and of the device.
@@ -64,7 +88,7 @@ pub(crate) struct Bound {
     pub start: [u64; 3],
     /// Per slot, the bound byte range in its buffer (its start is a multiple of 16).
     pub range: [Option<(u64, u64)>; 3],
-    /// The device: its grid limit, and whether the choices are tuned for a CPU adapter
+    /// The device: its grid limit, the rule it is tuned for, and its measured choices
     /// ([`KernelTuning`]).
     pub target: Target,
 }
@@ -160,6 +184,9 @@ fn cut_tail(piece: &Piece, width: u64, bound: &Bound) -> Option<(Piece, Piece)> 
     Some((head, tail))
 }
 
+/// The kernel of one piece: the measured choice for its layout where the context holds one
+/// ([`KernelTuning::Measured`]) and that kernel can run the piece with its bindings, else the
+/// fixed rule ([`rule`]).
 pub(crate) fn choose(
     planned: KernelKind,
     piece: &Piece,
@@ -167,6 +194,84 @@ pub(crate) fn choose(
     widths: impl Into<Widths>,
 ) -> KernelKind {
     let widths = widths.into();
+    let rule = rule(planned, piece, bound, widths);
+    let Some(choices) = &bound.target.choices else {
+        return rule;
+    };
+    match TuningKey::of_piece(planned, piece, widths).and_then(|key| choices.get(&key)) {
+        Some(kernel) if kernel != rule && fits(kernel, planned, piece, bound, widths) => kernel,
+        _ => rule,
+    }
+}
+
+/// What the bindings allow the block kernels (contiguous, rows) of a gather or scatter piece.
+struct Alignment {
+    /// Every dense run starts on a 16-byte boundary.
+    runs: bool,
+    /// ... and so does every row.
+    rows: bool,
+    /// Every slot can read whole 16-byte blocks to the end of what the piece uses.
+    room: bool,
+    /// The output's first element starts a word.
+    out_word: bool,
+}
+
+impl Alignment {
+    fn of(piece: &Piece, bound: &Bound, widths: Widths) -> Alignment {
+        let width = widths.out();
+        let first = |o: usize| bound.start[o] + piece.origin[o] * widths.of(o);
+        let inner = piece.sizes.len() - 1;
+        let stride = |o: usize, d: usize| piece.strides[o][d];
+        let runs = (0..3)
+            .filter(|&o| stride(o, inner) == 1)
+            .all(|o| first(o).is_multiple_of(16));
+        let rows = runs
+            && (0..3).filter(|&o| stride(o, inner) == 1).all(|o| {
+                (0..inner).all(|d| piece.sizes[d] == 1 || (stride(o, d) * width).is_multiple_of(16))
+            });
+        Alignment {
+            runs,
+            rows,
+            room: bound.room_for_blocks(piece),
+            out_word: first(0).is_multiple_of(4),
+        }
+    }
+}
+
+/// Whether `kernel` can run `piece` of a gather or scatter plan with its bindings: exactness,
+/// not speed. Every kernel [`rule`] picks fits; a measured choice is taken only where it does.
+fn fits(
+    kernel: KernelKind,
+    planned: KernelKind,
+    piece: &Piece,
+    bound: &Bound,
+    widths: Widths,
+) -> bool {
+    let width = widths.out();
+    if !matches!(planned, KernelKind::Gather | KernelKind::Scatter) || !widths.uniform() {
+        return false;
+    }
+    let at = Alignment::of(piece, bound, widths);
+    let tile = tile_layout(planned, piece, width, bound.target.max_groups);
+    match kernel {
+        KernelKind::Contiguous => channel_layout(piece, width) && at.runs && at.room,
+        KernelKind::Rows => rows_layout(piece, width) && at.rows && at.room,
+        KernelKind::Tile => {
+            tile && (width >= 4 || (at.out_word && (piece.strides[0][0] * width).is_multiple_of(4)))
+        }
+        KernelKind::Spaced => {
+            (planned == KernelKind::Gather && width >= 4 && tile && both_transposed(piece))
+                || (planned == KernelKind::Scatter && spaced(piece, width))
+        }
+        KernelKind::ShiftedRows => shifted_layout(piece, width),
+        KernelKind::Gather | KernelKind::Scatter => kernel == planned,
+        KernelKind::Empty => false,
+    }
+}
+
+/// The fixed rule: the kernel measured best for the piece's layout class on the adapter
+/// class the context is tuned for ([`KernelTuning::Gpu`] or [`KernelTuning::Cpu`]).
+fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> KernelKind {
     let width = widths.out();
     let first = |o: usize| bound.start[o] + piece.origin[o] * widths.of(o);
     match planned {
@@ -187,14 +292,8 @@ pub(crate) fn choose(
             per_element(planned, piece, width)
         }
         KernelKind::Gather | KernelKind::Scatter => {
-            let inner = piece.sizes.len() - 1;
+            let at = Alignment::of(piece, bound, widths);
             let stride = |o: usize, d: usize| piece.strides[o][d];
-            // Every dense run starts on a 16-byte boundary, and so does every row.
-            let rows_aligned = (0..3).filter(|&o| stride(o, inner) == 1).all(|o| {
-                first(o).is_multiple_of(16)
-                    && (0..inner)
-                        .all(|d| piece.sizes[d] == 1 || (stride(o, d) * width).is_multiple_of(16))
-            });
             // An input that repeats one element across each row (a channel or column
             // broadcast) runs faster through the shifted-rows kernel, four blocks per
             // invocation (1.4 to 1.9 times on lavapipe, benches/RESULTS.md); rows dense in
@@ -204,14 +303,11 @@ pub(crate) fn choose(
             // each: the contiguous kernel, that input splat per block (the benchmark graph's
             // broadcast nodes at 1.16 of the bare frame on lavapipe, against 1.50 on the
             // shifted-rows kernel; ARCHITECTURE.md, "Performance").
-            let runs_aligned = (0..3)
-                .filter(|&o| stride(o, inner) == 1)
-                .all(|o| first(o).is_multiple_of(16));
-            if channel_layout(piece, width) && runs_aligned && bound.room_for_blocks(piece) {
+            if channel_layout(piece, width) && at.runs && at.room {
                 KernelKind::Contiguous
             } else if rows_layout(piece, width)
-                && rows_aligned
-                && bound.room_for_blocks(piece)
+                && at.rows
+                && at.room
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
@@ -226,8 +322,7 @@ pub(crate) fn choose(
                     KernelKind::Gather
                 }
             } else if tile_layout(planned, piece, width, bound.target.max_groups)
-                && (width >= 4
-                    || (first(0).is_multiple_of(4) && (stride(0, 0) * width).is_multiple_of(4)))
+                && (width >= 4 || (at.out_word && (stride(0, 0) * width).is_multiple_of(4)))
             {
                 KernelKind::Tile
             } else if shifted_layout(piece, width) {
@@ -269,9 +364,7 @@ pub(crate) fn candidates(
             if channel_layout(piece, width) {
                 kernels.push(KernelKind::Contiguous);
             }
-            if rows_layout(piece, width)
-                && !(repeats_element(piece) && shifted_layout(piece, width))
-            {
+            if rows_layout(piece, width) {
                 kernels.push(KernelKind::Rows);
             }
             if tile_layout(planned, piece, width, max_groups) {
@@ -533,6 +626,7 @@ mod tests {
         max_groups: 65535,
         strict_aliasing: false,
         cpu: false,
+        choices: None,
     };
 
     fn bound(start: [u64; 3]) -> Bound {
@@ -641,7 +735,10 @@ mod tests {
     #[test]
     fn cpu_tuning_keeps_tiles_for_large_32_bit_transposes_only() {
         let cpu = Bound {
-            target: Target { cpu: true, ..GPU },
+            target: Target {
+                cpu: true,
+                ..GPU.clone()
+            },
             ..bound([0; 3])
         };
         let transposed = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]]);

@@ -1,0 +1,579 @@
+//! Kernel choices measured on an adapter ([`KernelTuning::Measured`]): the key a choice is
+//! kept under ([`TuningKey`]), the table of choices with its byte form ([`KernelChoices`]),
+//! and the rule that turns timings into a choice ([`fastest`]). Timing itself needs a device
+//! and lives in `gpu-xor`.
+//!
+//! [`KernelTuning::Measured`]: super::KernelTuning::Measured
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::error::Error;
+use crate::layout::{KernelKind, Piece, Plan, Widths};
+
+/// The class of layouts one measured choice holds for: the plan's kernel family, each
+/// operand's kind of stride in each dimension (repeated, unit, or any other), the rank, the
+/// element sizes, and the output's size in steps of four.
+///
+/// Only layouts with more than one kernel that can run them have a key: strided and
+/// broadcast layouts (a gather or scatter plan) of one element size. A dense call has one
+/// best kernel (the contiguous kernel) and `BIT_COUNT` of two element sizes one kernel per
+/// layout, so neither is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TuningKey {
+    family: u8,
+    rank: u8,
+    width: u8,
+    bucket: u8,
+    strides: u64,
+}
+
+/// Bytes of a key in [`KernelChoices::to_bytes`], and of a key with its kernel.
+const KEY_BYTES: usize = 12;
+const ENTRY_BYTES: usize = KEY_BYTES + 1;
+
+impl TuningKey {
+    /// The key of calls of `plan` that fit one binding window, where more than one kernel
+    /// can run them; `None` where one kernel does.
+    pub fn of_plan(plan: &Plan) -> Option<TuningKey> {
+        let piece = Piece {
+            sizes: plan.layout.sizes.clone(),
+            strides: plan.layout.strides.clone(),
+            origin: [0; 3],
+            windows: [None; 3],
+        };
+        TuningKey::of_piece(plan.kernel, &piece, plan.widths())
+    }
+
+    /// The key of one piece under a plan of family `planned`.
+    pub(crate) fn of_piece(
+        planned: KernelKind,
+        piece: &Piece,
+        widths: impl Into<Widths>,
+    ) -> Option<TuningKey> {
+        let widths = widths.into();
+        if !matches!(planned, KernelKind::Gather | KernelKind::Scatter)
+            || !widths.uniform()
+            || piece.sizes.is_empty()
+        {
+            return None;
+        }
+        let rank = piece.sizes.len().min(8);
+        let mut strides = 0u64;
+        for (o, operand) in piece.strides.iter().enumerate() {
+            for (d, &stride) in operand.iter().take(8).enumerate() {
+                let kind = match stride {
+                    0 => 0u64,
+                    1 => 1,
+                    _ => 2,
+                };
+                strides |= kind << (2 * (8 * o + d));
+            }
+        }
+        let bytes = piece
+            .sizes
+            .iter()
+            .product::<u64>()
+            .saturating_mul(widths.out())
+            .max(1);
+        Some(TuningKey {
+            family: kernel_code(planned),
+            rank: rank as u8,
+            width: widths.out() as u8,
+            bucket: (bytes.ilog2() / 2) as u8,
+            strides,
+        })
+    }
+
+    /// The plan's kernel family: [`KernelKind::Gather`] (a dense output) or
+    /// [`KernelKind::Scatter`] (a strided one).
+    pub fn family(&self) -> KernelKind {
+        kernel_of(self.family).unwrap_or(KernelKind::Gather)
+    }
+
+    /// The rank of the layout after coalescing.
+    pub fn rank(&self) -> usize {
+        usize::from(self.rank)
+    }
+
+    /// The element size in bytes.
+    pub fn element_bytes(&self) -> u64 {
+        u64::from(self.width)
+    }
+
+    /// The output's size class: outputs of `4^k` to `4^(k+1) - 1` bytes share it.
+    pub fn size_class(&self) -> u32 {
+        u32::from(self.bucket)
+    }
+
+    fn to_bytes(self) -> [u8; KEY_BYTES] {
+        let mut out = [0u8; KEY_BYTES];
+        out[0] = self.family;
+        out[1] = self.rank;
+        out[2] = self.width;
+        out[3] = self.bucket;
+        out[4..].copy_from_slice(&self.strides.to_le_bytes());
+        out
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Option<TuningKey> {
+        let key = TuningKey {
+            family: bytes[0],
+            rank: bytes[1],
+            width: bytes[2],
+            bucket: bytes[3],
+            strides: u64::from_le_bytes(bytes[4..KEY_BYTES].try_into().ok()?),
+        };
+        let valid = matches!(key.family(), KernelKind::Gather | KernelKind::Scatter)
+            && kernel_of(key.family).is_some()
+            && (1..=8).contains(&key.rank)
+            && matches!(key.width, 1 | 2 | 4 | 8)
+            && key.bucket < 32;
+        valid.then_some(key)
+    }
+}
+
+impl fmt::Display for TuningKey {
+    /// `gather rank 2, 4-byte elements, 4^12 bytes, strides out [n 1] a [1 n] b [n 1]`, with
+    /// `0` for a repeated element, `1` for a unit stride and `n` for any other.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let family = match self.family() {
+            KernelKind::Scatter => "scatter",
+            _ => "gather",
+        };
+        write!(
+            f,
+            "{family} rank {}, {}-byte elements, 4^{} bytes, strides",
+            self.rank, self.width, self.bucket
+        )?;
+        for (o, name) in ["out", "a", "b"].iter().enumerate() {
+            write!(f, " {name} [")?;
+            for d in 0..usize::from(self.rank) {
+                let kind = (self.strides >> (2 * (8 * o + d))) & 3;
+                let sep = if d == 0 { "" } else { " " };
+                write!(f, "{sep}{}", ["0", "1", "n", "?"][kind as usize])?;
+            }
+            write!(f, "]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every kernel that can run calls of `plan` that fit one binding window, under some
+/// bindings, each once: what a measurement of its key times (each then only where it fits
+/// the measurement's bindings). `max_groups` is the device's
+/// `max_compute_workgroups_per_dimension`.
+pub fn candidates(plan: &Plan, max_groups: u32) -> Vec<KernelKind> {
+    let piece = Piece {
+        sizes: plan.layout.sizes.clone(),
+        strides: plan.layout.strides.clone(),
+        origin: [0; 3],
+        windows: [None; 3],
+    };
+    let mut kernels = super::select::candidates(plan.kernel, &piece, plan.widths(), max_groups);
+    let mut seen = Vec::with_capacity(kernels.len());
+    kernels.retain(|k| {
+        let new = !seen.contains(k);
+        seen.push(*k);
+        new
+    });
+    kernels
+}
+
+/// Bytes from each operand's first element to the end of its last (`OUT`, `A`, `B`), rounded
+/// up to 16: the buffers a measurement of `plan` binds.
+pub fn footprints(plan: &Plan) -> [u64; 3] {
+    let widths = plan.widths();
+    std::array::from_fn(|o| {
+        let reach: u64 = plan
+            .layout
+            .sizes
+            .iter()
+            .zip(&plan.layout.strides[o])
+            .map(|(&n, &s)| (n - 1).saturating_mul(s))
+            .fold(0u64, u64::saturating_add);
+        reach
+            .saturating_add(1)
+            .saturating_mul(widths.of(o))
+            .div_ceil(16)
+            .saturating_mul(16)
+    })
+}
+
+/// Stable codes of the kernels in [`KernelChoices::to_bytes`].
+fn kernel_code(kernel: KernelKind) -> u8 {
+    match kernel {
+        KernelKind::Empty => 0,
+        KernelKind::Contiguous => 1,
+        KernelKind::Rows => 2,
+        KernelKind::ShiftedRows => 3,
+        KernelKind::Gather => 4,
+        KernelKind::Tile => 5,
+        KernelKind::Scatter => 6,
+        KernelKind::Spaced => 7,
+    }
+}
+
+fn kernel_of(code: u8) -> Option<KernelKind> {
+    Some(match code {
+        0 => KernelKind::Empty,
+        1 => KernelKind::Contiguous,
+        2 => KernelKind::Rows,
+        3 => KernelKind::ShiftedRows,
+        4 => KernelKind::Gather,
+        5 => KernelKind::Tile,
+        6 => KernelKind::Scatter,
+        7 => KernelKind::Spaced,
+        _ => return None,
+    })
+}
+
+/// The kernel measured fastest per [`TuningKey`] on one adapter, named by its identity (the
+/// adapter's name, vendor, device, driver and backend, as `gpu-xor` writes them).
+///
+/// A choice is a preference, never a licence: lowering takes it only where that kernel can
+/// run the piece with its bindings (alignment, rows, grid), and keeps its fixed rule
+/// otherwise, so any table, even a hand-made one, gives exact results.
+///
+/// Its byte form ([`KernelChoices::to_bytes`]) carries the identity, the crate's version and
+/// a checksum, so that a runtime saves what it measured and starts warm the next time;
+/// [`KernelChoices::from_bytes`] refuses a table of another adapter, of another version of
+/// the crate, or damaged.
+///
+/// ```
+/// use gpu_xor_core::schedule::tune::KernelChoices;
+/// use gpu_xor_core::ErrorKind;
+///
+/// let saved = KernelChoices::new("lavapipe").to_bytes();
+/// assert!(KernelChoices::from_bytes(&saved, "lavapipe").unwrap().is_empty());
+/// let err = KernelChoices::from_bytes(&saved, "another adapter").unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::KernelChoicesForeign);
+/// let err = KernelChoices::from_bytes(&saved[..10], "lavapipe").unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::KernelChoicesCorrupt);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelChoices {
+    identity: String,
+    entries: BTreeMap<TuningKey, KernelKind>,
+}
+
+/// The first bytes of every table.
+const MAGIC: &[u8; 8] = b"GXCHOICE";
+/// The layout of the byte form; a change of it, or of the crate's version, refuses old
+/// tables as stale.
+const FORMAT: u32 = 1;
+/// The crate's version, inside every table.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+impl KernelChoices {
+    /// An empty table for the adapter named `identity`.
+    pub fn new(identity: impl Into<String>) -> KernelChoices {
+        KernelChoices {
+            identity: identity.into(),
+            entries: BTreeMap::new(),
+        }
+    }
+
+    /// The adapter the choices were measured on.
+    pub fn identity(&self) -> &str {
+        &self.identity
+    }
+
+    /// The kernel chosen for `key`, if one was.
+    pub fn get(&self, key: &TuningKey) -> Option<KernelKind> {
+        self.entries.get(key).copied()
+    }
+
+    /// Chooses `kernel` for `key`; gives back the earlier choice.
+    pub fn insert(&mut self, key: TuningKey, kernel: KernelKind) -> Option<KernelKind> {
+        self.entries.insert(key, kernel)
+    }
+
+    /// Every key with its kernel, in the keys' order.
+    pub fn iter(&self) -> impl Iterator<Item = (TuningKey, KernelKind)> + '_ {
+        self.entries.iter().map(|(k, v)| (*k, *v))
+    }
+
+    /// How many keys have a choice.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no key has a choice.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Takes every choice of `other` (same adapter assumed), its choice winning for a key
+    /// both hold.
+    pub fn extend(&mut self, other: &KernelChoices) {
+        self.entries
+            .extend(other.entries.iter().map(|(k, v)| (*k, *v)));
+    }
+
+    /// The table as bytes: the magic `GXCHOICE`, the format, the crate's version, the
+    /// adapter's identity, the entries, and a 64-bit FNV-1a checksum of all before it.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + self.identity.len() + self.len() * ENTRY_BYTES);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT.to_le_bytes());
+        for text in [VERSION, self.identity.as_str()] {
+            out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            out.extend_from_slice(text.as_bytes());
+        }
+        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
+        for (key, kernel) in &self.entries {
+            out.extend_from_slice(&key.to_bytes());
+            out.push(kernel_code(*kernel));
+        }
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// A table saved by [`KernelChoices::to_bytes`], if it was measured on the adapter named
+    /// `identity` by this version of the crate: otherwise
+    /// [`Error::KernelChoicesForeign`] (another adapter), [`Error::KernelChoicesStale`]
+    /// (another version or format) or [`Error::KernelChoicesCorrupt`] (not such a table, or
+    /// damaged). Nothing of a refused table is used.
+    pub fn from_bytes(bytes: &[u8], identity: &str) -> Result<KernelChoices, Error> {
+        let corrupt = |reason: &str| Error::KernelChoicesCorrupt {
+            reason: reason.to_string(),
+        };
+        if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(corrupt("it does not start as a table of kernel choices"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if fnv1a(body).to_le_bytes() != sum {
+            return Err(corrupt("its checksum does not match its bytes"));
+        }
+        let mut reader = Reader {
+            bytes: &body[MAGIC.len()..],
+        };
+        let format = reader.u32().ok_or_else(|| corrupt("it ends early"))?;
+        let version = reader.text().ok_or_else(|| corrupt("it ends early"))?;
+        if format != FORMAT || version != VERSION {
+            return Err(Error::KernelChoicesStale {
+                found: format!("{version} (format {format})"),
+                expected: format!("{VERSION} (format {FORMAT})"),
+            });
+        }
+        let found = reader.text().ok_or_else(|| corrupt("it ends early"))?;
+        if found != identity {
+            return Err(Error::KernelChoicesForeign {
+                found: found.to_string(),
+                expected: identity.to_string(),
+            });
+        }
+        let count = reader.u32().ok_or_else(|| corrupt("it ends early"))? as usize;
+        if reader.bytes.len() != count.saturating_mul(ENTRY_BYTES) {
+            return Err(corrupt("its entries do not fill it"));
+        }
+        let mut choices = KernelChoices::new(identity);
+        for entry in reader.bytes.chunks_exact(ENTRY_BYTES) {
+            let key = TuningKey::from_bytes(&entry[..KEY_BYTES])
+                .ok_or_else(|| corrupt("it holds a key no layout has"))?;
+            let kernel = kernel_of(entry[KEY_BYTES])
+                .filter(|k| !matches!(k, KernelKind::Empty))
+                .ok_or_else(|| corrupt("it names no kernel"))?;
+            choices.insert(key, kernel);
+        }
+        Ok(choices)
+    }
+}
+
+/// Reads the fields of a table in order.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.bytes.len() < n {
+            return None;
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Some(head)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn text(&mut self) -> Option<&'a str> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+}
+
+/// 64-bit FNV-1a.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The median of `samples` (the mean of the middle two for an even count); `None` for none.
+pub fn median(samples: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = samples.iter().copied().filter(|s| s.is_finite()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    Some(if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    })
+}
+
+/// The candidate whose timings have the least median; on a tie the earlier one (candidates
+/// come with the fixed rule's choice first). Candidates without a finite sample are never
+/// chosen; `None` when no candidate has one.
+pub fn fastest(timings: &[(KernelKind, Vec<f64>)]) -> Option<KernelKind> {
+    let mut best: Option<(KernelKind, f64)> = None;
+    for (kernel, samples) in timings {
+        if let Some(m) = median(samples)
+            && best.is_none_or(|(_, b)| m < b)
+        {
+            best = Some((*kernel, m));
+        }
+    }
+    best.map(|(k, _)| k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(sizes: &[u64], strides: [&[u64]; 3]) -> Piece {
+        Piece {
+            sizes: sizes.to_vec(),
+            strides: strides.map(<[u64]>::to_vec),
+            origin: [0; 3],
+            windows: [None; 3],
+        }
+    }
+
+    fn transposed(n: u64) -> Piece {
+        piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]])
+    }
+
+    #[test]
+    fn keys_tell_layouts_sizes_and_widths_apart() {
+        let key = |p: &Piece, w: u64| TuningKey::of_piece(KernelKind::Gather, p, w).unwrap();
+        // One class: u32 4096^2 (64 MiB, 4^13 bytes) and 5000^2 (under 4^14).
+        assert_eq!(key(&transposed(4096), 4).size_class(), 13);
+        assert_eq!(key(&transposed(5000), 4), key(&transposed(4096), 4));
+        assert_ne!(key(&transposed(2048), 4), key(&transposed(4096), 4));
+        assert_ne!(key(&transposed(4096), 4), key(&transposed(4096), 8));
+        let rows = piece(&[4096, 4096], [&[4096, 1], &[4096, 1], &[0, 1]]);
+        assert_ne!(key(&rows, 4), key(&transposed(4096), 4));
+        assert_eq!(key(&transposed(64), 4).rank(), 2);
+        assert_eq!(key(&transposed(64), 4).element_bytes(), 4);
+        assert_eq!(
+            key(&transposed(64), 4).to_string(),
+            "gather rank 2, 4-byte elements, 4^7 bytes, strides out [n 1] a [1 n] b [n 1]"
+        );
+        // No key for a dense call or for two element sizes.
+        assert_eq!(
+            TuningKey::of_piece(KernelKind::Contiguous, &transposed(8), 4),
+            None
+        );
+        assert_eq!(
+            TuningKey::of_piece(KernelKind::Gather, &transposed(8), Widths([4, 1, 1])),
+            None
+        );
+    }
+
+    #[test]
+    fn the_fastest_median_wins_and_ties_keep_the_rule() {
+        use KernelKind::{Gather, Spaced, Tile};
+        // Fake timings: the gather kernel is fastest by median despite one slow outlier.
+        let timings = [
+            (Tile, vec![3.0, 3.1, 2.9]),
+            (Gather, vec![2.0, 9.0, 2.1]),
+            (Spaced, vec![2.5, 2.5, 2.5]),
+        ];
+        assert_eq!(fastest(&timings), Some(Gather));
+        // Swap the timings and the choice follows.
+        let timings = [
+            (Tile, vec![1.0, 1.1, 0.9]),
+            (Gather, vec![2.0, 9.0, 2.1]),
+            (Spaced, vec![2.5, 2.5, 2.5]),
+        ];
+        assert_eq!(fastest(&timings), Some(Tile));
+        // A tie keeps the first (the rule's), a candidate without samples is never chosen.
+        assert_eq!(
+            fastest(&[(Tile, vec![1.0]), (Gather, vec![1.0])]),
+            Some(Tile)
+        );
+        assert_eq!(
+            fastest(&[(Tile, vec![]), (Gather, vec![f64::NAN, 5.0])]),
+            Some(Gather)
+        );
+        assert_eq!(fastest(&[(Tile, vec![])]), None);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    }
+
+    #[test]
+    fn tables_round_trip_and_refuse_what_is_not_theirs() {
+        let mut choices = KernelChoices::new("adapter one");
+        let a = TuningKey::of_piece(KernelKind::Gather, &transposed(4096), 4).unwrap();
+        let b = TuningKey::of_piece(
+            KernelKind::Scatter,
+            &piece(&[8, 10], [&[40, 4], &[10, 1], &[10, 1]]),
+            1,
+        )
+        .unwrap();
+        choices.insert(a, KernelKind::Gather);
+        choices.insert(b, KernelKind::Spaced);
+        let bytes = choices.to_bytes();
+        let back = KernelChoices::from_bytes(&bytes, "adapter one").unwrap();
+        assert_eq!(back, choices);
+        assert_eq!(back.get(&a), Some(KernelKind::Gather));
+        assert_eq!(back.len(), 2);
+
+        let err = KernelChoices::from_bytes(&bytes, "adapter two").unwrap_err();
+        assert_eq!(
+            err,
+            Error::KernelChoicesForeign {
+                found: "adapter one".into(),
+                expected: "adapter two".into()
+            }
+        );
+        // Every single flipped byte is caught, by the checksum or a field.
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x40;
+            assert!(
+                KernelChoices::from_bytes(&bad, "adapter one").is_err(),
+                "{i}"
+            );
+        }
+        // Cut short, or empty.
+        for n in [0, 8, 20, bytes.len() - 1] {
+            let err = KernelChoices::from_bytes(&bytes[..n], "adapter one").unwrap_err();
+            assert_eq!(err.kind(), crate::ErrorKind::KernelChoicesCorrupt, "{n}");
+        }
+        // Another version of the crate: the version field rewritten, checksum made anew.
+        let mut stale = bytes[..bytes.len() - 8].to_vec();
+        let at = MAGIC.len() + 8;
+        assert_eq!(&stale[at..at + VERSION.len()], VERSION.as_bytes());
+        stale[at] = b'9';
+        let sum = fnv1a(&stale);
+        stale.extend_from_slice(&sum.to_le_bytes());
+        let err = KernelChoices::from_bytes(&stale, "adapter one").unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::KernelChoicesStale);
+        // A valid checksum over a kernel code no kernel has.
+        let mut odd = bytes[..bytes.len() - 8].to_vec();
+        let last = odd.len() - 1;
+        odd[last] = 200;
+        let sum = fnv1a(&odd);
+        odd.extend_from_slice(&sum.to_le_bytes());
+        let err = KernelChoices::from_bytes(&odd, "adapter one").unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::KernelChoicesCorrupt);
+    }
+}

@@ -1,0 +1,506 @@
+//! Warming up: compiling the pipelines of a graph's operators and, under
+//! [`KernelTuning::Measured`], timing the kernels that can run each of their layouts on the
+//! device, keeping the fastest in the context ([`KernelChoices`]).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use super::batch::CompiledOperator;
+use super::binding::{Bindings, TensorBinding};
+use super::context::Context;
+use super::encode::Prepared;
+use crate::error::Error;
+use crate::inspect::KernelKind;
+use crate::layout::Plan;
+use crate::schedule::KernelTuning;
+use crate::schedule::tune::{self, KernelChoices, TuningKey};
+
+/// What one measurement did ([`Context::tune`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct TuningReport {
+    /// Layout classes measured now, each with its choice kept.
+    pub measured: usize,
+    /// Classes that already had a choice (measured before, or loaded).
+    pub known: usize,
+    /// Classes not measured: a call larger than one binding window, or a layout only one
+    /// kernel runs on the measurement's bindings. They follow the fixed rule.
+    pub skipped: usize,
+    /// Candidate kernels timed, over every class measured.
+    pub candidates: usize,
+    /// Seconds spent measuring (compiling the candidates' pipelines included).
+    pub seconds: f64,
+}
+
+/// Timed repetitions of each candidate after its first run (the median is kept).
+const SAMPLES: usize = 3;
+/// The most calls one timed submission holds.
+const MAX_REPS: u32 = 32;
+/// The time one submission aims at: enough calls that submitting and waiting are a small
+/// part of it. A browser's clock counts milliseconds, so it aims higher there.
+#[cfg(not(target_arch = "wasm32"))]
+const SAMPLE_SECONDS: f64 = 2e-3;
+#[cfg(target_arch = "wasm32")]
+const SAMPLE_SECONDS: f64 = 20e-3;
+/// Past this many seconds on one class, each remaining candidate gets one sample.
+const KEY_BUDGET_SECONDS: f64 = 0.25;
+
+/// Seconds since an arbitrary start.
+fn now() -> f64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now() / 1000.0
+    }
+}
+
+/// How a measurement times one candidate.
+pub(crate) trait Stopwatch {
+    /// Seconds per call of `prepared` (a call run by `kernel`), recorded `reps` times into
+    /// one encoder and submitted once.
+    fn seconds(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        kernel: KernelKind,
+        reps: u32,
+    ) -> impl Future<Output = Result<f64, Error>>;
+}
+
+/// The device's own time: wall-clock over the submission and the wait for it (the calls
+/// are recorded before the clock starts).
+pub(crate) struct WallClock;
+
+impl Stopwatch for WallClock {
+    async fn seconds(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _kernel: KernelKind,
+        reps: u32,
+    ) -> Result<f64, Error> {
+        let shared = &*ctx.shared;
+        let mut encoder = shared
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("gpu-xor measurement"),
+            });
+        for _ in 0..reps {
+            prepared.record(&mut encoder)?;
+        }
+        let start = now();
+        shared.queue.submit([encoder.finish()]);
+        ctx.wait_async().await?;
+        Ok((now() - start) / f64::from(reps.max(1)))
+    }
+}
+
+impl Context {
+    /// Compiles, now, every pipeline that calls of `ops` can need when they fit one binding
+    /// window (what each operator's own `warm_up` compiles), each distinct pipeline once:
+    /// a runtime warms a whole graph in one call. Returns how many were compiled (0 when all
+    /// were already).
+    ///
+    /// Under [`KernelTuning::Measured`] it then measures every layout class of `ops` that has
+    /// no choice yet ([`Context::tune`]), blocking until the device has run the candidates.
+    /// In a browser nothing may block: await [`Context::warm_up_async`] there.
+    ///
+    /// On native targets the pipelines are compiled on as many threads as the machine has
+    /// cores (at most 8): wgpu and the drivers compile pipelines of one device in parallel,
+    /// so a cold start costs about the compile time divided by the cores. In a browser they
+    /// are compiled in turn (the page's WebGPU compiles in its own process anyway).
+    ///
+    /// An operator of another context is [`Error::ContextMismatch`] (nothing is compiled);
+    /// a lost device is [`Error::DeviceLost`]; a kernel the driver refuses,
+    /// [`Error::Pipeline`].
+    ///
+    /// ```no_run
+    /// use gpu_xor::{BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, CompiledOperator};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// let conv = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F16, &[1, 64, 56, 56]))?;
+    /// let bias = BitwiseXor::new(&ctx, &BitwiseXorDesc::new(DataType::I32, &[1, 64, 56, 56], &[1, 64, 1, 1]))?;
+    /// let graph: [&dyn CompiledOperator; 2] = [&conv, &bias];
+    /// let compiled = ctx.warm_up(&graph)?;
+    /// assert_eq!(ctx.warm_up(&graph)?, 0); // everything is compiled now
+    /// # let _ = compiled;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn warm_up(&self, ops: &[&dyn CompiledOperator]) -> Result<usize, Error> {
+        let compiled = self.compile_for(ops)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.shared.tuning == KernelTuning::Measured {
+            self.tune(ops)?;
+        }
+        Ok(compiled)
+    }
+
+    /// [`Context::warm_up`] without blocking: compiles the pipelines of `ops`, then, under
+    /// [`KernelTuning::Measured`], awaits the measurement of their layout classes
+    /// ([`Context::tune_async`]). The form for a browser and for async runtimes.
+    pub async fn warm_up_async(&self, ops: &[&dyn CompiledOperator]) -> Result<usize, Error> {
+        let compiled = self.compile_for(ops)?;
+        if self.shared.tuning == KernelTuning::Measured {
+            self.tune_async(ops).await?;
+        }
+        Ok(compiled)
+    }
+
+    /// Measures, blocking, the layout classes of `ops` that have no choice yet: see
+    /// [`Context::tune_async`]. Native only.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the blocking form, for native callers"
+    )]
+    pub fn tune(&self, ops: &[&dyn CompiledOperator]) -> Result<TuningReport, Error> {
+        pollster::block_on(self.tune_async(ops))
+    }
+
+    /// Under [`KernelTuning::Measured`], measures on this device every layout class of `ops`
+    /// ([`TuningKey`](crate::inspect::TuningKey)) that more than one kernel can run and that has no choice yet,
+    /// and keeps the fastest kernel of each in the context, for every operator made on it
+    /// and every call prepared from now on (calls prepared before keep their kernels).
+    /// Under the fixed tunings it measures nothing.
+    ///
+    /// Each class is timed on scratch buffers of its operator's size, on the device's queue:
+    /// the kernel of the fixed rule first, then every other kernel that is exact for the
+    /// layout, each run once, then [`SAMPLES`](self) times in submissions of up to 32 calls
+    /// that aim at 2 ms each, wall-clock over the submission and its wait; the median wins.
+    /// A class whose call is larger than one binding window is not measured. Nothing is
+    /// measured inside `record` or `prepare`.
+    ///
+    /// [`Error::ContextMismatch`] for an operator of another context; device errors as a
+    /// call's.
+    pub async fn tune_async(&self, ops: &[&dyn CompiledOperator]) -> Result<TuningReport, Error> {
+        self.tune_with(ops, &WallClock).await
+    }
+
+    /// [`Context::tune_async`] with the candidates timed by `watch`.
+    pub(crate) async fn tune_with(
+        &self,
+        ops: &[&dyn CompiledOperator],
+        watch: &impl Stopwatch,
+    ) -> Result<TuningReport, Error> {
+        let shared = &*self.shared;
+        if ops
+            .iter()
+            .any(|op| !Arc::ptr_eq(&op.context().shared, &self.shared))
+        {
+            return Err(Error::ContextMismatch);
+        }
+        let mut report = TuningReport::default();
+        if shared.tuning != KernelTuning::Measured {
+            return Ok(report);
+        }
+        if let Some(lost) = shared.lost() {
+            return Err(lost);
+        }
+        let start = now();
+        let mut done: Vec<TuningKey> = Vec::new();
+        for op in ops {
+            let plan = op.plan();
+            let Some(key) = TuningKey::of_plan(plan) else {
+                continue;
+            };
+            if done.contains(&key) {
+                continue;
+            }
+            done.push(key);
+            if self.kernel_choices().get(&key).is_some() {
+                report.known += 1;
+                continue;
+            }
+            match self.measure(plan, key, watch).await? {
+                Some((kernel, timed)) => {
+                    report.measured += 1;
+                    report.candidates += timed;
+                    self.keep(|choices| {
+                        choices.insert(key, kernel);
+                    });
+                }
+                None => report.skipped += 1,
+            }
+        }
+        report.seconds = now() - start;
+        Ok(report)
+    }
+
+    /// Changes the context's choices through `change`, replacing the shared table.
+    fn keep(&self, change: impl FnOnce(&mut KernelChoices)) {
+        let mut guard = match self.shared.choices.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(current) = guard.as_mut() {
+            change(Arc::make_mut(current));
+        }
+    }
+
+    /// Times every candidate of `key` on calls of `plan`; the fastest and how many were
+    /// timed, or `None` where fewer than two can run the measurement's call.
+    async fn measure(
+        &self,
+        plan: &Plan,
+        key: TuningKey,
+        watch: &impl Stopwatch,
+    ) -> Result<Option<(KernelKind, usize)>, Error> {
+        let shared = &*self.shared;
+        let footprints = tune::footprints(plan);
+        if footprints.iter().any(|&f| f > shared.windows.max_window) {
+            return Ok(None);
+        }
+        let scratch = |size: u64| {
+            shared.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu-xor measurement"),
+                size: size.max(16),
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let [out, a, b] = [
+            scratch(footprints[0])?,
+            scratch(footprints[1])?,
+            scratch(footprints[2])?,
+        ];
+        let bindings = if plan.operator().inputs() == 1 {
+            Bindings::unary(TensorBinding::new(&a), TensorBinding::new(&out))
+        } else {
+            Bindings::new(
+                TensorBinding::new(&a),
+                TensorBinding::new(&b),
+                TensorBinding::new(&out),
+            )
+        };
+        // The rule's kernel first, so that a tie keeps it.
+        let prepare = |choice: Option<KernelKind>| {
+            let mut forced = KernelChoices::new(shared.identity.clone());
+            if let Some(kernel) = choice {
+                forced.insert(key, kernel);
+            }
+            let mut batch = self.single_call();
+            batch.choices = Some(Arc::new(forced));
+            let (summary, named) = batch.push_plan(self, plan, [None, None], &bindings)?;
+            let prepared = batch.prepare_named(&named)?;
+            Ok::<_, Error>((summary.dispatches, prepared))
+        };
+        let (rule, _) = prepare(None)?;
+        let [rule] = rule[..] else {
+            return Ok(None);
+        };
+        let mut order = vec![rule];
+        order.extend(
+            tune::candidates(plan, shared.max_groups)
+                .into_iter()
+                .filter(|&k| k != rule),
+        );
+        let mut timings: Vec<(KernelKind, Vec<f64>)> = Vec::new();
+        let start = now();
+        for kernel in order {
+            let (ran, prepared) = prepare(Some(kernel))?;
+            // A candidate the measurement's bindings do not allow falls back to the rule.
+            if ran != [kernel] {
+                continue;
+            }
+            let first = watch.seconds(self, &prepared, kernel, 1).await?;
+            let reps = if first > 0.0 {
+                (SAMPLE_SECONDS / first)
+                    .ceil()
+                    .clamp(1.0, f64::from(MAX_REPS)) as u32
+            } else {
+                MAX_REPS
+            };
+            let mut samples = Vec::with_capacity(SAMPLES);
+            for _ in 0..SAMPLES {
+                samples.push(watch.seconds(self, &prepared, kernel, reps).await?);
+                if now() - start > KEY_BUDGET_SECONDS {
+                    break;
+                }
+            }
+            timings.push((kernel, samples));
+        }
+        if timings.len() < 2 {
+            return Ok(None);
+        }
+        Ok(tune::fastest(&timings).map(|k| (k, timings.len())))
+    }
+
+    /// The kernel choices this context has measured or loaded, to save
+    /// ([`KernelChoices::to_bytes`]) and load when the program starts again
+    /// ([`Context::load_kernel_choices`]). Empty under the fixed tunings.
+    pub fn kernel_choices(&self) -> KernelChoices {
+        let guard = match self.shared.choices.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        match guard.as_ref() {
+            Some(choices) => (**choices).clone(),
+            None => KernelChoices::new(self.shared.identity.clone()),
+        }
+    }
+
+    /// Loads kernel choices saved from a context on the same adapter by this version of the
+    /// crate ([`Context::kernel_choices`], [`KernelChoices::to_bytes`]): their classes are
+    /// not measured again, and calls prepared from now on run their kernels. Returns how
+    /// many choices were loaded; a loaded choice replaces one the context holds.
+    ///
+    /// Refused, with nothing loaded: bytes of another adapter or driver
+    /// ([`Error::KernelChoicesForeign`]), of another version of the crate
+    /// ([`Error::KernelChoicesStale`]), damaged ones ([`Error::KernelChoicesCorrupt`]), and
+    /// any on a context whose tuning is not [`KernelTuning::Measured`]
+    /// ([`Error::InvalidOption`]: its rule is fixed).
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, ContextOptions, KernelTuning};
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// # let (device, queue): (wgpu::Device, wgpu::Queue) = todo!();
+    /// let options = ContextOptions { kernel_tuning: KernelTuning::Measured, ..Default::default() };
+    /// let ctx = Context::with_options(device, queue, &options)?;
+    /// if let Ok(saved) = std::fs::read("kernel-choices.bin") {
+    ///     // Another adapter's or an older version's choices are refused: measure anew.
+    ///     let _ = ctx.load_kernel_choices(&saved);
+    /// }
+    /// // ... make the graph's operators, ctx.warm_up(&graph)? ...
+    /// std::fs::write("kernel-choices.bin", ctx.kernel_choices().to_bytes()).ok();
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn load_kernel_choices(&self, bytes: &[u8]) -> Result<usize, Error> {
+        if self.shared.tuning != KernelTuning::Measured {
+            return Err(Error::InvalidOption {
+                name: "kernel_tuning",
+                reason: format!(
+                    "kernel choices are loaded only under KernelTuning::Measured; this \
+                     context's tuning is {:?}",
+                    self.shared.tuning
+                ),
+            });
+        }
+        let loaded = KernelChoices::from_bytes(bytes, &self.shared.identity)?;
+        self.keep(|choices| choices.extend(&loaded));
+        Ok(loaded.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ContextOptions, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorDesc};
+
+    /// A stopwatch that answers from a table: the times a kernel "takes".
+    struct Fake(Vec<(KernelKind, f64)>);
+
+    impl Stopwatch for Fake {
+        async fn seconds(
+            &self,
+            _: &Context,
+            _: &Prepared,
+            kernel: KernelKind,
+            _: u32,
+        ) -> Result<f64, Error> {
+            Ok(self
+                .0
+                .iter()
+                .find(|(k, _)| *k == kernel)
+                .map_or(1.0, |(_, t)| *t))
+        }
+    }
+
+    fn measured() -> Option<Context> {
+        let base = Context::from_env().ok()?;
+        let options = ContextOptions {
+            kernel_tuning: KernelTuning::Measured,
+            ..Default::default()
+        };
+        Context::with_options(base.device().clone(), base.queue().clone(), &options).ok()
+    }
+
+    /// A u32 XOR with A transposed: the tile, gather and (none: one input transposed)
+    /// kernels can run it.
+    fn transposed(ctx: &Context, n: u32) -> DmlBinary {
+        let mut desc = DmlBinaryDesc::packed(DmlBinaryOp::BitXor, DataType::U32, &[n, n]);
+        desc.a = TensorDesc::new(DataType::U32, &[n, n]).with_strides(&[1, n]);
+        DmlBinary::new(ctx, &desc).unwrap()
+    }
+
+    #[test]
+    #[expect(clippy::disallowed_methods, reason = "a test waits for the device")]
+    fn the_choice_follows_the_timings_and_the_table_round_trips() {
+        let Some(ctx) = measured() else {
+            eprintln!("no adapter: skipped");
+            return;
+        };
+        let op = transposed(&ctx, 64);
+        let key = TuningKey::of_plan(op.plan()).unwrap();
+        let candidates = tune::candidates(op.plan(), ctx.shared.max_groups);
+        assert!(candidates.contains(&KernelKind::Tile), "{candidates:?}");
+        assert!(candidates.contains(&KernelKind::Gather), "{candidates:?}");
+        // Whichever kernel the fake clock makes fastest is chosen.
+        for fast in [KernelKind::Tile, KernelKind::Gather] {
+            let fresh = measured().unwrap();
+            let op = transposed(&fresh, 64);
+            let times = candidates
+                .iter()
+                .map(|&k| (k, if k == fast { 1e-4 } else { 1e-3 }))
+                .collect();
+            let ops: [&dyn CompiledOperator; 1] = [&op];
+            let report = pollster::block_on(fresh.tune_with(&ops, &Fake(times))).unwrap();
+            assert_eq!((report.measured, report.known), (1, 0));
+            assert_eq!(fresh.kernel_choices().get(&key), Some(fast));
+            // Measured once: a second warm-up knows the class.
+            let again = pollster::block_on(fresh.tune_with(&ops, &Fake(Vec::new()))).unwrap();
+            assert_eq!((again.measured, again.known), (0, 1));
+            // A new context on the same adapter loads the table and runs its choice.
+            let bytes = fresh.kernel_choices().to_bytes();
+            let other = measured().unwrap();
+            assert_eq!(other.load_kernel_choices(&bytes).unwrap(), 1);
+            assert_eq!(other.kernel_choices(), fresh.kernel_choices());
+            let op = transposed(&other, 64);
+            let n = 64 * 64 * 4;
+            let [a, b, out] = [(); 3].map(|()| {
+                other.device().create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: n,
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                })
+            });
+            let prepared = op
+                .prepare(&Bindings::new(
+                    TensorBinding::new(&a),
+                    TensorBinding::new(&b),
+                    TensorBinding::new(&out),
+                ))
+                .unwrap();
+            assert_eq!(prepared.summaries()[0].dispatches, [fast]);
+        }
+        // Another adapter's table, or any table on a context of a fixed tuning, is refused.
+        let foreign = {
+            let mut t = KernelChoices::new("another adapter");
+            t.insert(key, KernelKind::Gather);
+            t.to_bytes()
+        };
+        let err = ctx.load_kernel_choices(&foreign).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::KernelChoicesForeign);
+        assert!(ctx.kernel_choices().is_empty());
+        let options = ContextOptions {
+            kernel_tuning: KernelTuning::Gpu,
+            ..Default::default()
+        };
+        let fixed =
+            Context::with_options(ctx.device().clone(), ctx.queue().clone(), &options).unwrap();
+        let err = fixed
+            .load_kernel_choices(&ctx.kernel_choices().to_bytes())
+            .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidOption);
+    }
+}
