@@ -587,6 +587,9 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
         Case::Bit(desc, level) => {
             let validated = desc.validate(*level);
             let planned = desc.operands(*level).map(|o| Plan::new(&o));
+            if let Ok(plan) = &planned {
+                tuned_lowering(plan, rng);
+            }
             dml_common(
                 &[&desc.a, &desc.b, &desc.output],
                 &validated,
@@ -598,6 +601,9 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
         Case::Logical(desc, level) => {
             let validated = desc.validate(*level);
             let planned = desc.operands(*level).map(|o| Plan::new(&o));
+            if let Ok(plan) = &planned {
+                tuned_lowering(plan, rng);
+            }
             dml_common(
                 &[&desc.a, &desc.b, &desc.output],
                 &validated,
@@ -614,6 +620,9 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
             let validated = desc.validate(*level);
             let planned = desc.operands(*level).map(|o| Plan::new(&o));
             if let Ok(plan) = &planned {
+                tuned_lowering(plan, rng);
+            }
+            if let Ok(plan) = &planned {
                 assert_eq!(plan.function(), desc.op.function());
             }
             dml_common(
@@ -627,6 +636,9 @@ fn run_case(case: &Case, rng: &mut SplitMix64) -> &'static str {
         Case::DmlNot(desc, level) => {
             let validated = desc.validate(*level);
             let planned = desc.operands(*level).map(|o| Plan::new(&o));
+            if let Ok(plan) = &planned {
+                tuned_lowering(plan, rng);
+            }
             if let Ok(plan) = &planned {
                 assert_eq!(plan.function(), desc.op.function());
                 // The input is read in B's place too.
@@ -766,6 +778,88 @@ fn dml_common(
         {
             assert_eq!(Ok(plan.required_binding_size(name)), t.total_size());
             assert!(plan.binding_alignment(name).is_power_of_two());
+        }
+    }
+}
+
+/// Lowers a small call of `plan` on distinct buffers under a drawn tuning: the fixed rule of
+/// either adapter class, alone or with a measured choice of any kernel for the plan's layout
+/// class (one the layout allows or not). The choice changes nothing but kernels: the same
+/// outcome, the same pieces, and each piece on its rule's kernel or on the choice, which
+/// must be one of the layout's candidates.
+fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
+    use gpu_xor_core::layout::Limits;
+    use gpu_xor_core::schedule::Target;
+    use gpu_xor_core::schedule::lower::{Operand, lower};
+    use gpu_xor_core::schedule::tune::{self, KernelChoices, TuningKey};
+    if plan.element_count() > 1 << 16 {
+        return;
+    }
+    const KERNELS: [KernelKind; 7] = [
+        KernelKind::Contiguous,
+        KernelKind::Rows,
+        KernelKind::ShiftedRows,
+        KernelKind::Gather,
+        KernelKind::Tile,
+        KernelKind::Scatter,
+        KernelKind::Spaced,
+    ];
+    let max_window = [1u64 << 27, 4096, 1024][(rng.next_u64() % 3) as usize];
+    let rule = Target {
+        windows: Limits {
+            max_window,
+            offset_alignment: 256,
+            max_rank: 8,
+        },
+        max_groups: 65535,
+        strict_aliasing: rng.next_u64() % 2 == 0,
+        cpu: rng.next_u64() % 2 == 0,
+        choices: None,
+    };
+    let key = TuningKey::of_plan(plan);
+    // Mostly one of the layout's candidates, sometimes any kernel.
+    let candidates = tune::candidates(plan, 65535);
+    let choice = if rng.next_u64() % 4 == 0 || candidates.is_empty() {
+        KERNELS[(rng.next_u64() % KERNELS.len() as u64) as usize]
+    } else {
+        candidates[(rng.next_u64() % candidates.len() as u64) as usize]
+    };
+    let mut choices = KernelChoices::new("fuzz");
+    if let Some(key) = key {
+        choices.insert(key, choice);
+    }
+    let measured = Target {
+        choices: Some(Arc::new(choices)),
+        ..rule.clone()
+    };
+    let unary = plan.operator().inputs() == 1;
+    let names = [TensorName::Output, TensorName::A, TensorName::B];
+    if names
+        .iter()
+        .any(|&name| plan.required_binding_size(name) > 1 << 32)
+    {
+        return;
+    }
+    let bound: [Operand; 3] = std::array::from_fn(|o| {
+        let bytes = plan.required_binding_size(names[o]).div_ceil(16) * 16 + 16;
+        Operand {
+            buffer: if unary && o == 2 { 1 } else { o },
+            buffer_size: bytes,
+            offset: 0,
+            size: None,
+        }
+    });
+    let by_rule = lower(plan, bound, &rule);
+    let by_choice = lower(plan, bound, &measured);
+    assert_eq!(by_rule.is_ok(), by_choice.is_ok());
+    if let (Ok(by_rule), Ok(by_choice)) = (by_rule, by_choice) {
+        let (ruled, chosen) = (&by_rule.summary.dispatches, &by_choice.summary.dispatches);
+        assert_eq!(ruled.len(), chosen.len(), "{ruled:?} {chosen:?}");
+        for (r, c) in ruled.iter().zip(chosen) {
+            assert!(
+                r == c || (*c == choice && candidates.contains(c)),
+                "{r:?} {c:?}"
+            );
         }
     }
 }

@@ -32,3 +32,4 @@ mod owned;
 mod prepared;
 mod properties;
 mod shifted;
+mod tuning;
