@@ -812,14 +812,14 @@ fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
             max_rank: 8,
         },
         max_groups: 65535,
-        strict_aliasing: rng.next_u64() % 2 == 0,
-        cpu: rng.next_u64() % 2 == 0,
+        strict_aliasing: rng.next_u64().is_multiple_of(2),
+        cpu: rng.next_u64().is_multiple_of(2),
         choices: None,
     };
     let key = TuningKey::of_plan(plan);
     // Mostly one of the layout's candidates, sometimes any kernel.
     let candidates = tune::candidates(plan, 65535);
-    let choice = if rng.next_u64() % 4 == 0 || candidates.is_empty() {
+    let choice = if rng.next_u64().is_multiple_of(4) || candidates.is_empty() {
         KERNELS[(rng.next_u64() % KERNELS.len() as u64) as usize]
     } else {
         candidates[(rng.next_u64() % candidates.len() as u64) as usize]

@@ -31,7 +31,7 @@ fn measured() -> Context {
 /// Layout classes with more than one kernel, over `[r, c]` of `dt`: (name, A, B, output).
 fn classes(dt: DataType, [r, c]: [u32; 2]) -> Vec<(&'static str, [TensorDesc; 3])> {
     let t = || TensorDesc::new(dt, &[r, c]);
-    let w = dt.size_in_bytes() as u32;
+    let w = dt.size_in_bytes();
     vec![
         ("transposed A", [t().with_strides(&[1, r]), t(), t()]),
         ("transposed output", [t(), t(), t().with_strides(&[1, r])]),
