@@ -7,7 +7,8 @@
 //! SplitMix64. Each
 //! case is validated and planned (`Plan::new` of the description's `operands` is all that
 //! `BitXor::new` and its siblings do besides keeping the context, so no device is needed),
-//! its tensors are measured, and the CPU reference runs it where the data is small. Every
+//! its tensors are measured, the CPU reference runs it where the data is small, and a small
+//! call of it is lowered under a drawn tuning (`tuned_lowering`). Every
 //! case must end in `Ok` or a typed error:
 //! - never a panic (each case runs under `catch_unwind`; the library is built with overflow
 //!   checks in release, so an overflow is a panic too);
