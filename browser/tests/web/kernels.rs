@@ -248,3 +248,29 @@ async fn empty_output_dispatches_nothing_and_writes_nothing() {
     .unwrap();
     assert_eq!(op.plan().kernel(), KernelKind::Empty);
 }
+
+#[wasm_bindgen_test]
+async fn measured_choice() {
+    // Measured in the browser without blocking: the warm-up times the transpose's candidates
+    // on the page's WebGPU, keeps one, and a call then runs it exactly.
+    let ctx = tuned(KernelTuning::Measured).await;
+    let t = TensorDesc::new(DataType::U32, &[128, 96]);
+    let a = t.clone().with_strides(&[1, 128]);
+    let mut desc =
+        gpu_xor::DmlBinaryDesc::packed(gpu_xor::DmlBinaryOp::BitXor, DataType::U32, &[128, 96]);
+    desc.a = a.clone();
+    let op = gpu_xor::DmlBinary::new(&ctx, &desc).unwrap();
+    let graph: [&dyn gpu_xor::CompiledOperator; 1] = [&op];
+    ctx.warm_up_async(&graph).await.unwrap();
+    let report = ctx.tune_async(&graph).await.unwrap();
+    assert_eq!((report.measured, report.known), (0, 1));
+    let choices = ctx.kernel_choices();
+    assert_eq!(choices.len(), 1);
+    let (_, choice) = choices.iter().next().unwrap();
+    assert!(
+        matches!(choice, KernelKind::Tile | KernelKind::Gather),
+        "{choice:?}"
+    );
+    let case = DmlCase::distinct(DmlOp::BitXor, a, t.clone(), t, 44);
+    assert_kernel(&case.check_on(&ctx).await, choice);
+}
