@@ -9,7 +9,12 @@
 //!   strided paths against a fourth, the plain strided kernel on the same layout;
 //! - every strided layout (transposed, permuted 3-D and 4-D, stepped, padded, sliced, short
 //!   rows; inputs and outputs) at 64 MiB and 1 MiB against contiguous BIT_XOR of its type
-//!   and the plain strided kernel, with the targets of each (`--strided` runs this alone);
+//!   and the plain strided kernel, with the targets of each (`--strided` runs this alone;
+//!   `--strided --tunings` runs the same layouts instead under three contexts of one device,
+//!   `KernelTuning::Cpu`, `KernelTuning::Gpu` and `KernelTuning::Measured`, the last tuned on
+//!   the device first, each row's Measured GB/s against the better fixed rule's, target 0.95,
+//!   with the tuning's cost; with `--save` it writes them to
+//!   `benches/strided-tunings-<adapter>.md`);
 //! - every operator of the word-wide family (AND, OR, NOT; DirectML and OpenVINO) against
 //!   the XOR operator of its standard on the same layouts: contiguous, strided and
 //!   broadcast (`--family` runs this alone);
@@ -27,8 +32,11 @@
 //! - the graph: a model's worth of prepared calls (300 nodes, and 10,000 small ones)
 //!   recorded into one compute pass per frame, against the same frame of bare dispatches:
 //!   frame time, recording, warm and cold preparation, memory per prepared call, pipelines
-//!   and the first frame of a new context (`benches/src/graph.rs`); measured last, because its
-//!   tens of thousands of buffers make every later compute pass cost more;
+//!   and the first frame of a new context, and what measuring its kernels costs (one
+//!   `Context::tune` of every node's operator on a new `KernelTuning::Measured` context of the
+//!   same device: classes measured, candidates, milliseconds) (`benches/src/graph.rs`);
+//!   measured last, because its tens of thousands of buffers make every later compute pass
+//!   cost more;
 //! - each target of the performance issues with the figure reached.
 //!
 //! GB/s counts bytes read plus bytes written. With `--save` it also writes the tables to
@@ -60,7 +68,11 @@ fn main() -> Result<(), gpu_xor::Error> {
     } else if flag("--chapter") {
         Some(Section::Chapter)
     } else if flag("--strided") {
-        Some(Section::Strided)
+        Some(if flag("--tunings") {
+            Section::StridedTunings
+        } else {
+            Section::Strided
+        })
     } else {
         None
     };

@@ -4,10 +4,10 @@
 
 use gpu_xor::desc::OperatorGroup;
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitFunction, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context,
-    DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp,
-    LogicalXor, LogicalXorDesc, Operator, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc,
-    OvUnaryOp, TensorBinding, TensorDesc,
+    AutoBroadcast, Bindings, BitFunction, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc,
+    CompiledOperator, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
+    DmlUnaryDesc, DmlUnaryOp, LogicalXor, LogicalXorDesc, Operator, OvBinary, OvBinaryDesc,
+    OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, TensorBinding, TensorDesc,
 };
 
 use crate::buffers::{read, shift_amounts, storage};
@@ -297,7 +297,11 @@ impl Dims {
 
 /// One benchmark case, ready to record.
 pub struct Case {
-    op: Op,
+    pub(crate) op: Op,
+    pub(crate) path: Path,
+    pub(crate) data_type: DataType,
+    /// The bytes per operand asked of [`Case::new`] (`bytes` holds the case's own).
+    asked: u64,
     /// Bytes of one operand of the inputs' type over the output's elements (the output's
     /// bytes but for `BIT_COUNT`, whose size is its input's).
     pub(crate) bytes: u64,
@@ -338,6 +342,37 @@ macro_rules! each {
 impl Case {
     /// Builds a case of about `bytes` bytes per operand.
     pub fn new(ctx: &Context, op: Op, path: Path, data_type: DataType, bytes: u64) -> Case {
+        Case::build(ctx, op, path, data_type, bytes, None)
+    }
+
+    /// The same case on another context of the same device (another kernel tuning), its
+    /// operator made on `ctx` and its buffers this case's own, not copies: the same bytes,
+    /// no more memory.
+    pub fn twin(&self, ctx: &Context) -> Case {
+        Case::build(
+            ctx,
+            self.op,
+            self.path,
+            self.data_type,
+            self.asked,
+            Some(&self.buffers),
+        )
+    }
+
+    /// The case's compiled operator, for `Context::warm_up` and `Context::tune`.
+    pub fn operator(&self) -> &dyn CompiledOperator {
+        each!(&self.compiled, |op| op as &dyn CompiledOperator)
+    }
+
+    /// [`Case::new`], on `shared` buffers where given (a [`Case::twin`]).
+    fn build(
+        ctx: &Context,
+        op: Op,
+        path: Path,
+        data_type: DataType,
+        bytes: u64,
+        shared: Option<&[wgpu::Buffer]>,
+    ) -> Case {
         let Dims {
             w,
             n,
@@ -514,15 +549,18 @@ impl Case {
         } else {
             0
         };
-        let buffers = vec![
-            storage(ctx, size(&a), 1),
-            if op.shift() {
-                shift_amounts(ctx, b_bytes.max(16), 2, w)
-            } else {
-                storage(ctx, b_bytes.max(16), 2)
-            },
-            storage(ctx, out_offset + size(&out), 3),
-        ];
+        let buffers = match shared {
+            Some(buffers) => buffers.to_vec(),
+            None => vec![
+                storage(ctx, size(&a), 1),
+                if op.shift() {
+                    shift_amounts(ctx, b_bytes.max(16), 2, w)
+                } else {
+                    storage(ctx, b_bytes.max(16), 2)
+                },
+                storage(ctx, out_offset + size(&out), 3),
+            ],
+        };
         let out_slot = if path == Path::InPlace { 0 } else { 2 };
         let ranges = [
             (0, 0, size(&a)),
@@ -542,6 +580,9 @@ impl Case {
         };
         Case {
             op,
+            path,
+            data_type,
+            asked: bytes,
             bytes: shape_elems * w,
             traffic: Case::traffic(op, path, data_type, bytes),
             buffers,

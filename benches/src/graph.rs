@@ -23,9 +23,10 @@
 use std::time::{Duration, Instant};
 
 use gpu_xor::Graph as Flat;
+use gpu_xor::inspect::TuningKey;
 use gpu_xor::{
     Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, CompiledOperator, Context, DataType,
-    Prepared, TensorBinding,
+    Prepared, TensorBinding, TuningReport,
 };
 use gpu_xor_testkit::SplitMix64;
 
@@ -629,5 +630,47 @@ pub(crate) fn cold(mix: Mix) -> Cold {
         arena_bytes_per_node: after.metadata_bytes_alive as f64 / n,
         bind_groups_per_node: (after.bind_groups - objects.bind_groups) as f64 / n,
         buffers_per_node: (buffers_after - buffers) as f64 / n,
+    }
+}
+
+/// What measuring the kernels of a graph's layout classes costs: one `Context::tune` of every
+/// node's operator on a context under `KernelTuning::Measured`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TuningCost {
+    /// What the measurement reported: classes measured, already known, skipped, candidates
+    /// timed, its own seconds.
+    pub(crate) report: TuningReport,
+    /// The wall time of the `Context::tune` call.
+    pub(crate) wall: Duration,
+    /// Nodes whose layout has a class (`TuningKey`, a layout more than one kernel can run:
+    /// strided or broadcast).
+    pub(crate) keyed: usize,
+    /// Distinct classes among those nodes.
+    pub(crate) classes: usize,
+}
+
+/// Makes the operators of `mix` on `ctx` (a context under `KernelTuning::Measured` with no
+/// choices yet) and measures their layout classes with one `Context::tune`, timed on the wall
+/// clock; the operators need no tensors (the measurement binds scratch buffers of its own).
+pub(crate) fn tuning_cost(ctx: &Context, mix: Mix) -> TuningCost {
+    let nodes = nodes(mix);
+    let ops: Vec<Op> = nodes.iter().map(|n| Op::new(ctx, n)).collect();
+    let graph: Vec<&dyn CompiledOperator> = ops.iter().map(Op::as_dyn).collect();
+    let mut keys: Vec<TuningKey> = graph
+        .iter()
+        .filter_map(|op| TuningKey::of_plan(op.plan()))
+        .collect();
+    let keyed = keys.len();
+    keys.sort();
+    keys.dedup();
+    ctx.wait().expect("the queue settled");
+    let start = Instant::now();
+    let report = ctx.tune(&graph).expect("measured");
+    let wall = start.elapsed();
+    TuningCost {
+        report,
+        wall,
+        keyed,
+        classes: keys.len(),
     }
 }

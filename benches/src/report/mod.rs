@@ -20,15 +20,15 @@ mod suite;
 
 use std::fmt::Write as _;
 
-use gpu_xor::Context;
+use gpu_xor::{Context, ContextOptions, KernelTuning};
 
 use format::{today, verdict};
 
 /// A target of the performance issues: what it asks, the figure reached, whether it is met.
 type Target = (String, String, bool);
 
-/// A section that runs alone (`--core`, `--graph`, `--family`, `--chapter`, `--strided`), with
-/// its own header and targets.
+/// A section that runs alone (`--core`, `--graph`, `--family`, `--chapter`, `--strided`,
+/// `--strided --tunings`), with its own header and targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
     /// The core path: contiguous calls of every type and function against the bare kernel,
@@ -43,6 +43,10 @@ pub enum Section {
     Chapter,
     /// Every strided layout against contiguous BIT_XOR and the plain strided kernel.
     Strided,
+    /// Every strided layout under the fixed kernel rules (`KernelTuning::Cpu`, `Gpu`) and
+    /// under the kernels measured on the device (`KernelTuning::Measured`), with the
+    /// measurement's cost (`--strided --tunings`).
+    StridedTunings,
 }
 
 /// The files `bench_report -- --save` writes, as text.
@@ -65,8 +69,8 @@ pub fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
 /// how many it met (the others); `quick` measures fewer sizes and rounds.
 ///
 /// Returns the section's text with that header where the section is one that `--save` keeps
-/// (the core path and the chapter, one file per adapter: see [`core_path_file`] and
-/// [`chapter_file`]).
+/// (the core path, the chapter and the strided tunings, one file per adapter: see
+/// [`core_path_file`], [`chapter_file`] and [`strided_tunings_file`]).
 pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>, gpu_xor::Error> {
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
@@ -119,8 +123,42 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
             let met = targets.iter().filter(|t| t.2).count();
             println!("{met} of {} strided targets met", targets.len());
         }
+        Section::StridedTunings => {
+            let (text, targets) = strided::tunings_section(&ctx, quick)?;
+            let met = targets.iter().filter(|t| t.2).count();
+            let count = format!(
+                "{met} of {} rows with Measured at least {} of the better fixed rule",
+                targets.len(),
+                strided::MEASURED_TARGET
+            );
+            println!("{count}");
+            let doc = format!(
+                "# Kernel tunings on the strided layouts on {}\n\nMeasured with `cargo run --release --example bench_report -- --strided --tunings{} --save`.\n\n{header}\n## Fixed kernel rules against kernels measured on the device\n\n{text}\n{count}.\n",
+                info.name,
+                if quick { " --quick" } else { "" }
+            );
+            return Ok(Some((strided_tunings_file(&info.name), doc)));
+        }
     }
     Ok(None)
+}
+
+/// A context on `ctx`'s device and queue under `tuning`, with `ctx`'s binding window and
+/// feature level: the same adapter, another kernel rule.
+pub(crate) fn tuned_context(
+    ctx: &Context,
+    tuning: KernelTuning,
+) -> Result<Context, gpu_xor::Error> {
+    Context::with_options(
+        ctx.device().clone(),
+        ctx.queue().clone(),
+        &ContextOptions {
+            feature_level: ctx.feature_level(),
+            max_window_bytes: Some(ctx.max_window_bytes()),
+            kernel_tuning: tuning,
+            ..Default::default()
+        },
+    )
 }
 
 /// The file `--core --save` writes for an adapter, in `benches/`: `core-path-` and the
@@ -136,6 +174,13 @@ pub fn chapter_file(adapter: &str) -> String {
     format!("chapter-{}.md", adapter_word(adapter))
 }
 
+/// The file `--strided --tunings --save` writes for an adapter, in `benches/`:
+/// `strided-tunings-` and the adapter name's first word in lower case
+/// (`strided-tunings-llvmpipe.md`).
+pub fn strided_tunings_file(adapter: &str) -> String {
+    format!("strided-tunings-{}.md", adapter_word(adapter))
+}
+
 /// The adapter name's first word in lower case (`llvmpipe`, `swiftshader`), or `adapter`.
 fn adapter_word(adapter: &str) -> String {
     adapter
@@ -149,7 +194,8 @@ fn adapter_word(adapter: &str) -> String {
 mod tests {
     use super::*;
 
-    /// `--core --save` and `--chapter --save` name their files by the adapter's first word.
+    /// `--core --save`, `--chapter --save` and `--strided --tunings --save` name their files
+    /// by the adapter's first word.
     #[test]
     fn files_are_named_by_the_adapter() {
         let lavapipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
@@ -159,5 +205,9 @@ mod tests {
         assert_eq!(chapter_file(lavapipe), "chapter-llvmpipe.md");
         assert_eq!(chapter_file(swiftshader), "chapter-swiftshader.md");
         assert_eq!(chapter_file(""), "chapter-adapter.md");
+        assert_eq!(
+            strided_tunings_file(lavapipe),
+            "strided-tunings-llvmpipe.md"
+        );
     }
 }

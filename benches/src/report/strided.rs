@@ -1,14 +1,16 @@
 //! The strided section: every strided layout against contiguous BIT_XOR of its type and the
-//! plain strided kernel.
+//! plain strided kernel; and the same layouts under the fixed kernel rules against the kernels
+//! measured on the device (`--strided --tunings`).
 
 use std::fmt::Write as _;
+use std::time::Instant;
 
-use gpu_xor::{Context, DataType};
+use gpu_xor::{CompiledOperator, Context, DataType, KernelTuning};
 
-use super::Target;
 use super::format::{size_name, verdict};
 use super::suite::Suite;
-use crate::{Op, Path};
+use super::{Target, tuned_context};
+use crate::{Case, Op, Path};
 
 /// What a strided case must reach: the least fraction of contiguous BIT_XOR of its type per
 /// output byte, and the least fraction of the plain strided kernel on its layout.
@@ -27,10 +29,8 @@ fn strided_target(path: Path) -> (f64, f64) {
     }
 }
 
-/// The strided layouts at 64 MiB and 1 MiB (16 MiB and 1 MiB with `--quick`), each against
-/// contiguous BIT_XOR of its type and the plain strided kernel on the same layout, measured in
-/// one suite per size; the table and the targets.
-pub(crate) fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
+/// The strided layouts of the section, each with its type.
+fn strided_cases() -> Vec<(Path, DataType)> {
     let every = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
     let mut cases: Vec<(Path, DataType)> = Vec::new();
     for dt in every {
@@ -61,8 +61,22 @@ pub(crate) fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<Target
     cases.push((Path::SteppedOutput, DataType::U16));
     cases.push((Path::ShortRows, DataType::U8));
     cases.push((Path::ShortRows, DataType::U16));
+    cases
+}
 
-    let sizes: [u64; 2] = [if quick { 16 << 20 } else { 64 << 20 }, 1 << 20];
+/// The sizes of the section: 64 MiB and 1 MiB (16 MiB and 1 MiB with `--quick`).
+fn strided_sizes(quick: bool) -> [u64; 2] {
+    [if quick { 16 << 20 } else { 64 << 20 }, 1 << 20]
+}
+
+/// The strided layouts at 64 MiB and 1 MiB (16 MiB and 1 MiB with `--quick`), each against
+/// contiguous BIT_XOR of its type and the plain strided kernel on the same layout, measured in
+/// one suite per size; the table and the targets.
+pub(crate) fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
+    let every = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
+    let cases = strided_cases();
+
+    let sizes = strided_sizes(quick);
     let mut text = String::from(
         "Every strided layout against contiguous BIT_XOR of its type (per output byte: every case reads two operands and writes one, as contiguous does) and against the plain strided kernel (`benches/plain_strided.wgsl`: one element per invocation, offsets from a strides uniform; one output word per invocation for a dense 8- or 16-bit output) on the same layout and buffers, checked to write the same bytes. One suite per size, every row timed in turn each round, best round kept.\n\n| path | type | size | GB/s | / contiguous | plain GB/s | / plain strided | kernel | target (contiguous, plain) |\n|---|---|---|---:|---:|---:|---:|---|---|\n",
     );
@@ -118,4 +132,168 @@ pub(crate) fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<Target
     }
     println!("{text}");
     (text, targets)
+}
+
+/// The kernel tunings `--strided --tunings` compares: each with its column's name and the tag
+/// of its cases in the suite.
+const TUNINGS: [(KernelTuning, &str, &str); 3] = [
+    (KernelTuning::Cpu, "Cpu rule", "cpu"),
+    (KernelTuning::Gpu, "Gpu rule", "gpu"),
+    (KernelTuning::Measured, "Measured", "measured"),
+];
+
+/// The least fraction of the better fixed rule's GB/s that the measured kernels must reach.
+pub(super) const MEASURED_TARGET: f64 = 0.95;
+
+/// The strided layouts of the strided section at its sizes under three contexts of the same
+/// device and queue: `KernelTuning::Cpu`, `KernelTuning::Gpu` (the fixed rules) and
+/// `KernelTuning::Measured`, whose case operators of each size are measured with one
+/// `Context::tune` before any of their calls is recorded. One suite per size, the three rows
+/// of a case timed in turn each round; the table, the tuning's cost, the choices kept, and a
+/// target per row (Measured at least 0.95 of the better fixed rule).
+pub(crate) fn tunings_section(
+    ctx: &Context,
+    quick: bool,
+) -> Result<(String, Vec<Target>), gpu_xor::Error> {
+    let contexts = TUNINGS
+        .iter()
+        .map(|&(tuning, _, _)| tuned_context(ctx, tuning))
+        .collect::<Result<Vec<_>, _>>()?;
+    let measured = &contexts[2];
+    let cases = strided_cases();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let rounds = if quick { 2 } else { 4 };
+    let mut table = String::from(
+        "| path | type | size | GB/s Cpu rule | GB/s Gpu rule | GB/s Measured | Measured / better fixed rule | kernel under each (Cpu rule / Gpu rule / Measured) | target |\n|---|---|---|---:|---:|---:|---:|---|---|\n",
+    );
+    let mut cost = String::from(
+        "| size | operators | classes measured | classes already known | classes skipped | candidates timed | tuning ms (wall) | `TuningReport::seconds` ms | ms per measured class |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut targets = Vec::new();
+    let mut short = Vec::new();
+    for bytes in strided_sizes(quick) {
+        // The fixed rules' cases, and the same cases on the other two contexts, sharing
+        // their buffers.
+        let fixed: Vec<Case> = cases
+            .iter()
+            .map(|&(path, dt)| Case::new(&contexts[0], Op::BitXor, path, dt, bytes))
+            .collect();
+        let twins: Vec<(Case, Case)> = fixed
+            .iter()
+            .map(|c| (c.twin(&contexts[1]), c.twin(&contexts[2])))
+            .collect();
+        ctx.wait()?;
+        let ops: Vec<&dyn CompiledOperator> = twins.iter().map(|(_, m)| m.operator()).collect();
+        let start = Instant::now();
+        let report = measured.tune(&ops)?;
+        let wall = start.elapsed().as_secs_f64();
+        let per_class = if report.measured > 0 {
+            format!("{:.1}", wall * 1e3 / report.measured as f64)
+        } else {
+            "-".to_string()
+        };
+        let _ = writeln!(
+            cost,
+            "| {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {per_class} |",
+            size_name(bytes),
+            ops.len(),
+            report.measured,
+            report.known,
+            report.skipped,
+            report.candidates,
+            wall * 1e3,
+            report.seconds * 1e3,
+        );
+        drop(ops);
+        // The measured kernels write what the plain strided kernel writes.
+        for (case, (_, m)) in fixed.iter().zip(&twins) {
+            let plain = case.plain(ctx);
+            let (ours, theirs) = m.outputs(ctx, &plain);
+            assert!(
+                ours == theirs,
+                "the measured kernel disagrees with the plain strided kernel on {} {}",
+                case.path.name(),
+                case.data_type
+            );
+        }
+        let mut suite = Suite::default();
+        for (case, (gpu, m)) in fixed.into_iter().zip(twins) {
+            suite.add(&contexts[0], TUNINGS[0].2, case);
+            suite.add(&contexts[1], TUNINGS[1].2, gpu);
+            suite.add(&contexts[2], TUNINGS[2].2, m);
+        }
+        suite.run(ctx, rounds);
+        for &(path, dt) in &cases {
+            let dt_name = dt.to_string();
+            let [cpu, gpu, tuned] = TUNINGS
+                .map(|(_, _, tag)| suite.tagged(tag, Op::BitXor.name(), path.name(), &dt_name));
+            let (Some(cpu), Some(gpu), Some(tuned)) = (cpu, gpu, tuned) else {
+                continue;
+            };
+            let (better, better_kernel, _) = if cpu.0 >= gpu.0 { &cpu } else { &gpu };
+            let ratio = tuned.0 / better;
+            let met = ratio >= MEASURED_TARGET;
+            let _ = writeln!(
+                table,
+                "| {} | {dt} | {} | {:.2} | {:.2} | {:.2} | {ratio:.3} | {} / {} / {} | >= {MEASURED_TARGET}: {} |",
+                path.name(),
+                size_name(cpu.2),
+                cpu.0,
+                gpu.0,
+                tuned.0,
+                cpu.1,
+                gpu.1,
+                tuned.1,
+                verdict(met)
+            );
+            if !met {
+                let why = if tuned.1 == *better_kernel {
+                    "the better fixed rule's kernel: the gap is the rounds' noise"
+                } else {
+                    "another kernel than the better fixed rule's: the measurement chose it"
+                };
+                short.push(format!(
+                    "{} {dt} {}: {ratio:.3} (Cpu rule {}, Gpu rule {}, Measured {}; {why})",
+                    path.name(),
+                    size_name(cpu.2),
+                    cpu.1,
+                    gpu.1,
+                    tuned.1
+                ));
+            }
+            targets.push((
+                format!(
+                    "{} {dt} {}: Measured >= {MEASURED_TARGET} x the better fixed rule",
+                    path.name(),
+                    size_name(bytes)
+                ),
+                format!("{ratio:.3}"),
+                met,
+            ));
+        }
+    }
+    let choices = measured.kernel_choices();
+    let mut kept = format!(
+        "The Measured context's choices after both sizes ({} classes: `Context::kernel_choices`):\n\n| layout class (`TuningKey`) | kernel kept |\n|---|---|\n",
+        choices.len()
+    );
+    for (key, kernel) in choices.iter() {
+        let _ = writeln!(kept, "| {key} | {kernel:?} |");
+    }
+    let short_text = if short.is_empty() {
+        format!("Every row reaches {MEASURED_TARGET} of the better fixed rule.\n")
+    } else {
+        let mut t = format!(
+            "Rows below {MEASURED_TARGET} of the better fixed rule (ratio; kernel under each):\n\n"
+        );
+        for row in &short {
+            let _ = writeln!(t, "- {row}");
+        }
+        t
+    };
+    let text = format!(
+        "Every strided layout of the strided section (BIT_XOR) under three contexts made on one device and queue: `KernelTuning::Cpu` and `KernelTuning::Gpu`, the two fixed rules, and `KernelTuning::Measured`, which times the kernels that can run each layout class on the device and keeps the fastest. The three cases of a layout share their buffers. For each size, every Measured case's operator goes through one `Context::tune` before any of its calls is recorded (calls take the choice when they are recorded or prepared), and each Measured case's output is checked against the plain strided kernel's. One suite per size; every round times each row in turn, the three tunings of a case one after the other; best of {rounds} rounds. GB/s counts bytes read plus bytes written. Target: Measured at least {MEASURED_TARGET} of the better fixed rule, the noise between runs of one case on this machine ({cores} cores, shared, timing a software adapter): a measured choice may be the same kernel as a fixed rule's, and then only noise sets them apart.\n\n{table}\n{short_text}\nWhat the measurement cost, per size: one `Context::tune` of the size's Measured operators (a class met twice is measured once; a class whose call does not fit one binding window, or that one kernel alone runs, is skipped), timed on the wall clock around the call; it compiles the candidates' pipelines and times each on scratch buffers of its operator's size.\n\n{cost}\n{kept}"
+    );
+    println!("{text}");
+    Ok((text, targets))
 }

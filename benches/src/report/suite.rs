@@ -23,6 +23,9 @@ pub(crate) struct Suite {
 struct Entry {
     /// One of the baselines, not a case.
     baseline: bool,
+    /// What tells apart cases of one operator, path and type on contexts of several kernel
+    /// tunings ([`Suite::add`]); empty otherwise.
+    tag: &'static str,
     op: &'static str,
     path: &'static str,
     data_type: String,
@@ -49,6 +52,7 @@ impl Suite {
         let base = Rc::new(Baselines::new(ctx, bytes));
         let entry = |(op, path): (&'static str, &'static str), traffic, record| Entry {
             baseline: true,
+            tag: "",
             op,
             path,
             data_type: "-".into(),
@@ -81,14 +85,6 @@ impl Suite {
     /// the plain strided kernel on the same buffers, checked to write the same bytes.
     pub(crate) fn case(&mut self, ctx: &Context, op: Op, path: Path, dt: DataType, bytes: u64) {
         let case = Case::new(ctx, op, path, dt, bytes);
-        let mut encoder = ctx.device().create_command_encoder(&Default::default());
-        let summary = case.record_summary(&mut encoder);
-        let mut kernels: Vec<String> = summary
-            .dispatches
-            .iter()
-            .map(|k| format!("{k:?}"))
-            .collect();
-        kernels.dedup();
         if path.strided() && op == Op::BitXor {
             // The fourth baseline, on the same buffers and layout, checked to write the same
             // bytes as the library's call (it computes XOR).
@@ -102,6 +98,7 @@ impl Suite {
             );
             self.entries.push(Entry {
                 baseline: false,
+                tag: "",
                 op: PLAIN,
                 path: path.name(),
                 data_type: dt.to_string(),
@@ -112,12 +109,29 @@ impl Suite {
                 best: Duration::MAX,
             });
         }
+        self.add(ctx, "", case);
+    }
+
+    /// A case made already, on `ctx` (its own context), under `tag`: cases of one operator,
+    /// path and type on contexts of several kernel tunings, told apart by their tags
+    /// ([`Suite::tagged`]). Its kernels are the ones a call recorded now runs: under
+    /// `KernelTuning::Measured`, tune its operator first.
+    pub(crate) fn add(&mut self, ctx: &Context, tag: &'static str, case: Case) {
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        let summary = case.record_summary(&mut encoder);
+        let mut kernels: Vec<String> = summary
+            .dispatches
+            .iter()
+            .map(|k| format!("{k:?}"))
+            .collect();
+        kernels.dedup();
         let ctx = ctx.clone();
         self.entries.push(Entry {
             baseline: false,
-            op: op.name(),
-            path: path.name(),
-            data_type: op.type_name(dt),
+            tag,
+            op: case.op.name(),
+            path: case.path.name(),
+            data_type: case.op.type_name(case.data_type),
             bytes: case.bytes,
             traffic: case.traffic,
             dispatch: format!("{} x{}", kernels.join("+"), summary.dispatches.len()),
@@ -151,6 +165,27 @@ impl Suite {
         self.entries
             .iter()
             .find(|e| !e.baseline && e.op == op && e.path == path && e.data_type == data_type)
+    }
+
+    /// The GB/s of the case of this tag ([`Suite::add`]), operator, path and type, its kernels,
+    /// and its bytes (of one operand over the output's elements).
+    pub(crate) fn tagged(
+        &self,
+        tag: &str,
+        op: &str,
+        path: &str,
+        data_type: &str,
+    ) -> Option<(f64, String, u64)> {
+        self.entries
+            .iter()
+            .find(|e| {
+                !e.baseline
+                    && e.tag == tag
+                    && e.op == op
+                    && e.path == path
+                    && e.data_type == data_type
+            })
+            .map(|e| (gbps(e.traffic, e.best), e.dispatch.clone(), e.bytes))
     }
 
     /// The best time of one call of a case, and its kernels.
