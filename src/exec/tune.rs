@@ -32,17 +32,18 @@ pub struct TuningReport {
     pub seconds: f64,
 }
 
-/// Timed repetitions of each candidate after its first run (the median is kept).
-const SAMPLES: usize = 3;
+/// Rounds of timing: each round times every candidate once, in turn, so that whatever else
+/// the machine does touches them alike; the median of each candidate's rounds is kept.
+const ROUNDS: usize = 5;
 /// The most calls one timed submission holds.
-const MAX_REPS: u32 = 32;
+const MAX_REPS: u32 = 256;
 /// The time one submission aims at: enough calls that submitting and waiting are a small
 /// part of it. A browser's clock counts milliseconds, so it aims higher there.
 #[cfg(not(target_arch = "wasm32"))]
 const SAMPLE_SECONDS: f64 = 2e-3;
 #[cfg(target_arch = "wasm32")]
 const SAMPLE_SECONDS: f64 = 20e-3;
-/// Past this many seconds on one class, each remaining candidate gets one sample.
+/// Past this many seconds on one class, no further round starts (the first always runs).
 const KEY_BUDGET_SECONDS: f64 = 0.25;
 
 /// Seconds since an arbitrary start.
@@ -75,8 +76,12 @@ pub(crate) trait Stopwatch {
 }
 
 /// The device's own time: wall-clock over the submission and the wait for it (the calls
-/// are recorded before the clock starts).
-pub(crate) struct WallClock;
+/// are recorded before the clock starts). `blocking` waits with a blocking poll (the native
+/// [`Context::tune`]): a CPU adapter's own threads then have the machine to themselves,
+/// where the async wait's polling would take a core from them.
+pub(crate) struct WallClock {
+    pub blocking: bool,
+}
 
 impl Stopwatch for WallClock {
     async fn seconds(
@@ -97,6 +102,11 @@ impl Stopwatch for WallClock {
         }
         let start = now();
         shared.queue.submit([encoder.finish()]);
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.blocking {
+            ctx.wait()?;
+            return Ok((now() - start) / f64::from(reps.max(1)));
+        }
         ctx.wait_async().await?;
         Ok((now() - start) / f64::from(reps.max(1)))
     }
@@ -163,7 +173,7 @@ impl Context {
         reason = "the blocking form, for native callers"
     )]
     pub fn tune(&self, ops: &[&dyn CompiledOperator]) -> Result<TuningReport, Error> {
-        pollster::block_on(self.tune_async(ops))
+        pollster::block_on(self.tune_with(ops, &WallClock { blocking: true }))
     }
 
     /// Under [`KernelTuning::Measured`], measures on this device every layout class of `ops`
@@ -173,16 +183,18 @@ impl Context {
     /// Under the fixed tunings it measures nothing.
     ///
     /// Each class is timed on scratch buffers of its operator's size, on the device's queue:
-    /// the kernel of the fixed rule first, then every other kernel that is exact for the
-    /// layout, each run once, then [`SAMPLES`](self) times in submissions of up to 32 calls
-    /// that aim at 2 ms each, wall-clock over the submission and its wait; the median wins.
-    /// A class whose call is larger than one binding window is not measured. Nothing is
-    /// measured inside `record` or `prepare`.
+    /// the fixed rule's kernel and every other kernel that is exact for the layout. The
+    /// rule's call runs once untimed (the buffers' first touch); then up to five rounds each
+    /// time every candidate in turn, in submissions of up to 256 calls that aim at 2 ms,
+    /// wall-clock over the submission and its wait; no round starts after a quarter of a
+    /// second on the class. The least median wins, a tie keeps the rule. A class whose call
+    /// is larger than one binding window is not measured. Nothing is measured inside
+    /// `record` or `prepare`.
     ///
     /// [`Error::ContextMismatch`] for an operator of another context; device errors as a
     /// call's.
     pub async fn tune_async(&self, ops: &[&dyn CompiledOperator]) -> Result<TuningReport, Error> {
-        self.tune_with(ops, &WallClock).await
+        self.tune_with(ops, &WallClock { blocking: false }).await
     }
 
     /// [`Context::tune_async`] with the candidates timed by `watch`.
@@ -303,30 +315,40 @@ impl Context {
                 .into_iter()
                 .filter(|&k| k != rule),
         );
-        let mut timings: Vec<(KernelKind, Vec<f64>)> = Vec::new();
-        let start = now();
+        let mut runs: Vec<(KernelKind, Prepared)> = Vec::new();
         for kernel in order {
             let (ran, prepared) = prepare(Some(kernel))?;
             // A candidate the measurement's bindings do not allow falls back to the rule.
-            if ran != [kernel] {
-                continue;
+            if ran == [kernel] {
+                runs.push((kernel, prepared));
             }
-            let first = watch.seconds(self, &prepared, kernel, 1).await?;
-            let reps = if first > 0.0 {
-                (SAMPLE_SECONDS / first)
-                    .ceil()
-                    .clamp(1.0, f64::from(MAX_REPS)) as u32
-            } else {
-                MAX_REPS
-            };
-            let mut samples = Vec::with_capacity(SAMPLES);
-            for _ in 0..SAMPLES {
-                samples.push(watch.seconds(self, &prepared, kernel, reps).await?);
-                if now() - start > KEY_BUDGET_SECONDS {
-                    break;
-                }
+        }
+        if runs.len() < 2 {
+            return Ok(None);
+        }
+        // The first touch of the scratch buffers, untimed; a second call's time sizes the
+        // submissions.
+        watch.seconds(self, &runs[0].1, runs[0].0, 1).await?;
+        let first = watch.seconds(self, &runs[0].1, runs[0].0, 1).await?;
+        let reps = if first > 0.0 {
+            (SAMPLE_SECONDS / first)
+                .ceil()
+                .clamp(1.0, f64::from(MAX_REPS)) as u32
+        } else {
+            MAX_REPS
+        };
+        let mut timings: Vec<(KernelKind, Vec<f64>)> = runs
+            .iter()
+            .map(|(kernel, _)| (*kernel, Vec::with_capacity(ROUNDS)))
+            .collect();
+        let start = now();
+        for _ in 0..ROUNDS {
+            for ((kernel, prepared), (_, samples)) in runs.iter().zip(&mut timings) {
+                samples.push(watch.seconds(self, prepared, *kernel, reps).await?);
             }
-            timings.push((kernel, samples));
+            if now() - start > KEY_BUDGET_SECONDS {
+                break;
+            }
         }
         if timings.len() < 2 {
             return Ok(None);
