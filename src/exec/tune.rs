@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::inspect::KernelKind;
 use crate::layout::Plan;
 use crate::schedule::KernelTuning;
+use crate::schedule::select;
 use crate::schedule::tune::{self, KernelChoices, TuningKey};
 
 /// What one measurement did ([`Context::tune`]).
@@ -311,7 +312,7 @@ impl Context {
         };
         let mut order = vec![rule];
         order.extend(
-            tune::candidates(plan, shared.max_groups)
+            select::plan_candidates(plan, shared.max_groups)
                 .into_iter()
                 .filter(|&k| k != rule),
         );
@@ -463,7 +464,7 @@ mod tests {
         };
         let op = transposed(&ctx, 64);
         let key = TuningKey::of_plan(op.plan()).unwrap();
-        let candidates = tune::candidates(op.plan(), ctx.shared.max_groups);
+        let candidates = select::plan_candidates(op.plan(), ctx.shared.max_groups);
         assert!(candidates.contains(&KernelKind::Tile), "{candidates:?}");
         assert!(candidates.contains(&KernelKind::Gather), "{candidates:?}");
         // Whichever kernel the fake clock makes fastest is chosen.

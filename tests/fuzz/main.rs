@@ -792,7 +792,8 @@ fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
     use gpu_xor_core::layout::Limits;
     use gpu_xor_core::schedule::Target;
     use gpu_xor_core::schedule::lower::{Operand, lower};
-    use gpu_xor_core::schedule::tune::{self, KernelChoices, TuningKey};
+    use gpu_xor_core::schedule::select;
+    use gpu_xor_core::schedule::tune::{KernelChoices, TuningKey};
     if plan.element_count() > 1 << 16 {
         return;
     }
@@ -819,7 +820,7 @@ fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
     };
     let key = TuningKey::of_plan(plan);
     // Mostly one of the layout's candidates, sometimes any kernel.
-    let candidates = tune::candidates(plan, 65535);
+    let candidates = select::plan_candidates(plan, 65535);
     let choice = if rng.next_u64().is_multiple_of(4) || candidates.is_empty() {
         KERNELS[(rng.next_u64() % KERNELS.len() as u64) as usize]
     } else {

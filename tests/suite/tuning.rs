@@ -9,7 +9,7 @@ use gpu_xor::{
     CompiledOperator, Context, ContextOptions, DataType, DmlBinaryOp, KernelTuning, TensorDesc,
 };
 use gpu_xor_conformance::engine::AnyOperator;
-use gpu_xor_core::schedule::tune;
+use gpu_xor_core::schedule::select;
 
 use crate::common::{Check, DmlCase, DmlOp, ctx};
 
@@ -60,7 +60,7 @@ fn class_of(case: &DmlCase, ctx: &Context) -> (Option<TuningKey>, Vec<KernelKind
     let plan = op.plan();
     (
         TuningKey::of_plan(plan),
-        tune::candidates(
+        select::plan_candidates(
             plan,
             ctx.device().limits().max_compute_workgroups_per_dimension,
         ),

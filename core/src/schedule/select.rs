@@ -8,7 +8,7 @@
 use super::dispatch::tile_shape;
 use super::target::Target;
 use super::tune::TuningKey;
-use crate::layout::{KernelKind, Piece, Widths};
+use crate::layout::{KernelKind, Piece, Plan, Widths};
 
 /// Rows shorter than this many 16-byte blocks spend too much of the rows kernel on the
 /// masked block at each row's end and the row's offsets; the gather or shifted-rows kernel
@@ -335,6 +335,27 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
         }
         other => other,
     }
+}
+
+/// Every kernel that can run calls of `plan` that fit one binding window, under some
+/// bindings, each once: what a measurement of its key times (each then only where it fits
+/// the measurement's bindings). `max_groups` is the device's
+/// `max_compute_workgroups_per_dimension`.
+pub fn plan_candidates(plan: &Plan, max_groups: u32) -> Vec<KernelKind> {
+    let piece = Piece {
+        sizes: plan.layout.sizes.clone(),
+        strides: plan.layout.strides.clone(),
+        origin: [0; 3],
+        windows: [None; 3],
+    };
+    let mut kernels = candidates(plan.kernel, &piece, plan.widths(), max_groups);
+    let mut seen = Vec::with_capacity(kernels.len());
+    kernels.retain(|k| {
+        let new = !seen.contains(k);
+        seen.push(*k);
+        new
+    });
+    kernels
 }
 
 /// Every kernel [`choose`] can pick for `piece` under some bindings: what the layout allows,

@@ -159,27 +159,6 @@ impl fmt::Display for TuningKey {
     }
 }
 
-/// Every kernel that can run calls of `plan` that fit one binding window, under some
-/// bindings, each once: what a measurement of its key times (each then only where it fits
-/// the measurement's bindings). `max_groups` is the device's
-/// `max_compute_workgroups_per_dimension`.
-pub fn candidates(plan: &Plan, max_groups: u32) -> Vec<KernelKind> {
-    let piece = Piece {
-        sizes: plan.layout.sizes.clone(),
-        strides: plan.layout.strides.clone(),
-        origin: [0; 3],
-        windows: [None; 3],
-    };
-    let mut kernels = super::select::candidates(plan.kernel, &piece, plan.widths(), max_groups);
-    let mut seen = Vec::with_capacity(kernels.len());
-    kernels.retain(|k| {
-        let new = !seen.contains(k);
-        seen.push(*k);
-        new
-    });
-    kernels
-}
-
 /// Bytes from each operand's first element to the end of its last (`OUT`, `A`, `B`), rounded
 /// up to 16: the buffers a measurement of `plan` binds.
 pub fn footprints(plan: &Plan) -> [u64; 3] {
