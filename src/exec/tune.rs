@@ -81,6 +81,10 @@ pub(crate) trait Stopwatch {
 /// [`Context::tune`]): a CPU adapter's own threads then have the machine to themselves,
 /// where the async wait's polling would take a core from them.
 pub(crate) struct WallClock {
+    #[cfg_attr(
+        target_arch = "wasm32",
+        expect(dead_code, reason = "a browser never blocks")
+    )]
     pub blocking: bool,
 }
 
