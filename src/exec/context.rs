@@ -508,7 +508,8 @@ async fn open_device(
     adapter
         .request_device(&wgpu::DeviceDescriptor {
             label: Some("gpu-xor"),
-            required_features: wgpu::Features::empty(),
+            // The GPU's own clock for measured kernel choices, where the adapter has one.
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits,
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,

@@ -31,6 +31,10 @@ pub struct TuningReport {
     pub candidates: usize,
     /// Seconds spent measuring (compiling the candidates' pipelines included).
     pub seconds: f64,
+    /// Whether the candidates were timed by the GPU's own clock (timestamps at the start and
+    /// end of a compute pass, where the device has `wgpu::Features::TIMESTAMP_QUERY`), rather
+    /// than wall-clock over the submission and its wait.
+    pub gpu_timestamps: bool,
 }
 
 /// Rounds of timing: each round times every candidate once, in turn, so that whatever else
@@ -117,6 +121,132 @@ impl Stopwatch for WallClock {
     }
 }
 
+/// The GPU's own clock: the calls recorded into one compute pass that writes a timestamp at
+/// its start and its end (`wgpu::Features::TIMESTAMP_QUERY`), resolved and read back. A
+/// driver whose timestamps do not advance gets the wall-clock time of the same submission.
+pub(crate) struct Timestamps {
+    query_set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    /// Whether the wait blocks ([`WallClock`]).
+    #[cfg_attr(
+        target_arch = "wasm32",
+        expect(dead_code, reason = "a browser never blocks")
+    )]
+    blocking: bool,
+}
+
+impl Timestamps {
+    /// The device's timestamps, where it has them.
+    fn new(ctx: &Context, blocking: bool) -> Result<Option<Timestamps>, Error> {
+        let shared = &*ctx.shared;
+        if !shared
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+        {
+            return Ok(None);
+        }
+        let query_set = shared.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("gpu-xor measurement"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let resolve = shared.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-xor measurement timestamps"),
+            size: 16,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })?;
+        Ok(Some(Timestamps {
+            query_set,
+            resolve,
+            blocking,
+        }))
+    }
+}
+
+impl Stopwatch for Timestamps {
+    async fn seconds(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        _kernel: KernelKind,
+        reps: u32,
+    ) -> Result<f64, Error> {
+        let shared = &*ctx.shared;
+        let mut encoder = shared
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("gpu-xor measurement"),
+            });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpu-xor measurement"),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &self.query_set,
+                    beginning_of_pass_write_index: Some(0),
+                    end_of_pass_write_index: Some(1),
+                }),
+            });
+            for _ in 0..reps {
+                prepared.record_in_pass(&mut pass)?;
+            }
+        }
+        encoder.resolve_query_set(&self.query_set, 0..2, &self.resolve, 0);
+        let start = now();
+        shared.queue.submit([encoder.finish()]);
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.blocking {
+            ctx.wait()?;
+        }
+        ctx.wait_async().await?;
+        let wall = (now() - start) / f64::from(reps.max(1));
+        let bytes = ctx.read_buffer_async(&self.resolve, 0, 16).await?;
+        let tick = |at: usize| {
+            bytes
+                .get(at..at + 8)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let ticks = tick(8).saturating_sub(tick(0));
+        if ticks == 0 {
+            return Ok(wall);
+        }
+        let period = f64::from(shared.queue.get_timestamp_period());
+        Ok(ticks as f64 * period * 1e-9 / f64::from(reps.max(1)))
+    }
+}
+
+/// The clock a measurement uses: the GPU's where the device has one, else the wall's.
+enum Clock {
+    Wall(WallClock),
+    Gpu(Timestamps),
+}
+
+impl Clock {
+    fn of(ctx: &Context, blocking: bool) -> Result<Clock, Error> {
+        Ok(match Timestamps::new(ctx, blocking)? {
+            Some(gpu) => Clock::Gpu(gpu),
+            None => Clock::Wall(WallClock { blocking }),
+        })
+    }
+}
+
+impl Stopwatch for Clock {
+    async fn seconds(
+        &self,
+        ctx: &Context,
+        prepared: &Prepared,
+        kernel: KernelKind,
+        reps: u32,
+    ) -> Result<f64, Error> {
+        match self {
+            Clock::Wall(wall) => wall.seconds(ctx, prepared, kernel, reps).await,
+            Clock::Gpu(gpu) => gpu.seconds(ctx, prepared, kernel, reps).await,
+        }
+    }
+}
+
 impl Context {
     /// Compiles, now, every pipeline that calls of `ops` can need when they fit one binding
     /// window (what each operator's own `warm_up` compiles), each distinct pipeline once:
@@ -178,7 +308,7 @@ impl Context {
         reason = "the blocking form, for native callers"
     )]
     pub fn tune(&self, ops: &[&dyn CompiledOperator]) -> Result<TuningReport, Error> {
-        pollster::block_on(self.tune_with(ops, &WallClock { blocking: true }))
+        pollster::block_on(self.tune_clocked(ops, true))
     }
 
     /// Under [`KernelTuning::Measured`], measures on this device every layout class of `ops`
@@ -190,8 +320,11 @@ impl Context {
     /// Each class is timed on scratch buffers of its operator's size, on the device's queue:
     /// the fixed rule's kernel and every other kernel that is exact for the layout. The
     /// rule's call runs once untimed (the buffers' first touch); then up to five rounds each
-    /// time every candidate in turn, in submissions of up to 256 calls that aim at 2 ms,
-    /// wall-clock over the submission and its wait; no round starts after a quarter of a
+    /// time every candidate in turn, in submissions of up to 256 calls that aim at 2 ms, by
+    /// the GPU's timestamps at the start and end of the submission's compute pass where the
+    /// device has `wgpu::Features::TIMESTAMP_QUERY` (a device made by
+    /// [`Context::from_env`] asks for it where the adapter has it), else wall-clock over the
+    /// submission and its wait ([`TuningReport::gpu_timestamps`]); no round starts after a quarter of a
     /// second on the class. The least median wins, a tie keeps the rule. A class whose call
     /// is larger than one binding window is not measured. Nothing is measured inside
     /// `record` or `prepare`.
@@ -199,7 +332,22 @@ impl Context {
     /// [`Error::ContextMismatch`] for an operator of another context; device errors as a
     /// call's.
     pub async fn tune_async(&self, ops: &[&dyn CompiledOperator]) -> Result<TuningReport, Error> {
-        self.tune_with(ops, &WallClock { blocking: false }).await
+        self.tune_clocked(ops, false).await
+    }
+
+    /// [`Context::tune_async`] on the device's best clock, waiting blocking where `blocking`.
+    async fn tune_clocked(
+        &self,
+        ops: &[&dyn CompiledOperator],
+        blocking: bool,
+    ) -> Result<TuningReport, Error> {
+        if self.shared.tuning != KernelTuning::Measured {
+            return self.tune_with(ops, &WallClock { blocking }).await;
+        }
+        let clock = Clock::of(self, blocking)?;
+        let mut report = self.tune_with(ops, &clock).await?;
+        report.gpu_timestamps = matches!(clock, Clock::Gpu(_));
+        Ok(report)
     }
 
     /// [`Context::tune_async`] with the candidates timed by `watch`.

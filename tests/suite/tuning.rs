@@ -143,6 +143,12 @@ fn a_measurement_keeps_a_candidate_per_class_and_calls_run_it() {
         .filter_map(|op| TuningKey::of_plan(op.plan()))
         .collect();
     let report = ctx.tune(&binary).unwrap();
+    // Timed by the GPU's clock wherever the device has one.
+    let timestamps = ctx
+        .device()
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY);
+    assert_eq!(report.gpu_timestamps, timestamps, "{report:?}");
     assert_eq!(report.measured + report.skipped, keys.len(), "{report:?}");
     assert!(report.measured >= 5, "{report:?}");
     assert!(report.candidates >= 2 * report.measured, "{report:?}");
