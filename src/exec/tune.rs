@@ -80,6 +80,15 @@ pub(crate) trait Stopwatch {
     ) -> impl Future<Output = Result<f64, Error>>;
 }
 
+/// An encoder for one timed submission.
+fn measurement_encoder(ctx: &Context) -> wgpu::CommandEncoder {
+    ctx.shared
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("gpu-xor measurement"),
+        })
+}
+
 /// The device's own time: wall-clock over the submission and the wait for it (the calls
 /// are recorded before the clock starts). `blocking` waits with a blocking poll (the native
 /// [`Context::tune`]): a CPU adapter's own threads then have the machine to themselves,
@@ -101,11 +110,7 @@ impl Stopwatch for WallClock {
         reps: u32,
     ) -> Result<f64, Error> {
         let shared = &*ctx.shared;
-        let mut encoder = shared
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("gpu-xor measurement"),
-            });
+        let mut encoder = measurement_encoder(ctx);
         for _ in 0..reps {
             prepared.record(&mut encoder)?;
         }
@@ -174,11 +179,7 @@ impl Stopwatch for Timestamps {
         reps: u32,
     ) -> Result<f64, Error> {
         let shared = &*ctx.shared;
-        let mut encoder = shared
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("gpu-xor measurement"),
-            });
+        let mut encoder = measurement_encoder(ctx);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("gpu-xor measurement"),

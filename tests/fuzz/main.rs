@@ -797,15 +797,6 @@ fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
     if plan.element_count() > 1 << 16 {
         return;
     }
-    const KERNELS: [KernelKind; 7] = [
-        KernelKind::Contiguous,
-        KernelKind::Rows,
-        KernelKind::ShiftedRows,
-        KernelKind::Gather,
-        KernelKind::Tile,
-        KernelKind::Scatter,
-        KernelKind::Spaced,
-    ];
     let max_window = [1u64 << 27, 4096, 1024][(rng.next_u64() % 3) as usize];
     let rule = Target {
         windows: Limits {
@@ -822,7 +813,7 @@ fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
     // Mostly one of the layout's candidates, sometimes any kernel.
     let candidates = select::plan_candidates(plan, 65535);
     let choice = if rng.next_u64().is_multiple_of(4) || candidates.is_empty() {
-        KERNELS[(rng.next_u64() % KERNELS.len() as u64) as usize]
+        KernelKind::DISPATCHING[(rng.next_u64() % 7) as usize]
     } else {
         candidates[(rng.next_u64() % candidates.len() as u64) as usize]
     };

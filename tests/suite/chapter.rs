@@ -193,15 +193,7 @@ fn shifts_run_every_kernel_on_every_width() {
             }
         }
     }
-    for kernel in [
-        KernelKind::Contiguous,
-        KernelKind::Rows,
-        KernelKind::ShiftedRows,
-        KernelKind::Tile,
-        KernelKind::Gather,
-        KernelKind::Scatter,
-        KernelKind::Spaced,
-    ] {
+    for kernel in KernelKind::DISPATCHING {
         assert!(
             reached.contains(&kernel),
             "no shift ran {kernel:?}: {reached:?}"

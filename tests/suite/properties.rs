@@ -1499,15 +1499,7 @@ fn not_runs_every_kernel_as_its_binary_twin() {
         }
     }
     eprintln!("NOT calls per kernel over {DRAWS} draws: {counts:?}");
-    for kernel in [
-        KernelKind::Contiguous,
-        KernelKind::Rows,
-        KernelKind::ShiftedRows,
-        KernelKind::Gather,
-        KernelKind::Tile,
-        KernelKind::Scatter,
-        KernelKind::Spaced,
-    ] {
+    for kernel in KernelKind::DISPATCHING {
         assert!(
             counts.get(&kernel).is_some_and(|&n| n > 0),
             "no NOT draw reached {kernel:?}: {counts:?}"

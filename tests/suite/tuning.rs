@@ -100,15 +100,7 @@ fn every_candidate_of_every_class_runs_exactly_when_chosen() {
             reached.extend(ran);
         }
     }
-    for kernel in [
-        KernelKind::Contiguous,
-        KernelKind::Rows,
-        KernelKind::ShiftedRows,
-        KernelKind::Gather,
-        KernelKind::Tile,
-        KernelKind::Scatter,
-        KernelKind::Spaced,
-    ] {
+    for kernel in KernelKind::DISPATCHING {
         assert!(
             reached.contains(&kernel),
             "{kernel:?} never chosen: {reached:?}"

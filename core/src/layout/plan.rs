@@ -46,6 +46,20 @@ pub enum KernelKind {
     Spaced,
 }
 
+impl KernelKind {
+    /// Every kernel that dispatches work (all but [`KernelKind::Empty`]), in declaration
+    /// order: what a test that must reach every kernel iterates.
+    pub const DISPATCHING: [KernelKind; 7] = [
+        KernelKind::Contiguous,
+        KernelKind::Rows,
+        KernelKind::ShiftedRows,
+        KernelKind::Gather,
+        KernelKind::Tile,
+        KernelKind::Scatter,
+        KernelKind::Spaced,
+    ];
+}
+
 /// What an operator does, decided once when it is created: the element function, the
 /// coalesced iteration space, each operand's strides in it, and the kernel family.
 ///
