@@ -89,15 +89,31 @@ fn measurement_encoder(ctx: &Context) -> wgpu::CommandEncoder {
         })
 }
 
+/// Submits `encoder` and waits for the device (blocking where `blocking`, natively); the
+/// wall-clock seconds from the submission to the end of the wait.
+async fn submit_and_wait(
+    ctx: &Context,
+    encoder: wgpu::CommandEncoder,
+    blocking: bool,
+) -> Result<f64, Error> {
+    let start = now();
+    ctx.shared.queue.submit([encoder.finish()]);
+    #[cfg(not(target_arch = "wasm32"))]
+    if blocking {
+        ctx.wait()?;
+        return Ok(now() - start);
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = blocking;
+    ctx.wait_async().await?;
+    Ok(now() - start)
+}
+
 /// The device's own time: wall-clock over the submission and the wait for it (the calls
 /// are recorded before the clock starts). `blocking` waits with a blocking poll (the native
 /// [`Context::tune`]): a CPU adapter's own threads then have the machine to themselves,
 /// where the async wait's polling would take a core from them.
 pub(crate) struct WallClock {
-    #[cfg_attr(
-        target_arch = "wasm32",
-        expect(dead_code, reason = "a browser never blocks")
-    )]
     pub blocking: bool,
 }
 
@@ -109,20 +125,11 @@ impl Stopwatch for WallClock {
         _kernel: KernelKind,
         reps: u32,
     ) -> Result<f64, Error> {
-        let shared = &*ctx.shared;
         let mut encoder = measurement_encoder(ctx);
         for _ in 0..reps {
             prepared.record(&mut encoder)?;
         }
-        let start = now();
-        shared.queue.submit([encoder.finish()]);
-        #[cfg(not(target_arch = "wasm32"))]
-        if self.blocking {
-            ctx.wait()?;
-            return Ok((now() - start) / f64::from(reps.max(1)));
-        }
-        ctx.wait_async().await?;
-        Ok((now() - start) / f64::from(reps.max(1)))
+        Ok(submit_and_wait(ctx, encoder, self.blocking).await? / f64::from(reps.max(1)))
     }
 }
 
@@ -133,10 +140,6 @@ pub(crate) struct Timestamps {
     query_set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     /// Whether the wait blocks ([`WallClock`]).
-    #[cfg_attr(
-        target_arch = "wasm32",
-        expect(dead_code, reason = "a browser never blocks")
-    )]
     blocking: bool,
 }
 
@@ -194,14 +197,7 @@ impl Stopwatch for Timestamps {
             }
         }
         encoder.resolve_query_set(&self.query_set, 0..2, &self.resolve, 0);
-        let start = now();
-        shared.queue.submit([encoder.finish()]);
-        #[cfg(not(target_arch = "wasm32"))]
-        if self.blocking {
-            ctx.wait()?;
-        }
-        ctx.wait_async().await?;
-        let wall = (now() - start) / f64::from(reps.max(1));
+        let wall = submit_and_wait(ctx, encoder, self.blocking).await? / f64::from(reps.max(1));
         let bytes = ctx.read_buffer_async(&self.resolve, 0, 16).await?;
         let tick = |at: usize| {
             bytes
@@ -382,7 +378,7 @@ impl Context {
                 continue;
             }
             done.push(key);
-            if self.kernel_choices().get(&key).is_some() {
+            if self.has_choice(&key) {
                 report.known += 1;
                 continue;
             }
@@ -399,6 +395,15 @@ impl Context {
         }
         report.seconds = now() - start;
         Ok(report)
+    }
+
+    /// Whether the context holds a choice for `key` (without copying its table).
+    fn has_choice(&self, key: &TuningKey) -> bool {
+        let guard = match self.shared.choices.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        guard.as_ref().is_some_and(|c| c.get(key).is_some())
     }
 
     /// Changes the context's choices through `change`, replacing the shared table.
@@ -447,7 +452,6 @@ impl Context {
                 TensorBinding::new(&out),
             )
         };
-        // The rule's kernel first, so that a tie keeps it.
         let prepare = |choice: Option<KernelKind>| {
             let mut forced = KernelChoices::new(shared.identity.clone());
             if let Some(kernel) = choice {
@@ -459,18 +463,16 @@ impl Context {
             let prepared = batch.prepare_named(&named)?;
             Ok::<_, Error>((summary.dispatches, prepared))
         };
-        let (rule, _) = prepare(None)?;
-        let [rule] = rule[..] else {
+        // The rule's call (no choice) first, so that a tie keeps it.
+        let (ruled, prepared) = prepare(None)?;
+        let [rule] = ruled[..] else {
             return Ok(None);
         };
-        let mut order = vec![rule];
-        order.extend(
-            select::plan_candidates(plan, shared.max_groups)
-                .into_iter()
-                .filter(|&k| k != rule),
-        );
-        let mut runs: Vec<(KernelKind, Prepared)> = Vec::new();
-        for kernel in order {
+        let mut runs: Vec<(KernelKind, Prepared)> = vec![(rule, prepared)];
+        for kernel in select::plan_candidates(plan, shared.max_groups) {
+            if kernel == rule {
+                continue;
+            }
             let (ran, prepared) = prepare(Some(kernel))?;
             // A candidate the measurement's bindings do not allow falls back to the rule.
             if ran == [kernel] {

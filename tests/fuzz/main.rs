@@ -813,7 +813,7 @@ fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
     // Mostly one of the layout's candidates, sometimes any kernel.
     let candidates = select::plan_candidates(plan, 65535);
     let choice = if rng.next_u64().is_multiple_of(4) || candidates.is_empty() {
-        KernelKind::DISPATCHING[(rng.next_u64() % 7) as usize]
+        KernelKind::DISPATCHING[(rng.next_u64() % KernelKind::DISPATCHING.len() as u64) as usize]
     } else {
         candidates[(rng.next_u64() % candidates.len() as u64) as usize]
     };

@@ -38,6 +38,28 @@ pub(crate) struct Piece {
 }
 
 impl Piece {
+    /// The whole of `layout` as one piece, bound nowhere yet: what a plan's kernel choices
+    /// and pipelines are judged on before any call is cut into windows.
+    pub(crate) fn whole(layout: &Layout) -> Piece {
+        Piece {
+            sizes: layout.sizes.clone(),
+            strides: layout.strides.clone(),
+            origin: [0; 3],
+            windows: [None; 3],
+        }
+    }
+
+    /// A piece of `sizes` and `strides` at the start of 1 MiB windows, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn test(sizes: &[u64], strides: [&[u64]; 3]) -> Piece {
+        Piece {
+            sizes: sizes.to_vec(),
+            strides: strides.map(<[u64]>::to_vec),
+            origin: [0; 3],
+            windows: [Some((0, 1 << 20)); 3],
+        }
+    }
+
     /// Elements from operand `o`'s first element in the piece to its last (the sum over the
     /// dimensions of `(size - 1) * stride`).
     pub(crate) fn reach(&self, o: usize) -> u64 {

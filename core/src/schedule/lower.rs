@@ -289,12 +289,7 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
         return keys;
     }
     let layout = &plan.layout;
-    let piece = Piece {
-        sizes: layout.sizes.clone(),
-        strides: layout.strides.clone(),
-        origin: [0; 3],
-        windows: [None; 3],
-    };
+    let piece = Piece::whole(layout);
     let widths = plan.widths();
     let width = widths.out();
     for kernel in select::candidates(plan.kernel, &piece, widths, max_groups) {

@@ -342,12 +342,7 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
 /// the measurement's bindings). `max_groups` is the device's
 /// `max_compute_workgroups_per_dimension`.
 pub fn plan_candidates(plan: &Plan, max_groups: u32) -> Vec<KernelKind> {
-    let piece = Piece {
-        sizes: plan.layout.sizes.clone(),
-        strides: plan.layout.strides.clone(),
-        origin: [0; 3],
-        windows: [None; 3],
-    };
+    let piece = Piece::whole(&plan.layout);
     let mut kernels = candidates(plan.kernel, &piece, plan.widths(), max_groups);
     let mut seen = Vec::with_capacity(kernels.len());
     kernels.retain(|k| {
@@ -629,12 +624,7 @@ mod tests {
     use super::*;
 
     fn piece(sizes: &[u64], strides: [&[u64]; 3]) -> Piece {
-        Piece {
-            sizes: sizes.to_vec(),
-            strides: strides.map(<[u64]>::to_vec),
-            origin: [0; 3],
-            windows: [Some((0, 1 << 20)); 3],
-        }
+        Piece::test(sizes, strides)
     }
 
     /// A GPU-tuned device with WebGPU's grid limit.

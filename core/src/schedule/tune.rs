@@ -36,12 +36,7 @@ impl TuningKey {
     /// The key of calls of `plan` that fit one binding window, where more than one kernel
     /// can run them; `None` where one kernel does.
     pub fn of_plan(plan: &Plan) -> Option<TuningKey> {
-        let piece = Piece {
-            sizes: plan.layout.sizes.clone(),
-            strides: plan.layout.strides.clone(),
-            origin: [0; 3],
-            windows: [None; 3],
-        };
+        let piece = Piece::whole(&plan.layout);
         TuningKey::of_piece(plan.kernel, &piece, plan.widths())
     }
 
@@ -428,12 +423,7 @@ mod tests {
     use super::*;
 
     fn piece(sizes: &[u64], strides: [&[u64]; 3]) -> Piece {
-        Piece {
-            sizes: sizes.to_vec(),
-            strides: strides.map(<[u64]>::to_vec),
-            origin: [0; 3],
-            windows: [None; 3],
-        }
+        Piece::test(sizes, strides)
     }
 
     fn transposed(n: u64) -> Piece {
