@@ -25,8 +25,21 @@
 //!    program holds). Rewriting a span rewrites records already on the device, dead ones
 //!    included, with the bytes they hold, which changes nothing an encoder reads.
 //!
+//! 6. A recording that finds nothing to flush may rely on every record written before it
+//!    being on the queue already ([`SharedArena::flush`]): the mark that says records wait
+//!    for the device is cleared only after their queue writes were made, under the lock. A
+//!    mark cleared before the writes let a recording on another thread skip the flush and
+//!    submit before the writes of its own records reached the queue: its dispatches read the
+//!    slab's zeros (no work) and its output stayed as it was (the concurrency suite found
+//!    it, owned inputs most often).
+//!
 //! The allocator is generic over the buffer it hands out, so that its rules are tested
 //! without a device.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::sync::lock;
 
 /// Records of the first slab: 16 KiB of records (and 16 KiB of room after them).
 pub(crate) const FIRST_SLAB_RECORDS: usize = 64;
@@ -275,6 +288,70 @@ impl<B: Clone> Arena<B> {
     }
 }
 
+/// The arena of a context, shared by its threads, and whether records written into its host
+/// copies still wait for the device (invariants 5 and 6).
+#[derive(Debug)]
+pub(crate) struct SharedArena<B> {
+    arena: Mutex<Arena<B>>,
+    /// Set with every write of records, cleared once every write made so far is on the
+    /// queue; both under the lock (invariant 6).
+    unflushed: AtomicBool,
+}
+
+impl<B: Clone> SharedArena<B> {
+    /// An empty arena (see [`Arena::new`]).
+    pub fn new(room: usize, record_bytes: usize) -> SharedArena<B> {
+        SharedArena {
+            arena: Mutex::new(Arena::new(room, record_bytes)),
+            unflushed: AtomicBool::new(false),
+        }
+    }
+
+    /// Lends a run for `bytes` (whole records, at least one) and writes them into its host
+    /// copy, for the next [`SharedArena::flush`]; `make` makes a slab when none has room. On
+    /// an error of `make` nothing changes.
+    pub fn lease_and_write<E>(
+        &self,
+        bytes: &[u8],
+        make: impl FnOnce(usize) -> Result<B, E>,
+    ) -> Result<Lease<B>, E> {
+        let mut arena = lock(&self.arena);
+        let records = bytes.len() / arena.record_bytes;
+        let lease = arena.lease(records, make)?;
+        arena.write(&lease, bytes);
+        self.unflushed.store(true, Ordering::Release);
+        Ok(lease)
+    }
+
+    /// Takes a run back (see [`Arena::release`]).
+    pub fn release(&self, lease: &Lease<B>, reusable: bool) {
+        lock(&self.arena).release(lease, reusable);
+    }
+
+    /// What the arena holds now.
+    pub fn usage(&self) -> ArenaUsage {
+        lock(&self.arena).usage()
+    }
+
+    /// Hands every span written since the last flush to `write` (see [`Arena::flush`]);
+    /// whether every write succeeded. When it returns `true`, every record written before
+    /// the call, on any thread, has been handed to a `write` that succeeded (invariant 6):
+    /// by this call, or by one that held the lock before it.
+    pub fn flush(&self, write: impl FnMut(&B, u64, &[u8]) -> bool) -> bool {
+        if !self.unflushed.load(Ordering::Acquire) {
+            return true;
+        }
+        let mut arena = lock(&self.arena);
+        let written = arena.flush(write);
+        if written {
+            // Only now: a recording that sees the mark clear must find its records on the
+            // queue, not on their way there.
+            self.unflushed.store(false, Ordering::Release);
+        }
+        written
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,6 +514,49 @@ mod tests {
             assert_eq!((offset, bytes), (0, &[9u8; 8][..]));
             true
         }));
+    }
+
+    /// Invariant 6, with two threads: a flush that starts while another thread's flush is
+    /// still writing does not return before those writes are made.
+    #[test]
+    fn a_flush_never_returns_while_another_is_still_writing() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+
+        let shared: SharedArena<usize> = SharedArena::new(64, 4);
+        shared
+            .lease_and_write(&[7; 4], |_| -> Result<usize, ()> { Ok(0) })
+            .unwrap();
+        let (entered_tx, entered_rx) = mpsc::channel();
+        let (returned_tx, returned_rx) = mpsc::channel();
+        std::thread::scope(|scope| {
+            let shared = &shared;
+            let writer = scope.spawn(move || {
+                let mut overtaken = false;
+                assert!(shared.flush(|_, _, bytes| {
+                    assert_eq!(bytes, [7; 4]);
+                    entered_tx.send(()).unwrap();
+                    // The other flush returning now would be a recording that submits before
+                    // these records reach the queue.
+                    overtaken = returned_rx.recv_timeout(Duration::from_millis(300)).is_ok();
+                    true
+                }));
+                overtaken
+            });
+            entered_rx.recv().unwrap();
+            let mut wrote = 0;
+            assert!(shared.flush(|_, _, _| {
+                wrote += 1;
+                true
+            }));
+            let _ = returned_tx.send(());
+            assert!(
+                !writer.join().unwrap(),
+                "a flush returned while another thread's writes were still being made"
+            );
+            // The first flush took every record: the second found nothing left to write.
+            assert_eq!(wrote, 0);
+        });
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::layout::Limits;
 use crate::schedule::params::{MAX_KERNEL_RANK, RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::schedule::{KernelChoices, KernelTuning};
 
-use super::arena::Arena;
+use super::arena::SharedArena;
 use super::env::{EnvOptions, LimitsChoice, options_from};
 use super::readback::PendingRead;
 use super::shared::{Created, MIN_WINDOW, Shared};
@@ -214,8 +214,7 @@ impl Context {
             identity,
             choices: Mutex::new(choices),
             created: Created::default(),
-            arena: Mutex::new(Arena::new(RECORDS_PER_BINDING, RECORD_BYTES as usize)),
-            arena_dirty: Default::default(),
+            arena: SharedArena::new(RECORDS_PER_BINDING, RECORD_BYTES as usize),
         };
         Ok(Context {
             shared: Arc::new(shared),
@@ -325,12 +324,7 @@ impl Context {
     /// The wgpu objects this context has made to record calls so far.
     pub fn recording_objects(&self) -> RecordingObjects {
         let (shader_modules, pipelines) = self.shared.kernels.made();
-        // A thread that panicked while holding the lock left the arena whole: every change
-        // to it is made after the last step that can fail.
-        let arena = match self.shared.arena.lock() {
-            Ok(arena) => arena.usage(),
-            Err(poisoned) => poisoned.into_inner().usage(),
-        };
+        let arena = self.shared.arena.usage();
         RecordingObjects {
             buffers: self.shared.created.buffers.load(Ordering::Relaxed),
             bind_groups: self.shared.created.bind_groups.load(Ordering::Relaxed),

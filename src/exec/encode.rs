@@ -15,7 +15,6 @@ use crate::schedule::lower::RecordSummary;
 use crate::schedule::merge::{BindSet, MERGE_MAX, Schedule};
 use crate::schedule::params::{Params, RECORD_BYTES};
 use crate::scope::capture;
-use crate::sync::lock;
 
 /// The most records one run of the arena holds (256 KiB): a schedule is cut into chunks of
 /// at most this many, a dispatch never straddling two.
@@ -90,9 +89,8 @@ struct Leases {
 impl Drop for Leases {
     fn drop(&mut self) {
         let reusable = !self.recorded.load(Ordering::Relaxed);
-        let mut arena = lock(&self.shared.arena);
         for lease in &self.leases {
-            arena.release(lease, reusable);
+            self.shared.arena.release(lease, reusable);
         }
     }
 }
@@ -368,45 +366,37 @@ impl Prepared {
 /// A new arena buffer is made inside error scopes, mapped: on a lost device its mapping
 /// cannot be had, the first sign of the loss that a preparation meets.
 fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buffer>, Error> {
-    let mut arena = lock(&shared.arena);
-    let lease = arena.lease(records.len(), |n| {
-        // Made mapped, so that wgpu holds the whole buffer initialised (zeros) from the
-        // start. Otherwise it zero-fills, at a submission, the never-written records that a
-        // dispatch's 16 KiB binding covers, and on another thread that fill can land after
-        // the queued write of a call prepared in the meantime, erasing its records (the
-        // concurrency suite showed it).
-        let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpu-xor records"),
-            size: n as u64 * RECORD_BYTES,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: true,
-        })?;
-        // On a lost device the buffer is invalid: its mapping cannot be had, and unmapping
-        // it would be an error for the device's uncaptured-error handler.
-        buffer
-            .get_mapped_range_mut(..)
-            .map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?;
-        crate::scope::unmap(&shared.device, &buffer);
-        shared.created.buffers.fetch_add(1, Ordering::Relaxed);
-        Ok::<_, Error>(buffer)
-    })?;
-    arena.write(&lease, bytemuck::cast_slice(records));
-    shared.arena_dirty.store(true, Ordering::Release);
-    Ok(lease)
+    shared
+        .arena
+        .lease_and_write(bytemuck::cast_slice(records), |n| {
+            // Made mapped, so that wgpu holds the whole buffer initialised (zeros) from the
+            // start. Otherwise it zero-fills, at a submission, the never-written records that
+            // a dispatch's 16 KiB binding covers, and on another thread that fill can land
+            // after the queued write of a call prepared in the meantime, erasing its records.
+            let buffer = shared.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu-xor records"),
+                size: n as u64 * RECORD_BYTES,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: true,
+            })?;
+            // On a lost device the buffer is invalid: its mapping cannot be had, and unmapping
+            // it would be an error for the device's uncaptured-error handler.
+            buffer
+                .get_mapped_range_mut(..)
+                .map_err(|e| shared.lost_or(Error::Map(WgpuError::new(e))))?;
+            crate::scope::unmap(&shared.device, &buffer);
+            shared.created.buffers.fetch_add(1, Ordering::Relaxed);
+            Ok::<_, Error>(buffer)
+        })
 }
 
 /// Takes the records written since the last flush to the device, one queue write per arena
-/// buffer, so that the next submission on the queue sees them: what a recording does first
-/// when something was prepared since. On a lost device the queue refuses the write.
+/// buffer, so that the next submission on the queue sees them: what a recording does first.
+/// When it returns `Ok`, every record prepared before it, on any thread, is on the queue
+/// (the arena's invariant 6), so the submission that follows sees it. On a lost device the
+/// queue refuses the write.
 pub(crate) fn flush_records(shared: &Shared) -> Result<(), Error> {
-    if !shared.arena_dirty.load(Ordering::Acquire) {
-        return Ok(());
-    }
-    let mut arena = lock(&shared.arena);
-    // Cleared before the writes, under the lock that every record write takes: a call
-    // prepared on another thread meanwhile sets it again.
-    shared.arena_dirty.store(false, Ordering::Release);
-    let written = arena.flush(|buffer, offset, bytes| {
+    let written = shared.arena.flush(|buffer, offset, bytes| {
         let Some(size) = NonZeroU64::new(bytes.len() as u64) else {
             return true;
         };
@@ -421,7 +411,6 @@ pub(crate) fn flush_records(shared: &Shared) -> Result<(), Error> {
     if written {
         return Ok(());
     }
-    shared.arena_dirty.store(true, Ordering::Release);
     Err(shared.lost_or(Error::Map(WgpuError::message_only(
         "the queue refused to write the calls' metadata".to_string(),
     ))))

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::arena::Arena;
+use super::arena::SharedArena;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 use crate::schedule::{KernelChoices, KernelTuning};
@@ -54,10 +54,7 @@ pub(crate) struct Shared {
     /// Objects made to record calls, for [`Context::recording_objects`](crate::Context::recording_objects).
     pub created: Created,
     /// The metadata records of every prepared call, in shared uniform buffers.
-    pub arena: Mutex<Arena<wgpu::Buffer>>,
-    /// Whether records were written into the arena since its last flush to the device; set
-    /// and cleared under the arena's lock, read before recording.
-    pub arena_dirty: AtomicBool,
+    pub arena: SharedArena<wgpu::Buffer>,
 }
 
 /// Counts of the objects recording has made (shader modules and pipelines are counted by the
