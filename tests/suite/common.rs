@@ -40,7 +40,7 @@ pub fn ctx() -> &'static Context {
 }
 
 /// A context on the suite's device and queue with other options.
-fn on_suite_device(options: &ContextOptions) -> Context {
+pub fn on_suite_device(options: &ContextOptions) -> Context {
     let base = ctx();
     Context::with_options(base.device().clone(), base.queue().clone(), options)
         .unwrap_or_else(|e| panic!("{options:?}: {e}"))

@@ -3,6 +3,10 @@
 //! below it. (Which crate may use which is the build's to enforce: `gpu-xor-core` has no wgpu
 //! dependency.) A file's uses are the module paths its code names through `crate::` or
 //! `super::`, `use` groups included, with comments left out.
+//!
+//! Unlike the rest of the suite these tests need no device, but they read the workspace's
+//! source files at run time (found from `CARGO_MANIFEST_DIR`): they run from a checkout, not
+//! from a test binary carried to another machine without its sources.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
