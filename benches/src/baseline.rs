@@ -115,8 +115,9 @@ impl Grid {
         let max_x = u64::from(device.limits().max_compute_workgroups_per_dimension);
         let blocks = len / 16;
         let groups = blocks.div_ceil(256).max(1);
-        let x = groups.min(max_x);
-        let y = groups.div_ceil(x);
+        // The library's balanced split: as few rows as fit, fewer than `y` groups empty.
+        let y = groups.div_ceil(max_x);
+        let x = groups.div_ceil(y);
         let uniform = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("baseline blocks"),
             size: 16,

@@ -22,6 +22,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::timing::frame;
+
 use gpu_xor::Graph as Flat;
 use gpu_xor::inspect::TuningKey;
 use gpu_xor::{
@@ -429,9 +431,9 @@ impl Graph {
         self.nodes.iter().map(Node::traffic).sum()
     }
 
-    /// The wall time of one frame of prepared calls: a new encoder, one compute pass with
-    /// every node (the calls laid out flat, `gpu_xor::Graph::record_in_pass`), `finish`, one
-    /// submit, one wait.
+    /// The time of one frame of prepared calls: one compute pass with every node (the calls
+    /// laid out flat, `gpu_xor::Graph::record_in_pass`) in a new encoder, submitted and
+    /// waited for; on the GPU's clock where the device has one (`crate::timing::frame`).
     pub fn frame(&self, ctx: &Context) -> Duration {
         frame(ctx, |pass| {
             self.flat.record_in_pass(pass).expect("recorded")
@@ -521,20 +523,6 @@ fn settle(ctx: &Context) {
             .poll(wgpu::PollType::wait_indefinitely())
             .expect("the queue finished");
     }
-}
-
-fn frame(ctx: &Context, body: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Duration {
-    let start = Instant::now();
-    let mut encoder = ctx.device().create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        body(&mut pass);
-    }
-    ctx.queue().submit([encoder.finish()]);
-    ctx.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("the frame finished");
-    start.elapsed()
 }
 
 fn record(ctx: &Context, body: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> (Duration, Duration) {

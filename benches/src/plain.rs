@@ -88,8 +88,9 @@ impl PlainStrided {
         });
         let max_x = u64::from(device.limits().max_compute_workgroups_per_dimension);
         let groups = units.div_ceil(256).max(1);
-        let x = groups.min(max_x);
-        let y = groups.div_ceil(x);
+        // The library's balanced split: as few rows as fit, fewer than `y` groups empty.
+        let y = groups.div_ceil(max_x);
+        let x = groups.div_ceil(y);
         let mut shape = [0u32; 40];
         shape[..4].copy_from_slice(&[elements as u32, rank as u32, (x * 256) as u32, words as u32]);
         for (i, &b) in layout.base.iter().enumerate() {

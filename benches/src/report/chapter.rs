@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use gpu_xor::{Context, DataType};
 
-use super::Target;
 use super::format::{size_name, verdict};
 use super::suite::Suite;
+use super::{Target, section_sizes};
 use crate::{Op, Path};
 
 /// Where each shift runs in the chapter section, and its types: DirectML's contiguous, strided
@@ -113,7 +113,11 @@ impl Versus {
 /// them. Returns the two tables and the targets: every shift's, and `BIT_COUNT`'s where its
 /// widths agree.
 pub(crate) fn chapter_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
-    let sizes: [u64; 2] = [if quick { 4 << 20 } else { 16 << 20 }, 1 << 20];
+    let sizes = section_sizes(
+        ctx,
+        quick,
+        &[if quick { 4 << 20 } else { 16 << 20 }, 1 << 20],
+    );
     let (shifts, counts) = (shift_cases(), count_cases());
     let mut shift_table = String::from(SHIFT_TEXT);
     let mut count_table = String::from(COUNT_TEXT);
@@ -190,7 +194,10 @@ pub(crate) fn chapter_section(ctx: &Context, quick: bool) -> (String, Vec<Target
             );
         }
     }
-    let text = format!("{shift_table}\n{count_table}");
+    let text = format!(
+        "{shift_table}\n{count_table}\n{}\n",
+        crate::timing::clock_line()
+    );
     println!("{text}");
     (text, targets)
 }

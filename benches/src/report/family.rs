@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use gpu_xor::{Context, DataType};
 
-use super::Target;
 use super::format::{size_name, verdict};
 use super::suite::Suite;
+use super::{Target, section_sizes};
 use crate::{Op, Path};
 
 /// Where each operator of the family runs in the family section, and its type: DirectML's in
@@ -45,7 +45,8 @@ fn family_cases() -> Vec<(Op, Path, DataType)> {
 /// same layout, type and size, timed in one suite: time per call of XOR over time per call of
 /// the operator (a NOT reads one input, XOR two).
 pub(crate) fn family_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
-    let bytes: u64 = if quick { 4 << 20 } else { 16 << 20 };
+    // On a GPU, 64 MiB: past its L2.
+    let bytes = section_sizes(ctx, quick, &[if quick { 4 << 20 } else { 16 << 20 }])[0];
     let cases = family_cases();
     let mut suite = Suite::default();
     suite.baselines(ctx, bytes);
@@ -101,6 +102,7 @@ pub(crate) fn family_section(ctx: &Context, quick: bool) -> (String, Vec<Target>
             met,
         ));
     }
+    let _ = writeln!(text, "\n{}", crate::timing::clock_line());
     println!("{text}");
     (text, targets)
 }

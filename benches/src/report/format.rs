@@ -50,6 +50,10 @@ pub(crate) fn table(rows: &[Row]) -> String {
             r.dispatch
         );
     }
+    let clock = crate::timing::clock_line();
+    if !clock.is_empty() {
+        let _ = writeln!(t, "\n{clock}");
+    }
     t
 }
 

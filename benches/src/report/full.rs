@@ -27,7 +27,8 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     );
     let date = today();
     let load_start = load();
-    println!("adapter: {adapter}\ndate: {date}\n");
+    let clock = super::clock_name(&ctx);
+    println!("adapter: {adapter}\ndate: {date}\nclock: {clock}\n");
 
     // Recording is measured first: every buffer a section makes raises the high-water mark of
     // wgpu-core's buffer indices, to which it sizes each compute pass's resource tracking.
@@ -36,10 +37,12 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     // 1. The size sweep.
     let window = ctx.max_window_bytes();
     let above = (window + window / 4).next_multiple_of(1 << 20);
-    let sizes: Vec<u64> = if quick {
-        vec![4 << 10, 1 << 20, 16 << 20]
-    } else {
-        vec![4 << 10, 1 << 20, 16 << 20, 64 << 20, above]
+    // On a GPU the sweep goes on past its L2 (60 MB on an H200) to 1 GiB.
+    let sizes: Vec<u64> = match (super::on_gpu(&ctx), quick) {
+        (true, false) => vec![4 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30],
+        (true, true) => vec![1 << 20, 64 << 20, 256 << 20],
+        (false, true) => vec![4 << 10, 1 << 20, 16 << 20],
+        (false, false) => vec![4 << 10, 1 << 20, 16 << 20, 64 << 20, above],
     };
     let rounds = if quick { 2 } else { 4 };
     let sweep_cases = [
@@ -358,7 +361,7 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     println!("{}", load_line.trim_start());
 
     let doc = format!(
-        "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Core path\n\nContiguous calls at {} of every type, in place, the logical form and every other function, in one suite with the bare XOR kernel (its own rounds, so its ratios are not the table's above): the NOT reads one input and writes one, so its bare kernel is the copy kernel.\n\n{core_table}\n## Strided layouts\n\n{strided_text}\n## The word-wide family\n\n{family_text}\n## The bitwise chapter: shifts and BIT_COUNT against XOR\n\n{chapter_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
+        "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- clock: {clock}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Core path\n\nContiguous calls at {} of every type, in place, the logical form and every other function, in one suite with the bare XOR kernel (its own rounds, so its ratios are not the table's above): the NOT reads one input and writes one, so its bare kernel is the copy kernel.\n\n{core_table}\n## Strided layouts\n\n{strided_text}\n## The word-wide family\n\n{family_text}\n## The bitwise chapter: shifts and BIT_COUNT against XOR\n\n{chapter_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
         size_name(at),
         size_name(at),
         recording.text,

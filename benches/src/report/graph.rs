@@ -24,8 +24,9 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
          recorded with `Graph::record_in_pass` into one compute pass per frame, against the \
          same frame of bare `vec4<u32>` XOR dispatches on the same buffers (one pipeline, one \
          bind group and one dispatch per node); `benches/src/graph.rs` gives the generator. \
-         Recording is also timed node by node (`Prepared::record_in_pass` each). Frames: median of interleaved rounds (new encoder, the pass, `finish`, \
-         submit, wait). Recording: the CPU time of the pass alone (begin, every node, end), \
+         Recording is also timed node by node (`Prepared::record_in_pass` each). Frames: median of interleaved rounds, each the frame's compute pass between \
+         its own GPU timestamps where the device has them (else the wall time of a new \
+         encoder, the pass, `finish`, submit and wait; the line under the table says which). Recording: the CPU time of the pass alone (begin, every node, end), \
          and of `finish`. Cold: new contexts from the environment.\n\n\
          | figure | 300 nodes | 10,000 nodes |\n|---|---|---|\n",
     );
@@ -214,6 +215,7 @@ pub(crate) fn graph_section(ctx: &Context, quick: bool) -> GraphReport {
             *warm <= 10e-6,
         ));
     }
+    let _ = writeln!(text, "\nFrames: {}", crate::timing::clock_line());
     println!("{text}");
     GraphReport { text, targets }
 }

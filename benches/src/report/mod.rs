@@ -75,14 +75,15 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
     let header = format!(
-        "adapter: {} ({:?}, {:?}, driver {} {})\ndate: {}\nMESA_SHADER_CACHE_DISABLE={:?}\n",
+        "adapter: {} ({:?}, {:?}, driver {} {})\ndate: {}\nMESA_SHADER_CACHE_DISABLE={:?}\nclock: {}\n",
         info.name,
         info.backend,
         info.device_type,
         info.driver,
         info.driver_info,
         today(),
-        std::env::var("MESA_SHADER_CACHE_DISABLE").ok()
+        std::env::var("MESA_SHADER_CACHE_DISABLE").ok(),
+        clock_name(&ctx)
     );
     println!("{header}");
     match section {
@@ -143,6 +144,35 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
     Ok(None)
 }
 
+/// Whether the adapter is a GPU rather than a CPU adapter (lavapipe, SwiftShader): a GPU's
+/// figures are taken at sizes past its last-level cache, on its own clock.
+pub(crate) fn on_gpu(ctx: &Context) -> bool {
+    ctx.adapter_info().device_type != wgpu::DeviceType::Cpu
+}
+
+/// The sizes per operand of the tables of large calls: on a GPU 64 MiB, 256 MiB and 1 GiB
+/// (an NVIDIA H200's L2 holds 60 MB; `--quick` leaves out 1 GiB), on a CPU adapter `cpu`
+/// alone, as the section always measured it there.
+pub(crate) fn large_sizes(ctx: &Context, quick: bool, cpu: u64) -> Vec<u64> {
+    match (on_gpu(ctx), quick) {
+        (true, false) => vec![64 << 20, 256 << 20, 1 << 30],
+        (true, true) => vec![64 << 20, 256 << 20],
+        (false, _) => vec![cpu],
+    }
+}
+
+/// The sizes per operand of a section of many cases (every operator against XOR): on a GPU
+/// 64 MiB, and 256 MiB too without `--quick` (all of a size's cases hold their buffers at
+/// once, so 1 GiB is left to the tables of few cases); on a CPU adapter `cpu`, as the section
+/// always measured it there.
+pub(crate) fn section_sizes(ctx: &Context, quick: bool, cpu: &[u64]) -> Vec<u64> {
+    match (on_gpu(ctx), quick) {
+        (true, false) => vec![64 << 20, 256 << 20],
+        (true, true) => vec![64 << 20],
+        (false, _) => cpu.to_vec(),
+    }
+}
+
 /// A context on `ctx`'s device and queue under `tuning`, with `ctx`'s binding window and
 /// feature level: the same adapter, another kernel rule.
 pub(crate) fn tuned_context(
@@ -159,6 +189,19 @@ pub(crate) fn tuned_context(
             ..Default::default()
         },
     )
+}
+
+/// Which clock the device's throughput figures are timed by, for a report's header.
+pub(crate) fn clock_name(ctx: &Context) -> &'static str {
+    if ctx
+        .device()
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY)
+    {
+        "GPU timestamps (TIMESTAMP_QUERY) around the calls; the wall clock where they do not advance"
+    } else {
+        "the wall clock around one submit and its wait (the device has no TIMESTAMP_QUERY)"
+    }
 }
 
 /// The file `--core --save` writes for an adapter, in `benches/`: `core-path-` and the

@@ -9,7 +9,7 @@ use gpu_xor::{CompiledOperator, Context, DataType, KernelTuning};
 
 use super::format::{size_name, verdict};
 use super::suite::Suite;
-use super::{Target, tuned_context};
+use super::{Target, on_gpu, tuned_context};
 use crate::{Case, Op, Path};
 
 /// What a strided case must reach: the least fraction of contiguous BIT_XOR of its type per
@@ -64,9 +64,27 @@ fn strided_cases() -> Vec<(Path, DataType)> {
     cases
 }
 
-/// The sizes of the section: 64 MiB and 1 MiB (16 MiB and 1 MiB with `--quick`).
-fn strided_sizes(quick: bool) -> [u64; 2] {
-    [if quick { 16 << 20 } else { 64 << 20 }, 1 << 20]
+/// The sizes of the section, each with whether every case runs at it: on a CPU adapter 64 MiB
+/// and 1 MiB (16 MiB and 1 MiB with `--quick`); on a GPU 64 MiB and 256 MiB, and 1 GiB for
+/// the transposes and permutations of 32-bit elements (the roofline's rows; 256 MiB has them
+/// alone with `--quick`), past the GPU's L2 and within its memory.
+fn strided_sizes(ctx: &Context, quick: bool) -> Vec<(u64, bool)> {
+    match (on_gpu(ctx), quick) {
+        (true, false) => vec![(64 << 20, true), (256 << 20, true), (1 << 30, false)],
+        (true, true) => vec![(64 << 20, true), (256 << 20, false)],
+        (false, _) => vec![
+            (if quick { 16 << 20 } else { 64 << 20 }, true),
+            (1 << 20, true),
+        ],
+    }
+}
+
+/// The cases a size runs: all, or the transposes and permutations of 32-bit elements.
+fn cases_at(all: bool) -> Vec<(Path, DataType)> {
+    strided_cases()
+        .into_iter()
+        .filter(|&(path, dt)| all || (dt == DataType::U32 && strided_target(path).0 >= 0.7))
+        .collect()
 }
 
 /// The strided layouts at 64 MiB and 1 MiB (16 MiB and 1 MiB with `--quick`), each against
@@ -74,18 +92,19 @@ fn strided_sizes(quick: bool) -> [u64; 2] {
 /// one suite per size; the table and the targets.
 pub(crate) fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
     let every = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
-    let cases = strided_cases();
-
-    let sizes = strided_sizes(quick);
+    let sizes = strided_sizes(ctx, quick);
     let mut text = String::from(
-        "Every strided layout against contiguous BIT_XOR of its type (per output byte: every case reads two operands and writes one, as contiguous does) and against the plain strided kernel (`benches/plain_strided.wgsl`: one element per invocation, offsets from a strides uniform; one output word per invocation for a dense 8- or 16-bit output) on the same layout and buffers, checked to write the same bytes. One suite per size, every row timed in turn each round, best round kept.\n\n| path | type | size | GB/s | / contiguous | plain GB/s | / plain strided | kernel | target (contiguous, plain) |\n|---|---|---|---:|---:|---:|---:|---|---|\n",
+        "Every strided layout against contiguous BIT_XOR of its type (per output byte: every case reads two operands and writes one, as contiguous does) and against the plain strided kernel (`benches/plain_strided.wgsl`: one element per invocation, offsets from a strides uniform; one output word per invocation for a dense 8- or 16-bit output) on the same layout and buffers, checked to write the same bytes. One suite per size, every row timed in turn each round, best round kept.\n\n| path | type | size | GB/s | / copy kernel | / contiguous | plain GB/s | / plain strided | kernel | target (contiguous, plain) |\n|---|---|---|---:|---:|---:|---:|---:|---|---|\n",
     );
     let mut targets = Vec::new();
-    for bytes in sizes {
+    for (bytes, all) in sizes {
+        let cases = cases_at(all);
         let mut suite = Suite::default();
         suite.baselines(ctx, bytes);
         for dt in every {
-            suite.case(ctx, Op::BitXor, Path::Contiguous, dt, bytes);
+            if all || dt == DataType::U32 {
+                suite.case(ctx, Op::BitXor, Path::Contiguous, dt, bytes);
+            }
         }
         for &(path, dt) in &cases {
             suite.case(ctx, Op::BitXor, path, dt, bytes);
@@ -112,10 +131,11 @@ pub(crate) fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<Target
             let met = of_contiguous >= least_contiguous && of_plain >= least_plain;
             let _ = writeln!(
                 text,
-                "| {} | {dt} | {} | {:.2} | {of_contiguous:.2} | {plain_gbps:.2} | {of_plain:.2} | {} | >= {least_contiguous}, >= {least_plain}: {} |",
+                "| {} | {dt} | {} | {:.2} | {:.2} | {of_contiguous:.2} | {plain_gbps:.2} | {of_plain:.2} | {} | >= {least_contiguous}, >= {least_plain}: {} |",
                 path.name(),
                 size_name(r.bytes),
                 r.gbps,
+                r.kernel,
                 r.dispatch,
                 verdict(met)
             );
@@ -130,6 +150,7 @@ pub(crate) fn strided_section(ctx: &Context, quick: bool) -> (String, Vec<Target
             ));
         }
     }
+    let _ = writeln!(text, "\n{}", crate::timing::clock_line());
     println!("{text}");
     (text, targets)
 }
@@ -160,7 +181,6 @@ pub(crate) fn tunings_section(
         .map(|&(tuning, _, _)| tuned_context(ctx, tuning))
         .collect::<Result<Vec<_>, _>>()?;
     let measured = &contexts[2];
-    let cases = strided_cases();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let rounds = if quick { 2 } else { 4 };
     let mut table = String::from(
@@ -171,7 +191,8 @@ pub(crate) fn tunings_section(
     );
     let mut targets = Vec::new();
     let mut short = Vec::new();
-    for bytes in strided_sizes(quick) {
+    for (bytes, all) in strided_sizes(ctx, quick) {
+        let cases = cases_at(all);
         // The fixed rules' cases, and the same cases on the other two contexts, sharing
         // their buffers.
         let fixed: Vec<Case> = cases
@@ -291,6 +312,7 @@ pub(crate) fn tunings_section(
         }
         t
     };
+    let _ = writeln!(table, "\n{}", crate::timing::clock_line());
     let text = format!(
         "Every strided layout of the strided section (BIT_XOR) under three contexts made on one device and queue: `KernelTuning::Cpu` and `KernelTuning::Gpu`, the two fixed rules, and `KernelTuning::Measured`, which times the kernels that can run each layout class on the device and keeps the fastest. The three cases of a layout share their buffers. For each size, every Measured case's operator goes through one `Context::tune` before any of its calls is recorded (calls take the choice when they are recorded or prepared), and each Measured case's output is checked against the plain strided kernel's. One suite per size; every round times each row in turn, the three tunings of a case one after the other; best of {rounds} rounds. GB/s counts bytes read plus bytes written. Target: Measured at least {MEASURED_TARGET} of the better fixed rule, the noise between runs of one case on this machine ({cores} cores, shared, timing a software adapter): a measured choice may be the same kernel as a fixed rule's, and then only noise sets them apart.\n\n{table}\n{short_text}\nWhat the measurement cost, per size: one `Context::tune` of the size's Measured operators (a class met twice is measured once; a class whose call does not fit one binding window, or that one kernel alone runs, is skipped), timed on the wall clock around the call; it compiles the candidates' pipelines and times each on scratch buffers of its operator's size.\n\n{cost}\n{kept}"
     );
