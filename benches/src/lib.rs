@@ -41,4 +41,4 @@ pub use case::{Case, Op, Path};
 pub use plain::PlainStrided;
 pub use recording::{Recording, Way};
 pub use small::{Latency, SmallCalls};
-pub use timing::{record_time, time};
+pub use timing::{clock_used, frame, record_time, time};

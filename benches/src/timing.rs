@@ -21,6 +21,8 @@ use gpu_xor::Context;
 /// Which clocks the throughput figures were timed by so far: bit 0 the GPU's, bit 1 the
 /// wall's.
 static CLOCKS_USED: AtomicU8 = AtomicU8::new(0);
+/// The clock of the last figure.
+static LAST_CLOCK: AtomicU8 = AtomicU8::new(0);
 const GPU: u8 = 1;
 const WALL: u8 = 2;
 
@@ -145,10 +147,12 @@ fn per_call(ctx: &Context, stamps: Option<&Stamps>, wall: Duration, iters: u64) 
     let total = match stamps.and_then(|s| s.elapsed(ctx)) {
         Some(gpu) => {
             CLOCKS_USED.fetch_or(GPU, Ordering::Relaxed);
+            LAST_CLOCK.store(GPU, Ordering::Relaxed);
             gpu
         }
         None => {
             CLOCKS_USED.fetch_or(WALL, Ordering::Relaxed);
+            LAST_CLOCK.store(WALL, Ordering::Relaxed);
             wall
         }
     };
@@ -182,6 +186,15 @@ pub fn frame(ctx: &Context, body: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Du
         .expect("the frame finished");
     let wall = start.elapsed();
     per_call(ctx, stamps.as_deref(), wall, 1)
+}
+
+/// The clock of the last throughput figure: `GPU timestamps`, or `wall clock` where the
+/// device has none or they did not advance.
+pub fn clock_used() -> String {
+    match LAST_CLOCK.load(Ordering::Relaxed) {
+        GPU => "GPU timestamps".to_string(),
+        _ => "wall clock".to_string(),
+    }
 }
 
 /// What the throughput figures so far were timed by, for the line under a table.

@@ -17,25 +17,35 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
     }
 }
 
-/// The kernel of a two-dimensional call with a dense output once reordered (a transposed output
-/// is reordered into one) and an input read across its rows, on a context of `tuning`
-/// (resolved: `Gpu` or `Cpu`): for 64-bit elements, and 32-bit ones up to 16 MiB of output, a
-/// context tuned for CPU adapters writes in the inputs' order with the scatter kernel
+/// The kernel of a two-dimensional call (or a batch of at most 1,024 two-dimensional calls)
+/// with a dense output once reordered (a transposed output is reordered into one) and an
+/// input read across its rows, on a context of `tuning` (resolved: `Gpu` or `Cpu`): for
+/// 64-bit elements, and 32-bit ones up to 16 MiB of output or in a batch, a context tuned
+/// for CPU adapters writes a single matrix in the inputs' order with the scatter kernel
 /// ([`KernelKind::Spaced`]) where both inputs are read across their rows, and gathers
-/// ([`KernelKind::Gather`]) where one is; otherwise [`transposed_kernel`] of the output's row
+/// ([`KernelKind::Gather`]) otherwise; else [`transposed_kernel`] of the output's row
 /// length. An input reads across its rows where, once the dimensions are in the output's
 /// order (largest output stride first, sizes of 1 dropped) and merged wherever every tensor
-/// allows, there are two and its inner stride is above 1 and above its outer one.
+/// allows, there are two (or three, the outer one the batch) and its inner stride is above 1
+/// and above the one before it.
 pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTuning) -> KernelKind {
     let merged = merged_dims(out, inputs);
-    let across =
-        |t: usize| merged.len() == 2 && merged[1].1[t] > 1 && merged[0].1[t] < merged[1].1[t];
+    let rank = merged.len();
+    // A matrix, or a batch of at most 1,024 of them (the outer dimension).
+    let matrix = rank == 2 || (rank == 3 && merged[0].0 <= 1024);
+    let across = |t: usize| {
+        matrix && merged[rank - 1].1[t] > 1 && merged[rank - 2].1[t] < merged[rank - 1].1[t]
+    };
     let cols = merged.last().map_or(1, |m| m.0) as u32;
-    // Untiled on CPUs: 64-bit elements, and 32-bit ones up to 16 MiB of output.
+    // Untiled on CPUs: 64-bit elements, and 32-bit ones up to 16 MiB of output or in a batch.
     let width = u64::from(out.data_type.size_in_bytes());
     let bytes = out.sizes.iter().map(|&s| u64::from(s)).product::<u64>() * width;
-    let cpu_wide = tuning == KernelTuning::Cpu && (width == 8 || (width == 4 && bytes <= 16 << 20));
-    if cpu_wide && across(1) && across(2) {
+    let cpu_wide = tuning == KernelTuning::Cpu
+        && (width == 8 || (width == 4 && (bytes <= 16 << 20 || rank == 3)));
+    if !(across(1) || across(2)) {
+        // No matrix to tile: more matrices than a batch holds.
+        KernelKind::Gather
+    } else if cpu_wide && rank == 2 && across(1) && across(2) {
         KernelKind::Spaced
     } else if cpu_wide && (across(1) || across(2)) {
         KernelKind::Gather

@@ -139,7 +139,7 @@ mod tests {
     use super::*;
     use crate::layout::BindingPattern;
     use crate::schedule::Overrides;
-    use crate::schedule::dispatch::{ROWS_PER_PASS, TILE, WORKGROUP_SIZE};
+    use crate::schedule::dispatch::{ROWS_PER_PASS, TILE, WORD_ROWS, WORKGROUP_SIZE};
     use crate::schedule::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
     use naga::back::{glsl, hlsl, msl, spv};
     use naga::valid::{Capabilities, ValidationFlags, Validator};
@@ -282,6 +282,12 @@ mod tests {
             let expected = if source.kernel == KernelKind::Tile {
                 assert_eq!(u64::from(const_u32(&module, "TILE")), TILE);
                 assert_eq!(const_u32(&module, "ROWS_PER_PASS"), ROWS_PER_PASS);
+                assert_eq!(u64::from(const_u32(&module, "WORD_ROWS")), WORD_ROWS);
+                // The staged narrow tile: one L x L block per invocation.
+                assert_eq!(
+                    WORD_ROWS * WORD_ROWS,
+                    u64::from(TILE as u32 * ROWS_PER_PASS)
+                );
                 [TILE as u32, ROWS_PER_PASS, 1]
             } else {
                 [WORKGROUP_SIZE, 1, 1]
@@ -306,6 +312,8 @@ mod tests {
         }
         // WebGPU's default `max_compute_workgroup_storage_size`.
         assert!(total <= 16384, "{total} bytes of workgroup memory");
+        // A staged tile of 8-bit elements (16 rows of 4 lanes by 16 words) fills one array.
+        assert_eq!(WORD_ROWS * 4 * WORD_ROWS, TILE * TILE);
     }
 
     #[test]

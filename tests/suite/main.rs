@@ -32,4 +32,5 @@ mod owned;
 mod prepared;
 mod properties;
 mod shifted;
+mod transposes;
 mod tuning;

@@ -734,12 +734,13 @@ fn rows_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
         .boxed()
 }
 
-/// Tile: rank 2, a dense output and an input whose inner stride is above 1 and above its
-/// outer one (transposed, transposed every other element, or one row read with a step and
-/// repeated); the other input anything that keeps rank 2. For 8- and 16-bit elements the row
-/// length is a multiple of the elements in a word, so that output rows hold whole words.
-/// These run whole: 4 KiB windows would cut most of them into pieces of part of a row, which
-/// the gather kernel takes.
+/// Tile: rank 2, or a batch of 2 to 4 matrices (rank 3, each matrix's span apart in every
+/// tensor, by a few elements more in the tiled input), a dense output and an input whose
+/// inner stride is above 1 and above the one before it (transposed, transposed every other
+/// element, or one row read with a step and repeated); the other input anything that keeps
+/// the rank. For 8- and 16-bit elements the row length is a multiple of the elements in a
+/// word, so that output rows hold whole words. These run whole: 4 KiB windows would cut most
+/// of them into pieces of part of a row, which the gather kernel takes.
 fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let tie = binding.tie();
     let side = || prop_oneof![3 => 33u32..=80, 1 => 2u32..=32];
@@ -755,16 +756,25 @@ fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
         1 => (1u32..5).prop_map(Input::Sliding),
         2 => (0u32..3).prop_map(Input::Transposed),
     ];
-    (side(), side(), tiled, other, any::<bool>())
-        .prop_map(move |(r, c, (kind, p), other, swap)| {
+    let batch = prop_oneof![3 => Just(None), 1 => (2u32..=4, 0u32..3).prop_map(Some)];
+    (side(), side(), tiled, other, any::<bool>(), batch)
+        .prop_map(move |(r, c, (kind, p), other, swap, batch)| {
             let c = if w < 4 { c.next_multiple_of(4 / w) } else { c };
-            let sizes = vec![r, c];
-            let out = vec![c, 1];
-            let tiled = match kind {
+            let mut sizes = vec![r, c];
+            let mut out = vec![c, 1];
+            let mut tiled = match kind {
                 0 => vec![1, r + p],
                 1 => vec![2, 2 * r + p],
                 _ => vec![0, p],
             };
+            if let Some((n, extra)) = batch {
+                // Each matrix after the whole of the one before (a 3-D permutation that swaps
+                // the two inner axes, its matrices padded apart).
+                let span = |s: &[u32]| (r - 1) * s[0] + (c - 1) * s[1] + 1;
+                sizes.insert(0, n);
+                tiled.insert(0, span(&tiled) + extra);
+                out.insert(0, r * c);
+            }
             let other = strides_of(&sizes, other);
             let [a, b] = match tie {
                 Tie::AOut => [out.clone(), tiled],
@@ -901,7 +911,7 @@ fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
 /// - rows of less than 64 bytes (inputs read forwards or repeated);
 /// - an input that reads every k-th element;
 /// - a transposed input of 8- or 16-bit elements whose output rows do not hold whole words
-///   (rank 2), or of any width at rank 3.
+///   (rank 2), or of any width at rank 4 (a batch of matrices, rank 3, tiles).
 ///
 /// Windows keep the first two and the stepped inputs on the gather kernel; elsewhere a piece
 /// may go to the rows, shifted-rows or tile kernel, so those run whole.
@@ -974,7 +984,7 @@ fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
         if narrow {
             outer(2..=2, 60).boxed()
         } else {
-            outer(3..=3, 9).boxed()
+            outer(4..=4, 6).boxed()
         },
         0u32..3,
         any_input(),

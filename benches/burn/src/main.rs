@@ -161,6 +161,57 @@ impl Case {
         ]
     }
 
+    /// The cases of a GPU, past its last-level cache (60 MB on an H200): the contiguous,
+    /// transposed, sliced and row-broadcast cases at 8192 x 8192 and 16384 x 16384 (256 MiB
+    /// and 1 GiB per operand), and the permuted cube at 512^3 (512 MiB).
+    fn large() -> Vec<Case> {
+        let name = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+        let mut cases = Vec::new();
+        for n in [8192, 16384] {
+            cases.push(Case::contiguous(
+                name(format!("contiguous {n}x{n} i32")),
+                Ty::I32,
+                n,
+            ));
+            cases.push(Case::transposed(
+                name(format!("transposed A {n}x{n} i32")),
+                n,
+            ));
+            cases.push(Case {
+                name: name(format!("sliced A {n}x{} of {n}x{n} i32", n - 8)),
+                ty: Ty::I32,
+                out: vec![n, n - 8],
+                a_src: vec![n, n],
+                a_strides: vec![n, 1],
+                a_view: View::Slice,
+                b_src: vec![n, n - 8],
+                b_strides: vec![n - 8, 1],
+            });
+            cases.push(Case {
+                name: name(format!("row broadcast [{n},{n}]^[1,{n}] i32")),
+                ty: Ty::I32,
+                out: vec![n, n],
+                a_src: vec![n, n],
+                a_strides: vec![n, 1],
+                a_view: View::Plain,
+                b_src: vec![1, n],
+                b_strides: vec![0, 1],
+            });
+        }
+        let cube = 512;
+        cases.push(Case {
+            name: "permuted A (2,0,1) 512^3 i32",
+            ty: Ty::I32,
+            out: vec![cube; 3],
+            a_src: vec![cube; 3],
+            a_strides: vec![1, cube * cube, cube],
+            a_view: View::Permute201,
+            b_src: vec![cube; 3],
+            b_strides: packed_strides(&[cube; 3]),
+        });
+        cases
+    }
+
     fn elements(&self) -> usize {
         self.out.iter().product()
     }
@@ -372,8 +423,9 @@ fn kernels(call: &Prepared) -> String {
         .join(" + ")
 }
 
-/// One timed round of a library on a case: `reps` calls and one wait, wall clock, per call.
-type Round<'a> = Box<dyn FnMut() -> Result<Duration, String> + 'a>;
+/// One timed round of a library on a case: `reps` calls and one wait, per call, and the clock
+/// that timed it.
+type Round<'a> = Box<dyn FnMut() -> Result<(Duration, String), String> + 'a>;
 
 /// A library made ready to time a case: its round, its output's bytes after one call, and
 /// the kernels it ran (gpu-xor's).
@@ -385,7 +437,8 @@ struct Ready<'a> {
 
 /// DirectML BIT_XOR of the case on `ctx`: warmed up (`Context::warm_up`), prepared once, run
 /// once and read back; a round is `reps` recordings of the prepared call into one encoder, one
-/// submit and one wait, wall clock over all of it.
+/// submit and one wait, timed on the GPU's clock where the device has timestamps (the
+/// benchmarks' `gpu_xor_bench::time`), else on the wall clock over the submit and the wait.
 fn ready_ours<'a>(
     ctx: &'a Context,
     case: &Case,
@@ -424,24 +477,27 @@ fn ready_ours<'a>(
     ))?;
 
     let kernels = kernels(&call);
-    let run = move |n: usize| -> Result<Duration, gpu_xor::Error> {
-        let start = Instant::now();
-        let mut encoder = ctx.device().create_command_encoder(&Default::default());
-        for _ in 0..n {
-            call.record(&mut encoder)?;
-        }
-        ctx.queue().submit([encoder.finish()]);
-        ctx.wait()?;
-        Ok(start.elapsed())
-    };
-    // The warm-up call: the first recording also uploads the call's metadata.
-    run(1)?;
+    // The warm-up call (it also touches every buffer once): the first recording also uploads
+    // the call's metadata.
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    call.record(&mut encoder)?;
+    ctx.queue().submit([encoder.finish()]);
+    ctx.wait()?;
     let output = ctx.read_buffer(&out_buf, 0, out_size)?;
     Ok(Ready {
         round: Box::new(move || {
-            run(reps)
-                .map(|d| d / reps as u32)
-                .map_err(|e| e.to_string())
+            let failed = std::cell::Cell::new(None);
+            let per_call = gpu_xor_bench::time(ctx, reps as u64, &|encoder, n| {
+                for _ in 0..n {
+                    if let Err(e) = call.record(encoder) {
+                        failed.set(Some(e.to_string()));
+                    }
+                }
+            });
+            match failed.into_inner() {
+                Some(e) => Err(e),
+                None => Ok((per_call, gpu_xor_bench::clock_used())),
+            }
         }),
         output,
         kernels,
@@ -460,7 +516,9 @@ fn source<const D: usize>(
 
 /// burn's XOR of `a` (already the case's view of its source) and `b`: one call to warm up,
 /// read back; a round is `reps` calls of `a.clone().bitwise_xor(b.clone())` (each result
-/// dropped, as a loop body would) and one `device.sync()`, wall clock over all of it.
+/// dropped, as a loop body would) inside one `Device::profile` window and one `device.sync()`:
+/// the device's time where burn's runtime reads the GPU's clock (its timing method says
+/// which), else the wall clock between two syncs.
 fn ready_burn_with<'a, const D: usize>(
     device: &'a Device,
     a: Tensor<D, Int>,
@@ -472,13 +530,19 @@ fn ready_burn_with<'a, const D: usize>(
     let output = first.into_data().as_bytes().to_vec();
     Ok(Ready {
         round: Box::new(move || {
-            let start = Instant::now();
-            for _ in 0..reps {
-                let c = a.clone().bitwise_xor(b.clone());
-                drop(c);
-            }
+            let (_, window) = device
+                .profile(|| {
+                    for _ in 0..reps {
+                        let c = a.clone().bitwise_xor(b.clone());
+                        drop(c);
+                    }
+                })
+                .map_err(|e| format!("profile: {e:?}"))?;
             device.sync().map_err(|e| format!("sync: {e:?}"))?;
-            Ok(start.elapsed() / reps as u32)
+            let method = window.timing_method().to_string();
+            let ticks = pollster::block_on(window.resolve())
+                .ok_or_else(|| "the profile window measured nothing".to_string())?;
+            Ok((ticks.duration() / reps as u32, method))
         }),
         output,
         kernels: String::new(),
@@ -609,16 +673,23 @@ fn main() -> ExitCode {
         }
     }
     println!(
-        "- time per call: best of {} rounds; a round is N calls then one wait, wall clock \
-         (burn: `a.clone().bitwise_xor(b.clone())` N times, results dropped, `device.sync()`; \
-         gpu-xor: a prepared DirectML BIT_XOR recorded N times into one encoder, one submit, \
-         `ctx.wait()`), rounds of the libraries interleaved{}",
+        "- time per call: best of {} rounds; a round is N calls then one wait (burn: \
+         `a.clone().bitwise_xor(b.clone())` N times, results dropped, in one `Device::profile` \
+         window, then `device.sync()`; gpu-xor: a prepared DirectML BIT_XOR recorded N times \
+         into one encoder, one submit, one wait), each timed on its device's clock where it \
+         has one (the clocks are listed under the table), rounds of the libraries \
+         interleaved{}",
         settings.rounds,
         if settings.quick { "; --quick" } else { "" }
     );
     println!("- load average at the start: {}\n", load_average());
 
-    let cases: Vec<Case> = Case::all()
+    // On a GPU, sizes past its cache too.
+    let mut all = Case::all();
+    if burn_adapter.device_type != wgpu::DeviceType::Cpu {
+        all.extend(Case::large());
+    }
+    let cases: Vec<Case> = all
         .into_iter()
         .filter(|c| {
             settings
@@ -633,6 +704,7 @@ fn main() -> ExitCode {
     }
 
     let mut rows = Vec::new();
+    let mut clocks: Vec<(&str, String)> = Vec::new();
     let mut failures = 0;
     let started = Instant::now();
     for (i, case) in cases.iter().enumerate() {
@@ -682,7 +754,13 @@ fn main() -> ExitCode {
             for (k, (who, side)) in sides.iter_mut().enumerate() {
                 let Ok(ready) = side else { continue };
                 match (ready.round)() {
-                    Ok(t) => best[k] = Some(best[k].map_or(t, |b| b.min(t))),
+                    Ok((t, clock)) => {
+                        best[k] = Some(best[k].map_or(t, |b| b.min(t)));
+                        let name = if k == 0 { "burn" } else { "gpu-xor" };
+                        if !clocks.contains(&(name, clock.clone())) {
+                            clocks.push((name, clock));
+                        }
+                    }
                     Err(e) => {
                         eprintln!("error: {}: {who}: {e}", case.name);
                         failures += 1;
@@ -752,6 +830,11 @@ fn main() -> ExitCode {
             ratios.join(" | ")
         );
     }
+    let clocks: Vec<String> = clocks
+        .iter()
+        .map(|(who, clock)| format!("{who}: {clock}"))
+        .collect();
+    println!("\nClocks: {}.", clocks.join("; "));
     println!(
         "\nburn / gpu-xor above 1: gpu-xor faster. {} cases in {:.0} s; load average at the \
          end: {}.",

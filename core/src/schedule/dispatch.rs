@@ -14,12 +14,20 @@ pub const TILE: u64 = 32;
 /// and the workgroup's height.
 pub const ROWS_PER_PASS: u32 = 8;
 
+/// Word rows of the staged tile of 8- and 16-bit elements (`WORD_ROWS` in tile.wgsl): the
+/// tile is `WORD_ROWS` words of L rows each by `WORD_ROWS` words of L columns.
+pub const WORD_ROWS: u64 = 16;
+
 /// The rows and columns of output one workgroup of the tile kernel covers: a TILE x TILE tile
 /// for 32- and 64-bit elements; for narrower ones an L x L block per invocation (L elements
-/// to a word), so 8L x 32L.
-pub(crate) fn tile_shape(width: u64) -> (u64, u64) {
+/// to a word), so 8L x 32L, or where a transposed input is staged through workgroup memory
+/// (`staged`, a GPU's form) a square of 16L x 16L.
+pub(crate) fn tile_shape(width: u64, staged: bool) -> (u64, u64) {
     if width >= 4 {
         (TILE, TILE)
+    } else if staged {
+        let side = WORD_ROWS * (4 / width);
+        (side, side)
     } else {
         let lanes = 4 / width;
         (u64::from(ROWS_PER_PASS) * lanes, TILE * lanes)
@@ -35,14 +43,16 @@ pub struct Dispatch {
     pub groups: [u32; 2],
 }
 
-/// Builds the records and grids of one piece: one record, or for the tile kernel
-/// one per `max_groups` tile rows, which then run as separate calls.
+/// Builds the records and grids of one piece: one record, or for the tile kernel one per
+/// `max_groups` tile rows of each matrix (a three-dimensional tile piece is a batch of
+/// matrices, each its own records), which then run as separate calls.
 ///
 /// `start[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at
 /// which the binding it is read through starts, `widths` the element sizes and `max_groups`
-/// the device's `max_compute_workgroups_per_dimension`. The split and the kernel choice
-/// guarantee that every offset and count here fits in 32 bits and every grid dimension in
-/// `max_groups`.
+/// the device's `max_compute_workgroups_per_dimension`; `staged` whether a tile piece of 8-
+/// or 16-bit elements stages an input through workgroup memory (its tile's shape,
+/// [`tile_shape`]). The split and the kernel choice guarantee that every offset and count
+/// here fits in 32 bits and every grid dimension in `max_groups`.
 pub(crate) fn build(
     kernel: KernelKind,
     piece: &Piece,
@@ -50,6 +60,7 @@ pub(crate) fn build(
     window_start: [u64; 3],
     widths: impl Into<Widths>,
     max_groups: u32,
+    staged: bool,
 ) -> Vec<Dispatch> {
     let widths = widths.into();
     // Every count below is of output elements, words or blocks: the kernels' WIDTH is the
@@ -82,35 +93,53 @@ pub(crate) fn build(
         params.shifts[d] =
             by_size.shift1 | by_size.shift2 << 8 | by_stride.shift1 << 16 | by_stride.shift2 << 24;
     }
-    // Tile rows in chunks of at most `max_groups`, one record each.
-    let chunks = |total: u64, x: u64, head: [u64; 3]| -> Vec<Dispatch> {
-        (0..total)
-            .step_by(max_groups as usize)
-            .map(|first| {
-                let count = (total - first).min(max_groups);
-                let mut p = params;
-                p.head = [
-                    to_u32(head[0]),
-                    to_u32(head[1]),
-                    to_u32(head[2]),
-                    to_u32(count),
-                ];
-                p.base[3] = to_u32(first);
-                Dispatch {
-                    params: p,
-                    groups: [to_u32(x), to_u32(count)],
-                }
-            })
-            .collect()
-    };
     match kernel {
         KernelKind::Tile => {
-            let (tile_rows, tile_cols) = tile_shape(width);
-            chunks(
-                piece.sizes[0].div_ceil(tile_rows),
-                piece.sizes[1].div_ceil(tile_cols),
-                [0, rank as u64, 0],
-            )
+            let (tile_rows, tile_cols) = tile_shape(width, staged);
+            let (r, c) = (rank - 2, rank - 1);
+            // Tile rows in chunks of at most `max_groups`, one record each.
+            let tiles = |params: Params| {
+                let mut records = Vec::new();
+                for first in (0..piece.sizes[r].div_ceil(tile_rows)).step_by(max_groups as usize) {
+                    let total = piece.sizes[r].div_ceil(tile_rows);
+                    let count = (total - first).min(max_groups);
+                    let mut p = params;
+                    p.head = [0, 2, 0, to_u32(count)];
+                    p.base[3] = to_u32(first);
+                    records.push(Dispatch {
+                        params: p,
+                        groups: [to_u32(piece.sizes[c].div_ceil(tile_cols)), to_u32(count)],
+                    });
+                }
+                records
+            };
+            if rank == 2 {
+                return tiles(params);
+            }
+            // A batch: each matrix a two-dimensional call of its own, its operands' first
+            // elements stepped by their batch strides.
+            let mut matrix = Params {
+                base: params.base,
+                ..Params::default()
+            };
+            for (k, d) in [r, c].into_iter().enumerate() {
+                matrix.sizes[k] = params.sizes[d];
+                matrix.out_strides[k] = params.out_strides[d];
+                matrix.a_strides[k] = params.a_strides[d];
+                matrix.b_strides[k] = params.b_strides[d];
+                matrix.size_magic[k] = params.size_magic[d];
+                matrix.stride_magic[k] = params.stride_magic[d];
+                matrix.shifts[k] = params.shifts[d];
+            }
+            (0..piece.sizes[0])
+                .flat_map(|i| {
+                    let mut p = matrix;
+                    for (o, base) in p.base.iter_mut().take(3).enumerate() {
+                        *base = to_u32(rel[o] + i * piece.strides[o][0]);
+                    }
+                    tiles(p)
+                })
+                .collect()
         }
         _ => {
             // Units of work, and `head.w`: the elements, or the shifted-rows kernel's runs
@@ -239,6 +268,7 @@ mod tests {
             [0; 3],
             1,
             65535,
+            false,
         )[0];
         assert_eq!(d.params.head, [0, 1, 256, 9]);
         assert_eq!(d.groups, [1, 1]);
@@ -250,6 +280,7 @@ mod tests {
             [0; 3],
             1,
             65535,
+            false,
         )[0];
         assert_eq!(d.params.head, [256, 1, 512, 4100]);
         assert_eq!(d.groups, [2, 1]);
@@ -267,6 +298,7 @@ mod tests {
                 [0; 3],
                 width,
                 65535,
+                false,
             )[0];
             assert_eq!(d.params.head[0] as u64, 40 * width / 16);
             assert_eq!(u64::from(d.groups[0]), 1);
@@ -288,6 +320,7 @@ mod tests {
             [0; 3],
             1,
             65535,
+            false,
         )[0];
         assert_eq!(d.params.head[0], 3);
         assert_eq!(d.params.base, [3, 3, 3, 0]);
@@ -303,6 +336,7 @@ mod tests {
             [0; 3],
             4,
             65535,
+            false,
         )[0];
         assert_eq!(d.groups, [65535, 3]);
         assert_eq!(d.params.head[2], 65535 * 256);
@@ -333,6 +367,7 @@ mod tests {
             [0; 3],
             4,
             65_535,
+            false,
         )[0];
         assert_eq!(d.groups, [32_768, 2]);
         assert_eq!(d.params.head[2], 32_768 * 256);
@@ -348,6 +383,7 @@ mod tests {
             [0; 3],
             4,
             65535,
+            false,
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].params.head, [1_750_000, 2, 6836 * 256, 25]);
@@ -360,6 +396,7 @@ mod tests {
             [0; 3],
             4,
             1000,
+            false,
         );
         assert_eq!(d[0].groups, [977, 7]);
         assert_eq!(d[0].params.head[2], 977 * 256);
@@ -381,6 +418,7 @@ mod tests {
             [0; 3],
             1,
             65535,
+            false,
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].params.head, [140000, 2, 547 * 256, 2]);
@@ -393,6 +431,7 @@ mod tests {
             [0; 3],
             2,
             65535,
+            false,
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].params.head, [157, 1, 256, 157]);
@@ -408,8 +447,53 @@ mod tests {
             [0; 3],
             4,
             65535,
+            false,
         )[0];
         assert_eq!(d.groups, [2, 3]);
+    }
+
+    #[test]
+    fn a_batch_of_matrices_is_one_tile_call_per_matrix() {
+        // Three 65 x 33 matrices of u32, 5,000 elements apart in A (a transposed input) and
+        // 65 x 33 apart in the dense output, from A's element 100 of its window.
+        let mut p = piece(&[3, 65, 33], [0; 3]);
+        p.strides[1] = vec![5000, 1, 65];
+        let d = build(KernelKind::Tile, &p, [0, 400, 0], [0; 3], 4, 2, false);
+        // Three tile rows each in chunks of two: two records a matrix.
+        assert_eq!(d.len(), 6);
+        for (k, record) in d.iter().enumerate() {
+            let (i, chunk) = (k as u32 / 2, k as u32 % 2);
+            assert_eq!(
+                record.params.head,
+                [0, 2, 0, if chunk == 0 { 2 } else { 1 }]
+            );
+            assert_eq!(record.groups, [2, record.params.head[3]]);
+            assert_eq!(
+                record.params.base,
+                [i * 65 * 33, 100 + i * 5000, i * 65 * 33, 2 * chunk]
+            );
+            assert_eq!(record.params.sizes[..2], [65, 33]);
+            assert_eq!(record.params.a_strides[..2], [1, 65]);
+            assert_eq!(record.params.out_strides[..2], [33, 1]);
+        }
+    }
+
+    #[test]
+    fn staged_narrow_tiles_are_square() {
+        assert_eq!(tile_shape(1, true), (64, 64));
+        assert_eq!(tile_shape(2, true), (32, 32));
+        assert_eq!(tile_shape(1, false), (32, 128));
+        assert_eq!(tile_shape(4, true), (32, 32));
+        let d = build(
+            KernelKind::Tile,
+            &piece(&[100, 200], [0; 3]),
+            [0; 3],
+            [0; 3],
+            1,
+            65535,
+            true,
+        );
+        assert_eq!(d[0].groups, [4, 2]);
     }
 
     #[test]
@@ -421,6 +505,7 @@ mod tests {
             [1024, 256, 0],
             4,
             65535,
+            false,
         )[0];
         assert_eq!(d.params.base, [14, 64, 0, 0]);
     }

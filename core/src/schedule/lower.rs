@@ -191,6 +191,7 @@ pub fn lower_with(
         // WebGPU forbids a writable binding that overlaps another binding of the same buffer
         // in one dispatch, so it cannot have a binding of its own.
         let window_start = std::array::from_fn(|o| range[slot[o]].map_or(0, |r| r.start));
+        let modes = select::modes(kernel, piece, widths.out(), target.cpu);
         let records = dispatch::build(
             kernel,
             piece,
@@ -198,11 +199,12 @@ pub fn lower_with(
             window_start,
             widths,
             target.max_groups,
+            modes != (0, 0),
         );
         // The direct form is the schedule's to give, once it knows which dispatches run one
         // record (`Schedule::dispatch_key`).
         let variant = contiguous_variant(kernel, piece, widths.out(), false);
-        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, variant);
+        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, variant, modes);
         if overlapping(&range, inputs_rw) {
             summary.overlapping_bindings += 1;
         }
@@ -232,7 +234,7 @@ fn contiguous_variant(kernel: KernelKind, piece: &Piece, width: u64, direct: boo
 }
 
 /// The pipeline that runs `kernel` on `piece` with operands in `slot`, in the contiguous
-/// kernel's form `(direct, tail)`.
+/// kernel's form `(direct, tail)`, reading A and B in `modes` ([`select::modes`]).
 fn pipeline_key(
     plan: &Plan,
     kernel: KernelKind,
@@ -240,8 +242,8 @@ fn pipeline_key(
     slot: [usize; 3],
     inputs_rw: bool,
     (direct, tail): (bool, bool),
+    (a_mode, b_mode): (u32, u32),
 ) -> PipelineKey {
-    let (a_mode, b_mode) = select::modes(kernel, piece, u64::from(plan.data_type.size_in_bytes()));
     let logical = plan.function.logical;
     // An output of another width than the input's (`BIT_COUNT`): WIDTH is the output's, the
     // input's is IN_WIDTH (0 where they agree).
@@ -312,10 +314,22 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                         && piece.sizes.len() == 1
                         && plan.elements * width >= select::TAIL_CUT_BYTES;
                     for tail in [tail, tail && !cut] {
-                        let key =
-                            pipeline_key(plan, kernel, &piece, slot, inputs_rw, (direct, tail));
-                        if !keys.contains(&key) {
-                            keys.push(key);
+                        // The modes of both adapter classes: a narrow tile stages its
+                        // transposed inputs on GPUs only.
+                        for cpu in [false, true] {
+                            let modes = select::modes(kernel, &piece, width, cpu);
+                            let key = pipeline_key(
+                                plan,
+                                kernel,
+                                &piece,
+                                slot,
+                                inputs_rw,
+                                (direct, tail),
+                                modes,
+                            );
+                            if !keys.contains(&key) {
+                                keys.push(key);
+                            }
                         }
                     }
                 }

@@ -256,9 +256,7 @@ fn fits(
     match kernel {
         KernelKind::Contiguous => channel_layout(piece, width) && at.runs && at.room,
         KernelKind::Rows => rows_layout(piece, width) && at.rows && at.room,
-        KernelKind::Tile => {
-            tile && (width >= 4 || (at.out_word && (piece.strides[0][0] * width).is_multiple_of(4)))
-        }
+        KernelKind::Tile => tile && (width >= 4 || (at.out_word && whole_word_rows(piece, width))),
         KernelKind::Spaced => {
             (planned == KernelKind::Gather && width >= 4 && tile && both_transposed(piece))
                 || (planned == KernelKind::Scatter && spaced(piece, width))
@@ -293,7 +291,6 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
         }
         KernelKind::Gather | KernelKind::Scatter => {
             let at = Alignment::of(piece, bound, widths);
-            let stride = |o: usize, d: usize| piece.strides[o][d];
             // An input that repeats one element across each row (a channel or column
             // broadcast) runs faster through the shifted-rows kernel, four blocks per
             // invocation (1.4 to 1.9 times on lavapipe, benches/RESULTS.md); rows dense in
@@ -316,13 +313,13 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 && tile_layout(planned, piece, width, bound.target.max_groups)
             {
                 // Both inputs across their rows: written in their order; else gathered.
-                if both_transposed(piece) {
+                if both_transposed(piece) && piece.sizes.len() == 2 {
                     KernelKind::Spaced
                 } else {
                     KernelKind::Gather
                 }
             } else if tile_layout(planned, piece, width, bound.target.max_groups)
-                && (width >= 4 || (at.out_word && (stride(0, 0) * width).is_multiple_of(4)))
+                && (width >= 4 || (at.out_word && whole_word_rows(piece, width)))
             {
                 KernelKind::Tile
             } else if shifted_layout(piece, width) {
@@ -387,6 +384,7 @@ pub(crate) fn candidates(
                 kernels.push(KernelKind::Tile);
             }
             if width >= 4
+                && piece.sizes.len() == 2
                 && tile_layout(planned, piece, width, max_groups)
                 && both_transposed(piece)
             {
@@ -530,14 +528,31 @@ fn spaced(piece: &Piece, width: u64) -> bool {
     true
 }
 
-/// Whether `piece` suits the tile kernel, alignment aside: two dimensions with a transposed
-/// input, under a gather plan (8- and 16-bit elements also need every output row to start on
-/// a word and hold whole words, which [`choose`] checks).
+/// The most matrices a three-dimensional tile piece holds: each is one record (or more) of
+/// the tile kernel, 256 bytes of metadata each, so a batch of many small matrices gathers
+/// instead (1,024 records are 256 KiB, the arena's largest run).
+pub(crate) const MAX_TILE_BATCH: u64 = 1024;
+
+/// Whether `piece` suits the tile kernel, alignment aside: under a gather plan, a matrix
+/// (two dimensions) or a batch of at most [`MAX_TILE_BATCH`] matrices (three, the outer one
+/// the batch: a 3-D or 4-D permutation that swaps the innermost axis with another, once
+/// merged) with an input read across its rows. 8- and 16-bit elements also need every output
+/// row to start on a word and hold whole words, which [`choose`] checks.
 fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
+    let rank = piece.sizes.len();
     planned == KernelKind::Gather
-        && piece.sizes.len() == 2
+        && (rank == 2 || (rank == 3 && piece.sizes[0] <= MAX_TILE_BATCH))
         && (transposed(piece, 1) || transposed(piece, 2))
-        && piece.sizes[1].div_ceil(tile_shape(width).1) <= u64::from(max_groups)
+        // The narrowest tile a grid row holds (`tile_shape`): the staged form's.
+        && piece.sizes[rank - 1].div_ceil(tile_shape(width, true).1) <= u64::from(max_groups)
+}
+
+/// Whether every output row of a tile piece starts a word where the first does and holds
+/// whole words: its row stride in bytes is a multiple of 4 (the output of a gather plan is
+/// dense, so its rows are whole words). 8- and 16-bit tiles write whole words, one owner each.
+fn whole_word_rows(piece: &Piece, width: u64) -> bool {
+    let rank = piece.sizes.len();
+    (piece.strides[0][rank - 2] * width).is_multiple_of(4)
 }
 
 /// Up to how many bytes of output a CPU-tuned context gathers a 32-bit transpose rather than
@@ -545,15 +560,18 @@ fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) 
 const CPU_UNTILED_32_BIT_BYTES: u64 = 16 << 20;
 
 /// Whether a CPU-tuned context runs a transpose of `piece` without workgroup tiles: 64-bit
-/// elements always, 32-bit ones up to [`CPU_UNTILED_32_BIT_BYTES`] of output; narrower ones
-/// never (their tile path has no workgroup memory). On lavapipe the tiles lose to gathering
-/// (or writing in the inputs' order) for 64-bit transposes at every size measured and for
-/// 32-bit ones up to 16 MiB, and win for 32-bit ones at 64 MiB, where the columns of a
-/// 4096-row transpose no longer stay in the caches between neighbouring rows
-/// (`benches/RESULTS.md`, "Strided layouts").
+/// elements always, 32-bit ones up to [`CPU_UNTILED_32_BIT_BYTES`] of output and batches of
+/// 32-bit matrices at every size; narrower ones never (their tile path there has no workgroup
+/// memory). On lavapipe the tiles lose to gathering (or writing in the inputs' order) for
+/// 64-bit transposes at every size measured and for 32-bit ones up to 16 MiB, and win for
+/// 32-bit ones at 64 MiB, where the columns of a 4096-row transpose no longer stay in the
+/// caches between neighbouring rows (`benches/RESULTS.md`, "Strided layouts"). A batch of
+/// 256 matrices of 256 x 256 (the `(0, 2, 1)` permutation of a 64 MiB cube) ran at 0.80 of
+/// gathering it on the tiles (1.33 against 1.66 GB/s), and NHWC read as NCHW at 0.99: each
+/// matrix's columns fit the caches.
 fn untiled_on_cpu(piece: &Piece, width: u64) -> bool {
     let bytes = piece.sizes.iter().product::<u64>().saturating_mul(width);
-    width >= 8 || (width == 4 && bytes <= CPU_UNTILED_32_BIT_BYTES)
+    width >= 8 || (width == 4 && (bytes <= CPU_UNTILED_32_BIT_BYTES || piece.sizes.len() == 3))
 }
 
 /// Whether both inputs of a two-dimensional piece are read across their rows: a tile a
@@ -575,18 +593,32 @@ fn order_for(planned: KernelKind, kernel: KernelKind, piece: &mut Piece) {
     }
 }
 
-/// Whether operand `o` of a two-dimensional piece runs across memory along its inner
-/// dimension (its inner stride is the larger): what the tile kernel stages. A piece of one
-/// row (a window's cut) has no such direction.
+/// Whether operand `o` of a piece of two or more dimensions runs across memory along its
+/// inner dimension (its inner stride is the larger of the last two): what the tile kernel
+/// stages. A piece of one row (a window's cut) has no such direction.
 fn transposed(piece: &Piece, o: usize) -> bool {
-    piece.sizes[0] > 1 && piece.strides[o][1] > 1 && piece.strides[o][0] < piece.strides[o][1]
+    let rank = piece.sizes.len();
+    if rank < 2 {
+        return false;
+    }
+    let (r, c) = (rank - 2, rank - 1);
+    piece.sizes[r] > 1 && piece.strides[o][c] > 1 && piece.strides[o][r] < piece.strides[o][c]
 }
 
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
 /// and contiguous kernels 1 where the input repeats one element across each row (for the
 /// contiguous kernel 2 where its rows are whole 16-byte blocks), for the tile kernel 1 where
 /// it is staged through workgroup memory; 0 otherwise.
-pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64) -> (u32, u32) {
+///
+/// The tile kernel stages a transposed input of 8- or 16-bit elements only for a GPU (`cpu`
+/// false): there the staged form reads along the input's memory and writes along the
+/// output's, each through a tile in workgroup memory; a CPU adapter keeps the form without
+/// workgroup memory (each invocation transposes its block in registers, reading across the
+/// input's memory), which it runs faster (`benches/RESULTS.md`).
+pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64, cpu: bool) -> (u32, u32) {
+    if kernel == KernelKind::Tile && width < 4 && cpu {
+        return (0, 0);
+    }
     let inner = piece.sizes.len() - 1;
     let mode = |o: usize| match kernel {
         KernelKind::Rows | KernelKind::ShiftedRows => u32::from(piece.strides[o][inner] == 0),
@@ -741,6 +773,73 @@ mod tests {
         // 32- and 64-bit elements always own their words.
         assert_eq!(kernel([4, 5], [10, 2], 4), KernelKind::Spaced);
         assert_eq!(kernel([4, 5], [7, 1], 8), KernelKind::Spaced);
+    }
+
+    #[test]
+    fn batches_of_transposes_run_the_tile_kernel() {
+        let gpu = bound([0; 3]);
+        let cpu = Bound {
+            target: Target {
+                cpu: true,
+                ..GPU.clone()
+            },
+            ..bound([0; 3])
+        };
+        // A (0, 2, 1) permutation of a [b, 64, 64] cube, and both inputs so.
+        let one = |b: u64| {
+            piece(
+                &[b, 64, 64],
+                [&[4096, 64, 1], &[4096, 1, 64], &[4096, 64, 1]],
+            )
+        };
+        let both = |b: u64| {
+            piece(
+                &[b, 64, 64],
+                [&[4096, 64, 1], &[4096, 1, 64], &[4096, 1, 64]],
+            )
+        };
+        for width in [1, 2, 4, 8] {
+            assert_eq!(
+                choose(KernelKind::Gather, &one(3), &gpu, width),
+                KernelKind::Tile
+            );
+            assert_eq!(
+                choose(KernelKind::Gather, &both(3), &gpu, width),
+                KernelKind::Tile
+            );
+            // More matrices than records are worth: gathered.
+            assert_eq!(
+                choose(KernelKind::Gather, &one(MAX_TILE_BATCH + 1), &gpu, width),
+                KernelKind::Gather
+            );
+            // Tuned for CPUs, wide batches gather at any size, narrow ones tile; a batch is
+            // never written in its inputs' order (the spaced kernel), one matrix at a time.
+            let untiled = if width >= 4 {
+                KernelKind::Gather
+            } else {
+                KernelKind::Tile
+            };
+            assert_eq!(choose(KernelKind::Gather, &one(3), &cpu, width), untiled);
+            assert_eq!(choose(KernelKind::Gather, &both(3), &cpu, width), untiled);
+            assert_eq!(choose(KernelKind::Gather, &one(1000), &cpu, width), untiled);
+            assert!(
+                !candidates(KernelKind::Gather, &both(3), width, 65535)
+                    .contains(&KernelKind::Spaced)
+            );
+        }
+    }
+
+    #[test]
+    fn narrow_tiles_stage_their_transposed_inputs_on_gpus_only() {
+        let p = piece(&[64, 64], [&[64, 1], &[1, 64], &[64, 1]]);
+        for width in [1, 2] {
+            assert_eq!(modes(KernelKind::Tile, &p, width, false), (1, 0));
+            assert_eq!(modes(KernelKind::Tile, &p, width, true), (0, 0));
+        }
+        // 32- and 64-bit tiles always stage them.
+        for width in [4, 8] {
+            assert_eq!(modes(KernelKind::Tile, &p, width, true), (1, 0));
+        }
     }
 
     #[test]

@@ -1,0 +1,146 @@
+//! Transposed and permuted inputs: the tile kernel in each of its forms, on every width,
+//! under both fixed tunings, on every adapter.
+//!
+//! A GPU-tuned context stages a transposed input through workgroup memory for every width (8-
+//! and 16-bit elements in the staged form, square tiles of words); a CPU-tuned context keeps
+//! the 8- and 16-bit tiles in registers and gathers small 32- and 64-bit ones. A batch of
+//! matrices (a 3-D or 4-D permutation that swaps the innermost axis) runs one tile call per
+//! matrix. Each case is checked byte for byte over whole buffers, and its kernel against the
+//! layout's own reading ([`tile_kernel`]).
+
+use gpu_xor::inspect::KernelKind;
+use gpu_xor::{ContextOptions, DataType, KernelTuning, TensorDesc};
+use gpu_xor_conformance::expect::tile_kernel;
+
+use crate::common::{Check, DmlCase, DmlOp, assert_kernel, on_suite_device, small_windows, tuned};
+
+/// The widths of the tile kernel's forms.
+const TYPES: [DataType; 4] = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
+
+/// The operators: XOR, a shift (each lane's width matters) and NOT (one input).
+const OPS: [DmlOp; 3] = [
+    DmlOp::BitXor,
+    DmlOp::Binary(gpu_xor::DmlBinaryOp::BitShiftLeft),
+    DmlOp::BitNot,
+];
+
+/// Runs `a (op) b` into a packed output of `sizes` on both tunings, checks every byte, and
+/// that the kernel is the one the layout calls for.
+fn check(dt: DataType, sizes: &[u32], a: &[u32], b: Option<&[u32]>) {
+    let out = TensorDesc::new(dt, sizes);
+    let a = out.clone().with_strides(a);
+    let b = b.map_or(out.clone(), |s| out.clone().with_strides(s));
+    for op in OPS {
+        if !op.takes(dt, gpu_xor::FeatureLevel::default()) {
+            continue;
+        }
+        let case = DmlCase::distinct(op, a.clone(), b.clone(), out.clone(), sizes.len() as u64);
+        // A NOT reads its one input in B's place too.
+        let inputs = if op.inputs() == 1 {
+            [&case.a, &case.a]
+        } else {
+            [&case.a, &case.b]
+        };
+        for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+            let kernel = tile_kernel(&case.out, inputs, tuning);
+            let summary = case.check_on(tuned(tuning));
+            assert_kernel(&summary, kernel);
+        }
+    }
+}
+
+#[test]
+fn transposed_matrices_of_every_width_run_the_tile_kernel_exactly() {
+    for dt in TYPES {
+        // Rows not a multiple of any tile or block, columns whole words.
+        check(dt, &[70, 52], &[1, 70], None);
+        check(dt, &[43, 36], &[1, 43], None);
+        // Both inputs transposed, the second one padded.
+        check(dt, &[37, 44], &[1, 37], Some(&[1, 40]));
+        // A matrix smaller than one tile.
+        check(dt, &[5, 8], &[1, 5], None);
+    }
+}
+
+#[test]
+fn batches_of_transposes_run_one_tile_call_per_matrix() {
+    for dt in TYPES {
+        // (0, 2, 1) of a [3, 36, 45] cube: three 45 x 36 transposes.
+        check(dt, &[3, 45, 36], &[45 * 36, 1, 45], None);
+        // The same with B transposed too, its matrices padded apart.
+        check(
+            dt,
+            &[3, 45, 36],
+            &[45 * 36, 1, 45],
+            Some(&[45 * 36 + 7, 1, 45]),
+        );
+        // (0, 3, 1, 2): NHWC [2, 5, 8, 6] read as NCHW [2, 6, 5, 8]; H and W merge into
+        // rows of 40, a batch of two 6 x 40 matrices read across their rows.
+        check(dt, &[2, 6, 5, 8], &[240, 1, 48, 6], None);
+    }
+    let summary = DmlCase::distinct(
+        DmlOp::BitXor,
+        TensorDesc::new(DataType::U32, &[3, 45, 36]).with_strides(&[45 * 36, 1, 45]),
+        TensorDesc::new(DataType::U32, &[3, 45, 36]),
+        TensorDesc::new(DataType::U32, &[3, 45, 36]),
+        9,
+    )
+    .check_on(tuned(KernelTuning::Gpu));
+    assert_kernel(&summary, KernelKind::Tile);
+}
+
+#[test]
+fn more_matrices_than_a_batch_holds_are_gathered() {
+    // 1,025 transposes of 4 x 8: a record each would be too many.
+    let sizes = [1025, 4, 8];
+    let a = [32, 1, 4];
+    for dt in [DataType::U8, DataType::U32] {
+        check(dt, &sizes, &a, None);
+        let case = DmlCase::distinct(
+            DmlOp::BitXor,
+            TensorDesc::new(dt, &sizes).with_strides(&a),
+            TensorDesc::new(dt, &sizes),
+            TensorDesc::new(dt, &sizes),
+            3,
+        );
+        assert_kernel(&case.check_on(tuned(KernelTuning::Gpu)), KernelKind::Gather);
+    }
+}
+
+#[test]
+fn narrow_transposes_off_word_boundaries_read_lane_by_lane() {
+    for dt in [DataType::U8, DataType::U16] {
+        // Columns an odd number of elements apart: no column starts a word.
+        check(dt, &[40, 32], &[1, 41], None);
+        // Rows read with a step of two: no word holds a column's neighbouring rows.
+        check(dt, &[30, 24], &[2, 61], None);
+        // A batch whose matrices start off word boundaries.
+        check(dt, &[3, 20, 16], &[323, 1, 20], None);
+    }
+}
+
+#[test]
+fn batches_of_transposes_larger_than_a_window_are_exact() {
+    // 4 KiB windows cut these into pieces of whole and part matrices, each on the kernel its
+    // own layout calls for, under both tunings.
+    let contexts = [KernelTuning::Gpu, KernelTuning::Cpu].map(|kernel_tuning| {
+        on_suite_device(&ContextOptions {
+            max_window_bytes: Some(small_windows().max_window_bytes()),
+            kernel_tuning,
+            ..ContextOptions::default()
+        })
+    });
+    for (ctx, dt) in contexts.iter().flat_map(|c| TYPES.map(|dt| (c, dt))) {
+        let sizes = [4, 40, 40];
+        let case = DmlCase::distinct(
+            DmlOp::BitXor,
+            TensorDesc::new(dt, &sizes).with_strides(&[1600, 1, 40]),
+            TensorDesc::new(dt, &sizes),
+            TensorDesc::new(dt, &sizes),
+            5,
+        );
+        assert!(case.a.total_size().unwrap() > ctx.max_window_bytes());
+        let summary = case.check_on(ctx);
+        assert!(summary.dispatches.len() >= 2, "{summary:?}");
+    }
+}
