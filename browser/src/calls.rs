@@ -3,9 +3,9 @@
 
 use gpu_xor::Context;
 use gpu_xor::inspect::{KernelKind, RecordSummary};
-use gpu_xor_conformance::dml::Calls;
-use gpu_xor_conformance::engine;
 use gpu_xor_testkit::compare_buffers;
+use gpu_xor_testkit::dml::Calls;
+use gpu_xor_testkit::engine;
 
 use crate::dml::Check;
 use crate::{assert_accepted, watched};

@@ -2,12 +2,12 @@
 
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{Context, Error};
-use gpu_xor_conformance::engine;
+use gpu_xor_testkit::engine;
 use gpu_xor_testkit::{compare_buffer, compare_buffers};
 
 use crate::{assert_accepted, watched};
 
-pub use gpu_xor_conformance::dml::{DmlCase, DmlOp, Place, place};
+pub use gpu_xor_testkit::dml::{DmlCase, Place, place};
 
 /// How the browser suite runs a [`DmlCase`]: without blocking.
 // The futures are awaited on the page's one thread; nothing needs them `Send`.

@@ -3,7 +3,7 @@
 //! The tests (`tests/web/`) run as `wasm32-unknown-unknown` in headless Chromium, on the
 //! page's WebGPU, through `wasm-bindgen-test`. Nothing in them may block: every read-back is
 //! [`gpu_xor::Context::read_buffer_async`] (through
-//! [`gpu_xor_conformance::engine::read_back`]), every wait is awaited.
+//! [`gpu_xor_testkit::engine::read_back`]), every wait is awaited.
 //!
 //! What this crate gives them:
 //!
@@ -37,10 +37,12 @@ use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor::{Context, ContextOptions};
 
 pub use calls::{CheckCalls, Merged};
-pub use dml::{Check, DmlCase, DmlOp, Place, place};
-pub use gpu_xor_conformance::dml::{Call, Calls};
-pub use gpu_xor_conformance::expect::{scatter_kind, tile_kernel, transposed_kernel};
+pub use dml::{Check, DmlCase, Place, place};
+pub use gpu_xor::Operator;
+pub use gpu_xor_testkit::dml::{Call, Calls};
+pub use gpu_xor_testkit::expect::{scatter_kind, tile_kernel, transposed_kernel};
 pub use gpu_xor_testkit::random_bytes;
+pub use gpu_xor_testkit::{DIRECTML, OPENVINO, OperatorExt};
 pub use ov::{CheckOv, OvCase};
 pub use web::{browser_adapter_report, say};
 

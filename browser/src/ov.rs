@@ -3,9 +3,9 @@
 
 use gpu_xor::Context;
 use gpu_xor::inspect::RecordSummary;
-use gpu_xor_conformance::engine;
-pub use gpu_xor_conformance::ov::OvCase;
 use gpu_xor_testkit::compare_buffers;
+use gpu_xor_testkit::engine;
+pub use gpu_xor_testkit::ov::OvCase;
 
 use crate::{assert_accepted, watched};
 

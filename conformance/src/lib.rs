@@ -1,14 +1,8 @@
-//! The conformance runner of `gpu-xor`, and the execution engine its test suite shares.
+//! The conformance cases of `gpu-xor`: their format, their files and their runner, on the
+//! test kit (`gpu-xor-testkit`) that runs every call.
 //!
 //! - [`case`]: the case format of `conformance/README.md` as `serde` types;
-//! - [`engine`]: sentinel-filled buffers, one call recorded and submitted, whole buffers read
-//!   back: what the runner and the test suites (`tests/suite/common.rs`, the browser suite)
-//!   both use, with the device-free kit (SplitMix64, width masks, layouts, byte comparison) of
-//!   `gpu-xor-testkit`;
-//! - [`dml`]: DirectML calls as data (descriptions, places, buffers, the reference's image of
-//!   every buffer after the call), which the native and the browser test suites both run;
-//! - [`ov`]: OpenVINO calls (BitwiseXor-13 and the family) as data, likewise;
-//! - [`expect`]: the kernel the suites expect for a layout, read off the tensors;
+//! - [`generator`]: the large cases' SplitMix64 streams and SHA-256 digests;
 //! - [`run`]: every check of a case, as `async fn`s that never block, so that the same cases
 //!   run natively and in a browser;
 //! - [`report`]: outcomes, counts, and the printed report.
@@ -31,11 +25,7 @@
 )]
 
 pub mod case;
-pub mod dml;
-pub mod engine;
-pub mod expect;
 pub mod generator;
-pub mod ov;
 pub mod report;
 pub mod run;
 

@@ -38,21 +38,21 @@ use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
+use gpu_xor::desc::OperatorGroup;
 use gpu_xor::reference::{self, StridedView, StridedViewMut};
 use gpu_xor::{
-    AutoBroadcast, BitwiseXor, BitwiseXorDesc, Context, DataType, DmlBinaryOp, Error, FeatureLevel,
-    OvBinary, OvBinaryDesc, OvUnary, OvUnaryDesc, OwnedInputs, TensorDesc, TensorFlags,
+    AutoBroadcast, Context, DataType, Error, FeatureLevel, Operator, OvBinary, OvBinaryDesc,
+    OvUnary, OvUnaryDesc, OwnedInputs, TensorDesc, TensorFlags,
 };
+use gpu_xor_testkit::dml::owned_flags;
+use gpu_xor_testkit::engine::{self, AnyOperator, Spoil};
 use gpu_xor_testkit::{
     OutputLayout, compare_buffers, le_bytes, packed_strides, positions, random_bytes, width_mask,
 };
 use serde_json::Value;
 
 use crate::case::{Alias, Broadcast, Case, Generator, Op, kind_of, split_cases};
-use crate::dml::{DmlOp, owned_flags};
-use crate::engine::{self, AnyOperator, Spoil};
 use crate::generator::{generate, sha256_hex};
-use crate::ov::OvOp;
 use crate::report::{CaseReport, Outcome, Report};
 
 /// The tags whose cases are skipped, each with the reason printed for it: none. The format
@@ -161,18 +161,19 @@ async fn run_case(ctx: &Context, case: &Case, seed: u64) -> Result<(), String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     /// A DirectML operator: described tensors, strides, feature levels.
-    Dml(DmlOp),
+    Dml(Operator),
     /// An OpenVINO operation: shapes and `auto_broadcast`.
-    Ov(OvOp),
+    Ov(Operator),
 }
 
-/// The operator that runs the cases of `op`, from its group in the operator table (BIT_XOR,
-/// LOGICAL_XOR and BitwiseXor-13 through their own descriptions, the rest through their group's);
-/// `None` for a group this runner does not know.
+/// How the cases of `op` run, from its group in the operator table; `None` for a group this
+/// runner does not know.
 pub fn family(op: Op) -> Option<Family> {
-    DmlOp::of(op.0)
-        .map(Family::Dml)
-        .or_else(|| OvOp::of(op.0).map(Family::Ov))
+    match op.0.group() {
+        OperatorGroup::DmlBinaryOp(_) | OperatorGroup::DmlUnaryOp(_) => Some(Family::Dml(op.0)),
+        OperatorGroup::OvBinaryOp(_) | OperatorGroup::OvUnaryOp(_) => Some(Family::Ov(op.0)),
+        _ => None,
+    }
 }
 
 // ----- DirectML operators --------------------------------------------------------------------
@@ -185,7 +186,7 @@ enum Maker<'a> {
     /// `with_owned_inputs` with each flagged input bound at its place, once the buffers hold
     /// the case's bytes.
     Owning {
-        op: DmlOp,
+        op: Operator,
         descs: &'a [TensorDesc; 3],
         owned: [bool; 2],
     },
@@ -235,11 +236,11 @@ fn dml_tensor(case: &Case, t: &'static str) -> Result<TensorDesc, String> {
     Ok(desc)
 }
 
-fn validate_dml(op: DmlOp, d: &[TensorDesc; 3], level: FeatureLevel) -> Result<(), Error> {
-    op.validate(d.clone(), level)
+fn validate_dml(op: Operator, d: &[TensorDesc; 3], level: FeatureLevel) -> Result<(), Error> {
+    gpu_xor_testkit::dml::validate(op, d.clone(), level)
 }
 
-async fn run_dml(ctx: &Context, case: &Case, op: DmlOp, seed: u64) -> Result<(), String> {
+async fn run_dml(ctx: &Context, case: &Case, op: Operator, seed: u64) -> Result<(), String> {
     let descs = [
         dml_tensor(case, "a")?,
         dml_tensor(case, "b")?,
@@ -249,7 +250,7 @@ async fn run_dml(ctx: &Context, case: &Case, op: DmlOp, seed: u64) -> Result<(),
     let ctx = ctx.with_feature_level(level);
     let owned = owned_flags(&descs[0], &descs[1]);
     let created: Result<Maker, Error> =
-        match op.operator(&ctx, descs.clone(), &OwnedInputs::default()) {
+        match gpu_xor_testkit::dml::operator(op, &ctx, descs.clone(), &OwnedInputs::default()) {
             Ok(compiled) if owned == [false; 2] => Ok(Maker::Ready(Box::new(compiled))),
             Ok(_) => {
                 return Err(
@@ -358,7 +359,7 @@ async fn run_dml(ctx: &Context, case: &Case, op: DmlOp, seed: u64) -> Result<(),
 
 // ----- OpenVINO operations ---------------------------------------------------------------------
 
-async fn run_openvino(ctx: &Context, case: &Case, op: OvOp, seed: u64) -> Result<(), String> {
+async fn run_openvino(ctx: &Context, case: &Case, op: Operator, seed: u64) -> Result<(), String> {
     let a_type = case.tensor("a").dtype.unwrap_or(case.dtype).0;
     let b_type = case.tensor("b").dtype.unwrap_or(case.dtype).0;
     let a_shape: Vec<usize> = dims(&case.a_shape, "a_shape")?;
@@ -369,42 +370,31 @@ async fn run_openvino(ctx: &Context, case: &Case, op: OvOp, seed: u64) -> Result
         None => return Err("missing field `b_shape`".to_string()),
     };
     let auto_broadcast = auto_broadcast(case);
-    let (created, described): (Result<AnyOperator, Error>, Result<Vec<usize>, Error>) = match op {
-        OvOp::BitwiseXor => {
-            let desc = BitwiseXorDesc {
-                a_type,
-                b_type,
-                a_shape: a_shape.clone(),
-                b_shape: b_shape.clone(),
-                auto_broadcast,
-            };
-            (
-                BitwiseXor::new(ctx, &desc).map(AnyOperator::from),
-                desc.output_shape(),
-            )
-        }
-        OvOp::Binary(op) => {
-            let desc = OvBinaryDesc {
-                op,
-                a_type,
-                b_type,
-                a_shape: a_shape.clone(),
-                b_shape: b_shape.clone(),
-                auto_broadcast,
-            };
-            (
-                OvBinary::new(ctx, &desc).map(AnyOperator::from),
-                desc.output_shape(),
-            )
-        }
-        OvOp::Unary(op) => {
-            let desc = OvUnaryDesc::new(op, a_type, &a_shape);
-            (
-                OvUnary::new(ctx, &desc).map(AnyOperator::from),
-                desc.output_shape(),
-            )
-        }
-    };
+    let (created, described): (Result<AnyOperator, Error>, Result<Vec<usize>, Error>) =
+        match op.group() {
+            OperatorGroup::OvBinaryOp(op) => {
+                let desc = OvBinaryDesc {
+                    op,
+                    a_type,
+                    b_type,
+                    a_shape: a_shape.clone(),
+                    b_shape: b_shape.clone(),
+                    auto_broadcast,
+                };
+                (
+                    OvBinary::new(ctx, &desc).map(AnyOperator::from),
+                    desc.output_shape(),
+                )
+            }
+            OperatorGroup::OvUnaryOp(op) => {
+                let desc = OvUnaryDesc::new(op, a_type, &a_shape);
+                (
+                    OvUnary::new(ctx, &desc).map(AnyOperator::from),
+                    desc.output_shape(),
+                )
+            }
+            _ => return Err(format!("{op} is not an OpenVINO operation")),
+        };
     let alias = case.alias.unwrap_or_default();
     let operand =
         |t: &'static str, data_type: DataType, shape: &[usize]| -> Result<Operand, String> {
@@ -563,13 +553,10 @@ pub fn reference_check(case: &Case) -> Result<bool, String> {
             };
             let b = b.as_deref().unwrap_or(&a);
             let bv = view(b, sb.as_deref());
-            match op {
-                DmlOp::BitXor => reference::dml_binary(DmlBinaryOp::BitXor, &av, &bv, &mut ov),
-                DmlOp::LogicalXor => {
-                    reference::dml_binary(DmlBinaryOp::LogicalXor, &av, &bv, &mut ov)
-                }
-                DmlOp::Binary(op) => reference::dml_binary(op, &av, &bv, &mut ov),
-                DmlOp::Unary(op) => reference::dml_unary(op, &av, &mut ov),
+            match op.group() {
+                OperatorGroup::DmlBinaryOp(op) => reference::dml_binary(op, &av, &bv, &mut ov),
+                OperatorGroup::DmlUnaryOp(op) => reference::dml_unary(op, &av, &mut ov),
+                _ => return Err(format!("{op} is not a DirectML operator")),
             }
             .map_err(|e| format!("the reference refused the case: [{}] {e}", e.rule()))?;
             out_layout.read_values(&out)
@@ -580,14 +567,14 @@ pub fn reference_check(case: &Case) -> Result<bool, String> {
                 .as_deref()
                 .map_or_else(|| a_shape.clone(), usizes);
             let b = b.as_deref().unwrap_or(&a);
-            let (shape, out) = op
-                .reference(
-                    data_type,
-                    (&a_shape, &a),
-                    (&b_shape, b),
-                    auto_broadcast(case),
-                )
-                .map_err(|e| format!("the reference refused the case: [{}] {e}", e.rule()))?;
+            let (shape, out) = gpu_xor_testkit::ov::reference(
+                op,
+                data_type,
+                (&a_shape, &a),
+                (&b_shape, b),
+                auto_broadcast(case),
+            )
+            .map_err(|e| format!("the reference refused the case: [{}] {e}", e.rule()))?;
             let want = case.out_shape.as_deref().map(usizes);
             if want.as_ref() != Some(&shape) {
                 return Err(format!(
@@ -994,7 +981,7 @@ async fn execute(
                 a: all.a.binding().filter(|_| owned[0]),
                 b: all.b.binding().filter(|_| owned[1]),
             };
-            match op.operator(ctx, descs.clone(), &inputs) {
+            match gpu_xor_testkit::dml::operator(op, ctx, descs.clone(), &inputs) {
                 Ok(compiled) => {
                     made = compiled;
                     (&made, owned)

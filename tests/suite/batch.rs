@@ -14,14 +14,17 @@
 
 use gpu_xor::inspect::{KernelKind, RecordSummary};
 use gpu_xor::{Context, DataType, KernelTuning, TensorDesc};
-use gpu_xor_conformance::dml::{Call, Calls};
-use gpu_xor_conformance::engine;
 use gpu_xor_testkit::compare_buffers;
+use gpu_xor_testkit::dml::{Call, Calls};
+use gpu_xor_testkit::engine;
 
-use crate::common::{Check, DmlOp, Place, ctx, family_of, place, small_windows, speckle, tuned};
+use crate::common::{
+    Check, DIRECTML, Operator, OperatorExt, Place, ctx, family_of, place, small_windows, speckle,
+    tuned,
+};
 
 /// The calls with their operators taken in turn from `ops`.
-fn with_ops(calls: &[Call], ops: &[DmlOp]) -> Vec<Call> {
+fn with_ops(calls: &[Call], ops: &[Operator]) -> Vec<Call> {
     calls
         .iter()
         .zip(ops.iter().cycle())
@@ -30,7 +33,7 @@ fn with_ops(calls: &[Call], ops: &[DmlOp]) -> Vec<Call> {
 }
 
 /// The same description for A, B and the output, except A's strides.
-fn call(op: DmlOp, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3]) -> Call {
+fn call(op: Operator, t: TensorDesc, a_strides: Option<&[u32]>, places: [Place; 3]) -> Call {
     let mut call = Call::same(op, t, places);
     if let Some(s) = a_strides {
         call.a = call.a.with_strides(s);
@@ -45,7 +48,7 @@ trait CheckCalls {
     fn run_prepared(&self, ctx: &Context);
     fn compare(&self, how: &str, got: &[Vec<u8>]);
     fn check(&self, ctx: &Context, kernel: Option<KernelKind>, merges: bool) -> (usize, usize);
-    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[DmlOp]);
+    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[Operator]);
 }
 
 impl CheckCalls for Calls {
@@ -140,7 +143,7 @@ impl CheckCalls for Calls {
     /// speckled bytes, so that the logical ones see both truth values), and then by all of
     /// them in rotation: no two neighbours share a function, so no two calls may share a
     /// dispatch, and every piece must be a dispatch of its own.
-    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[DmlOp]) {
+    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[Operator]) {
         assert!(ops.len() >= 3, "{ops:?}");
         for (i, &op) in ops.iter().enumerate() {
             let mut calls = self.clone();
@@ -167,7 +170,7 @@ impl CheckCalls for Calls {
 
 /// Rank-2 calls with A transposed (strides `[1, rows]`), each in the three buffers at its
 /// own offset.
-fn transposed(op: DmlOp, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> Vec<Call> {
+fn transposed(op: Operator, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> Vec<Call> {
     shapes
         .iter()
         .zip(offsets)
@@ -187,7 +190,7 @@ fn transposed(op: DmlOp, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) -> 
 #[test]
 fn tile_calls_of_two_shapes_merge_exactly() {
     for dt in [DataType::U32, DataType::U64, DataType::F32, DataType::I64] {
-        let calls = transposed(DmlOp::BitXor, dt, &[[40, 40], [40, 33]], &[0, 65536]);
+        let calls = transposed(Operator::BitXor, dt, &[[40, 40], [40, 33]], &[0, 65536]);
         Calls::new(3, 65536 + 16384, 11, calls).check_family(
             tuned(KernelTuning::Gpu),
             KernelKind::Tile,
@@ -202,7 +205,7 @@ fn tile_calls_of_two_shapes_merge_exactly() {
 fn tile_calls_of_three_shapes_merge_exactly() {
     for dt in [DataType::U32, DataType::U64] {
         let calls = transposed(
-            DmlOp::BitXor,
+            Operator::BitXor,
             dt,
             &[[33, 40], [40, 40], [7, 9]],
             &[0, 16384, 32768],
@@ -219,7 +222,7 @@ fn tile_calls_of_three_shapes_merge_exactly() {
 #[test]
 fn tile_logical_calls_merge_exactly() {
     let calls = transposed(
-        DmlOp::LogicalXor,
+        Operator::LogicalXor,
         DataType::U32,
         &[[64, 40], [50, 64], [33, 33]],
         &[0, 16384, 32768],
@@ -228,7 +231,10 @@ fn tile_logical_calls_merge_exactly() {
         tuned(KernelTuning::Gpu),
         KernelKind::Tile,
         true,
-        &DmlOp::logical_ops(),
+        &DIRECTML
+            .into_iter()
+            .filter(|o| o.logical())
+            .collect::<Vec<_>>(),
     );
 }
 
@@ -250,7 +256,7 @@ fn contiguous_calls_of_different_lengths_merge_exactly() {
             .map(|(k, &n)| {
                 let at = k as u64 * 8192;
                 call(
-                    DmlOp::BitXor,
+                    Operator::BitXor,
                     TensorDesc::new(dt, &[n]),
                     None,
                     [place(0, at), place(1, at), place(2, at)],
@@ -284,7 +290,7 @@ fn rows_calls_of_different_row_lengths_merge_exactly() {
                 let at = k as u64 * 4096;
                 let t = TensorDesc::new(dt, &[6, cols]).with_strides(&[pitch, 1]);
                 let mut call = call(
-                    DmlOp::BitXor,
+                    Operator::BitXor,
                     t,
                     None,
                     [place(0, at), place(1, at), place(2, at)],
@@ -315,7 +321,7 @@ fn gather_calls_of_different_shapes_merge_exactly() {
             .map(|(k, &[r, c])| {
                 let at = k as u64 * 1024;
                 call(
-                    DmlOp::BitXor,
+                    Operator::BitXor,
                     TensorDesc::new(dt, &[r, c]),
                     Some(&[c + 1, 2]),
                     [place(0, at), place(1, at), place(2, at)],
@@ -342,7 +348,7 @@ fn scatter_calls_of_different_shapes_merge_exactly() {
             .map(|(k, &[r, c])| {
                 let at = k as u64 * 1024;
                 let mut call = call(
-                    DmlOp::BitXor,
+                    Operator::BitXor,
                     TensorDesc::new(dt, &[r, c]),
                     None,
                     [place(0, at), place(1, at), place(2, at)],
@@ -377,7 +383,7 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
         .zip(0..)
         .map(|(&n, k)| {
             call(
-                DmlOp::BitXor,
+                Operator::BitXor,
                 TensorDesc::new(DataType::U16, &[n]),
                 None,
                 at(k),
@@ -399,7 +405,7 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
             .zip(0..)
             .map(|(&[r, c], k)| {
                 let mut call = call(
-                    DmlOp::BitXor,
+                    Operator::BitXor,
                     TensorDesc::new(DataType::U32, &[r, c]),
                     None,
                     at(k),
@@ -410,7 +416,7 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
             .collect()
     };
     // A NOT has no B to broadcast: only the two-input operators.
-    let binary: Vec<DmlOp> = family_of(DataType::U32)
+    let binary: Vec<Operator> = family_of(DataType::U32)
         .into_iter()
         .filter(|op| op.inputs() == 2)
         .collect();
@@ -443,7 +449,7 @@ fn windowed_calls_merge_exactly() {
             .map(|(&n, k)| {
                 let at = k * 16384;
                 call(
-                    DmlOp::BitXor,
+                    Operator::BitXor,
                     TensorDesc::new(dt, &[n]),
                     None,
                     [place(0, at), place(1, at), place(2, at)],
@@ -459,7 +465,7 @@ fn windowed_calls_merge_exactly() {
     }
     // Transposed inputs larger than a window are read by the gather kernel, window by window.
     let calls = transposed(
-        DmlOp::BitXor,
+        Operator::BitXor,
         DataType::U32,
         &[[40, 40], [40, 33]],
         &[0, 16384],
@@ -478,14 +484,14 @@ fn windowed_calls_merge_exactly() {
 fn dependent_calls_keep_their_order() {
     let t = TensorDesc::new(DataType::U32, &[40, 40]);
     let first = call(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone(),
         Some(&[1, 40]),
         [place(0, 0), place(1, 0), place(2, 0)],
     );
     // Reads the first call's output as A, transposed.
     let second = call(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t,
         Some(&[1, 40]),
         [place(2, 0), place(1, 0), place(0, 8192)],
@@ -506,12 +512,12 @@ fn dependent_calls_of_different_functions_keep_their_order() {
     let t = TensorDesc::new(DataType::U32, &[40, 40]);
     let at = |a, b, o| [place(a, 0), place(b, 0), place(o, 0)];
     let chain = vec![
-        call(DmlOp::BitAnd, t.clone(), Some(&[1, 40]), at(0, 1, 2)),
-        call(DmlOp::BitOr, t.clone(), Some(&[1, 40]), at(2, 1, 0)),
-        call(DmlOp::BitNot, t.clone(), Some(&[1, 40]), at(0, 0, 1)),
-        call(DmlOp::LogicalAnd, t.clone(), Some(&[1, 40]), at(1, 2, 0)),
+        call(Operator::BitAnd, t.clone(), Some(&[1, 40]), at(0, 1, 2)),
+        call(Operator::BitOr, t.clone(), Some(&[1, 40]), at(2, 1, 0)),
+        call(Operator::BitNot, t.clone(), Some(&[1, 40]), at(0, 0, 1)),
+        call(Operator::LogicalAnd, t.clone(), Some(&[1, 40]), at(1, 2, 0)),
         // In place: A's description is the output's.
-        call(DmlOp::LogicalNot, t, None, at(0, 0, 0)),
+        call(Operator::LogicalNot, t, None, at(0, 0, 0)),
     ];
     let mut calls = Calls::new(3, 8192, 81, chain);
     speckle(&mut calls.buffers, 81);
@@ -519,7 +525,7 @@ fn dependent_calls_of_different_functions_keep_their_order() {
     assert_eq!((dispatches, pieces), (5, 5));
     // The same functions on independent outputs of the same inputs: still one dispatch each,
     // though a batch of five ANDs there is one.
-    let apart = |ops: &[DmlOp]| {
+    let apart = |ops: &[Operator]| {
         let calls = ops
             .iter()
             .enumerate()
@@ -539,13 +545,13 @@ fn dependent_calls_of_different_functions_keep_their_order() {
             .check(tuned(KernelTuning::Gpu), Some(KernelKind::Tile), false)
             .0
     };
-    assert_eq!(apart(&[DmlOp::BitAnd; 5]), 1);
+    assert_eq!(apart(&[Operator::BitAnd; 5]), 1);
     let family = [
-        DmlOp::BitAnd,
-        DmlOp::BitOr,
-        DmlOp::BitNot,
-        DmlOp::LogicalAnd,
-        DmlOp::LogicalNot,
+        Operator::BitAnd,
+        Operator::BitOr,
+        Operator::BitNot,
+        Operator::LogicalAnd,
+        Operator::LogicalNot,
     ];
     assert_eq!(apart(&family), 5);
 }
@@ -573,7 +579,7 @@ fn a_batch_chaining_every_function_matches_the_calls_in_order() {
     let padded = t.clone().with_strides(&[48, 1]);
     let transposed = t.clone().with_strides(&[1, 24]);
     let mut calls = Vec::new();
-    for (k, &op) in DmlOp::ALL.iter().enumerate() {
+    for (k, &op) in DIRECTML.iter().enumerate() {
         // Rotate the roles of the three buffers; every fourth call runs in place on A.
         let r = k % 3;
         let (a, b, o) = (r, (r + 1) % 3, (r + 2) % 3);
@@ -602,7 +608,7 @@ fn a_batch_chaining_every_function_matches_the_calls_in_order() {
 fn calls_of_different_functions_never_share_a_dispatch() {
     let t = TensorDesc::new(DataType::U32, &[256]);
     // Each call writes its own 1 KiB of buffer 2 from the same inputs.
-    let dispatches = |ops: &[DmlOp]| -> usize {
+    let dispatches = |ops: &[Operator]| -> usize {
         let calls = ops
             .iter()
             .enumerate()
@@ -615,20 +621,25 @@ fn calls_of_different_functions_never_share_a_dispatch() {
             .run_batched(ctx())
             .1
     };
-    assert_eq!(dispatches(&[DmlOp::BitAnd; 4]), 1, "like calls merge");
-    let mixed = [DmlOp::BitAnd, DmlOp::BitAnd, DmlOp::BitOr, DmlOp::BitOr];
+    assert_eq!(dispatches(&[Operator::BitAnd; 4]), 1, "like calls merge");
+    let mixed = [
+        Operator::BitAnd,
+        Operator::BitAnd,
+        Operator::BitOr,
+        Operator::BitOr,
+    ];
     assert_eq!(dispatches(&mixed), 2);
     let every = [
-        DmlOp::BitXor,
-        DmlOp::BitAnd,
-        DmlOp::BitOr,
-        DmlOp::BitNot,
-        DmlOp::BitXor,
+        Operator::BitXor,
+        Operator::BitAnd,
+        Operator::BitOr,
+        Operator::BitNot,
+        Operator::BitXor,
     ];
     assert_eq!(dispatches(&every), 5);
     // Every operator of the table, and the first again after them: one dispatch each.
-    let mut table = DmlOp::ALL.to_vec();
-    table.push(DmlOp::ALL[0]);
+    let mut table = DIRECTML.to_vec();
+    table.push(DIRECTML[0]);
     assert_eq!(dispatches(&table), table.len());
 }
 
@@ -639,8 +650,8 @@ fn calls_of_different_functions_never_share_a_dispatch() {
 /// windows and on small ones.
 #[test]
 fn bit_count_calls_of_other_widths_chain_with_the_family_in_one_batch() {
-    let count = DmlOp::Unary(gpu_xor::DmlUnaryOp::BitCount);
-    let shift = DmlOp::Binary(gpu_xor::DmlBinaryOp::BitShiftLeft);
+    let count = Operator::BitCount;
+    let shift = Operator::BitShiftLeft;
     let t = |dt: DataType| TensorDesc::new(dt, &[24, 40]);
     let counted = |input: DataType, output: DataType, places: [Place; 3]| Call {
         op: count,
@@ -651,7 +662,7 @@ fn bit_count_calls_of_other_widths_chain_with_the_family_in_one_batch() {
     };
     let calls = vec![
         Call::same(
-            DmlOp::BitXor,
+            Operator::BitXor,
             t(DataType::U32),
             [place(0, 0), place(1, 0), place(2, 0)],
         ),

@@ -6,7 +6,7 @@ use gpu_xor::{BitXor, BitXorDesc, DataType, KernelTuning, Tensor, TensorDesc};
 use half::f16;
 
 use crate::common::{
-    Check, DmlCase, DmlOp, assert_kernel, ctx, place, random_bytes, scatter_kind, small_windows,
+    Check, DmlCase, Operator, assert_kernel, ctx, place, random_bytes, scatter_kind, small_windows,
     tile_kernel, tuned,
 };
 use crate::per_type;
@@ -122,7 +122,7 @@ fn specials_pass_through(dt: DataType) {
         assert_eq!(g, w, "{dt}: element {i}: {:#x} ^ {:#x}", a[i], b[i]);
     }
     // And through the sentinel-checked path, with the same values in a padded layout.
-    let mut case = DmlCase::packed(DmlOp::BitXor, dt, &[n as u32, n as u32], 7);
+    let mut case = DmlCase::packed(Operator::BitXor, dt, &[n as u32, n as u32], 7);
     case.buffers[0][32..32 + n * n * width].copy_from_slice(&to_bytes(&a, width));
     case.buffers[1][32..32 + n * n * width].copy_from_slice(&to_bytes(&b, width));
     case.check();
@@ -137,7 +137,7 @@ per_type!(
 /// Word tails: counts that leave 1, 2 or 3 bytes of the last word, and 4095 / 4097.
 fn awkward_counts(dt: DataType) {
     for n in (1..=9).chain([4095, 4097]) {
-        let r = DmlCase::packed(DmlOp::BitXor, dt, &[n], u64::from(n)).check();
+        let r = DmlCase::packed(Operator::BitXor, dt, &[n], u64::from(n)).check();
         assert_kernel(&r, KernelKind::Contiguous);
     }
 }
@@ -151,7 +151,7 @@ per_type!(
 fn all_ranks(dt: DataType) {
     for rank in 1..=8usize {
         let sizes: Vec<u32> = (0..rank).map(|d| [3, 2, 5, 1, 2, 3, 2, 2][d]).collect();
-        DmlCase::packed(DmlOp::BitXor, dt, &sizes, rank as u64).check();
+        DmlCase::packed(Operator::BitXor, dt, &sizes, rank as u64).check();
         // The same rank with padded strides on every tensor (no coalescing possible).
         let mut strides = vec![0u32; rank];
         let mut acc = 1u32;
@@ -160,7 +160,7 @@ fn all_ranks(dt: DataType) {
             acc = acc * sizes[d] + 1;
         }
         let t = TensorDesc::new(dt, &sizes).with_strides(&strides);
-        DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), t, 100 + rank as u64).check();
+        DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), t, 100 + rank as u64).check();
     }
 }
 
@@ -171,7 +171,7 @@ per_type!(
 );
 
 fn strided(dt: DataType, a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: KernelKind) {
-    let r = DmlCase::distinct(DmlOp::BitXor, a, b, out, 42).check();
+    let r = DmlCase::distinct(Operator::BitXor, a, b, out, 42).check();
     assert!(r.dispatches.iter().all(|&k| k == kernel), "{dt}: {r:?}");
 }
 
@@ -251,7 +251,7 @@ fn strided_outputs(dt: DataType) {
     // a CPU adapter. Both tunings, on every adapter.
     let out = t.clone().with_strides(&[1, 4]);
     for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
-        let r = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), out.clone(), 43)
+        let r = DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), out.clone(), 43)
             .check_on(tuned(tuning));
         assert_kernel(&r, tile_kernel(&out, [&t, &t], tuning));
     }
@@ -261,7 +261,7 @@ fn strided_outputs(dt: DataType) {
 /// through a mask with no atomics; the other channels keep their bytes.
 #[test]
 fn one_channel_of_interleaved_data() {
-    for op in [DmlOp::BitXor, DmlOp::LogicalXor] {
+    for op in [Operator::BitXor, Operator::LogicalXor] {
         let t = TensorDesc::new(DataType::U8, &[16, 10]);
         let out = t.clone().with_strides(&[40, 4]);
         let r = DmlCase::distinct(op, t.clone(), t.clone().with_strides(&[0, 1]), out, 12).check();
@@ -281,7 +281,7 @@ fn bit_xor_u16_rank8_strided_matches_reference() {
     let strides = [300u32, 7, 90, 40, 3, 17, 5, 2];
     let t = TensorDesc::new(DataType::U16, &sizes);
     DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone().with_strides(&strides),
         t.clone(),
         t.clone().with_strides(&strides),
@@ -298,7 +298,7 @@ fn bit_xor_binding_offsets_inside_larger_buffers() {
         (DataType::F64, 5),
     ] {
         for offsets in [[16u64, 48, 4096 + 16], [4096, 0, 272], [0, 16, 32]] {
-            let mut case = DmlCase::packed(DmlOp::BitXor, dt, &[n], n.into());
+            let mut case = DmlCase::packed(Operator::BitXor, dt, &[n], n.into());
             let len = (8192 + 64) as usize;
             case.buffers = (0..3)
                 .map(|i| random_bytes(i * 31 + u64::from(n), len))
@@ -318,7 +318,7 @@ fn bit_xor_with_guaranteed_alignment_and_larger_total_size() {
     let t = TensorDesc::new(DataType::U32, &[3, 3])
         .with_alignment(64)
         .with_total_size(100);
-    let mut case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), t, 5);
+    let mut case = DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), t, 5);
     for b in &mut case.buffers {
         b.resize(256, 0x5a);
     }
@@ -330,11 +330,11 @@ fn bit_xor_with_guaranteed_alignment_and_larger_total_size() {
 fn bit_xor_crosses_window_seams_on_every_path() {
     let w = small_windows();
     // Contiguous: 10 KiB of u8 in 4 KiB windows.
-    DmlCase::packed(DmlOp::BitXor, DataType::U8, &[10_001], 1).check_on(w);
+    DmlCase::packed(Operator::BitXor, DataType::U8, &[10_001], 1).check_on(w);
     // Gather with a broadcast row and a transposed input.
     let t = TensorDesc::new(DataType::U16, &[40, 50]);
     DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone(),
         t.clone().with_strides(&[0, 1]),
         t.clone(),
@@ -342,7 +342,7 @@ fn bit_xor_crosses_window_seams_on_every_path() {
     )
     .check_on(w);
     DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone().with_strides(&[1, 40]),
         t.clone(),
         t.clone(),
@@ -352,7 +352,7 @@ fn bit_xor_crosses_window_seams_on_every_path() {
     // Scatter: padded output rows, 6 KiB of output.
     let t = TensorDesc::new(DataType::U16, &[60, 50]);
     let r = DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone(),
         t.clone(),
         t.clone().with_strides(&[51, 1]),
@@ -361,7 +361,7 @@ fn bit_xor_crosses_window_seams_on_every_path() {
     .check_on(w);
     assert!(r.dispatches.len() > 1, "{r:?}");
     // 64-bit elements.
-    DmlCase::packed(DmlOp::BitXor, DataType::I64, &[3001], 5).check_on(w);
+    DmlCase::packed(Operator::BitXor, DataType::I64, &[3001], 5).check_on(w);
 }
 
 #[test]
@@ -409,11 +409,8 @@ fn bit_xor_row_broadcasts_run_the_rows_kernel_and_column_broadcasts_the_contiguo
                 KernelKind::Contiguous,
             ),
         ] {
-            assert_eq!(
-                gpu_xor_conformance::expect::rows_kernel(&t, [&a, &b]),
-                kernel
-            );
-            let r = DmlCase::distinct(DmlOp::BitXor, a, b, t.clone(), 21).check();
+            assert_eq!(gpu_xor_testkit::expect::rows_kernel(&t, [&a, &b]), kernel);
+            let r = DmlCase::distinct(Operator::BitXor, a, b, t.clone(), 21).check();
             assert_kernel(&r, kernel);
         }
     }
@@ -433,7 +430,7 @@ fn bit_xor_rows_kernel_repeats_an_element_where_output_rows_interleave() {
             TensorDesc::new(dt, &[2, 3, c]).with_strides(&[3, 1, 0]),
             TensorDesc::new(dt, &[2, 3, c]).with_strides(&[0, 1, 0]),
         ] {
-            let r = DmlCase::distinct(DmlOp::BitXor, a.clone(), b, out.clone(), 23).check();
+            let r = DmlCase::distinct(Operator::BitXor, a.clone(), b, out.clone(), 23).check();
             assert_kernel(&r, KernelKind::Rows);
         }
     }
@@ -449,7 +446,7 @@ fn bit_xor_rows_kernel_writes_padded_rows_and_leaves_the_padding() {
         let t = TensorDesc::new(dt, &[11, cols]);
         let padded = t.clone().with_strides(&[stride, 1]);
         let b = t.clone().with_strides(&[0, 1]);
-        let r = DmlCase::distinct(DmlOp::BitXor, padded.clone(), b, padded, 22).check();
+        let r = DmlCase::distinct(Operator::BitXor, padded.clone(), b, padded, 22).check();
         assert_kernel(&r, KernelKind::Rows);
     }
 }
@@ -460,9 +457,16 @@ fn bit_xor_tile_kernel_on_odd_transposes() {
         for (rows, cols) in [(33u32, 17u32), (16, 16), (1, 40), (70, 3)] {
             let t = TensorDesc::new(dt, &[rows, cols]);
             let transposed = t.clone().with_strides(&[1, rows]);
-            DmlCase::distinct(DmlOp::BitXor, transposed.clone(), t.clone(), t.clone(), 23).check();
             DmlCase::distinct(
-                DmlOp::BitXor,
+                Operator::BitXor,
+                transposed.clone(),
+                t.clone(),
+                t.clone(),
+                23,
+            )
+            .check();
+            DmlCase::distinct(
+                Operator::BitXor,
                 transposed.clone(),
                 transposed.clone(),
                 t.clone(),
@@ -476,7 +480,7 @@ fn bit_xor_tile_kernel_on_odd_transposes() {
     let t = TensorDesc::new(DataType::U32, &[40, 60]);
     let transposed = t.clone().with_strides(&[1, 40]);
     let r =
-        DmlCase::distinct(DmlOp::BitXor, t.clone(), transposed, t, 25).check_on(small_windows());
+        DmlCase::distinct(Operator::BitXor, t.clone(), transposed, t, 25).check_on(small_windows());
     assert!(r.dispatches.len() > 1, "{r:?}");
 }
 
@@ -507,10 +511,10 @@ fn bit_xor_shared_output_words_have_one_writer() {
             let t = TensorDesc::new(dt, sizes);
             let out = t.clone().with_strides(strides);
             // LOGICAL_XOR takes 8-bit tensors only.
-            let ops: &[DmlOp] = if dt == DataType::U8 {
-                &[DmlOp::BitXor, DmlOp::LogicalXor]
+            let ops: &[Operator] = if dt == DataType::U8 {
+                &[Operator::BitXor, Operator::LogicalXor]
             } else {
-                &[DmlOp::BitXor]
+                &[Operator::BitXor]
             };
             for &op in ops {
                 seed += 1;

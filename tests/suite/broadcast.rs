@@ -4,10 +4,9 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Error, Tensor};
-use gpu_xor_conformance::ov::OvOp;
 use proptest::prelude::*;
 
-use crate::common::{CheckOv, OvCase, assert_kernel, ctx, small_windows};
+use crate::common::{CheckOv, OPENVINO, OvCase, assert_kernel, ctx, small_windows};
 use crate::per_type;
 
 const NUMPY: AutoBroadcast = AutoBroadcast::Numpy;
@@ -241,7 +240,7 @@ fn in_place_on_the_first_input() {
 #[test]
 fn every_openvino_operation_broadcasts_on_its_kernels() {
     let ctx = ctx();
-    for op in OvOp::ALL.into_iter().filter(|op| op.inputs() == 2) {
+    for op in OPENVINO.into_iter().filter(|op| op.inputs() == 2) {
         let types: &[DataType] = if op.boolean_only() {
             &[DataType::Bool]
         } else {
@@ -259,7 +258,7 @@ fn every_openvino_operation_broadcasts_on_its_kernels() {
             case.check_on(ctx);
         }
     }
-    for op in OvOp::ALL.into_iter().filter(|op| op.inputs() == 1) {
+    for op in OPENVINO.into_iter().filter(|op| op.inputs() == 1) {
         for dt in [DataType::Bool, DataType::U8, DataType::I64] {
             if op.boolean_only() && dt != DataType::Bool {
                 continue;

@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 
 use gpu_xor::inspect::KernelKind;
-use gpu_xor::{DataType, DmlBinaryOp, DmlUnaryOp, KernelTuning, TensorDesc};
+use gpu_xor::{DataType, DmlBinaryOp, KernelTuning, TensorDesc};
 
-use crate::common::{Check, DmlCase, DmlOp, ctx, place, small_windows, tuned};
+use crate::common::{Check, DmlCase, Operator, ctx, place, small_windows, tuned};
 
 /// The layouts of one operator's call over sizes `[rows, cols]`: each (input, output) pair
 /// of descriptions, with a name.
@@ -84,7 +84,7 @@ fn count_pairs() -> Vec<(DataType, DataType)> {
 /// (gather, scatter, spaced), one of the same width on every kernel of the family.
 #[test]
 fn bit_count_runs_every_layout_for_every_pair_of_widths() {
-    let op = DmlOp::Unary(DmlUnaryOp::BitCount);
+    let op = Operator::BitCount;
     let mut reached = BTreeSet::new();
     let mut reached_uniform = BTreeSet::new();
     for (k, (input, output)) in count_pairs().into_iter().enumerate() {
@@ -147,7 +147,7 @@ fn bit_count_runs_every_layout_for_every_pair_of_widths() {
 /// nothing, on its input's exact range and on a range that starts there.
 #[test]
 fn bit_count_refuses_in_place_and_writes_nothing() {
-    let op = DmlOp::Unary(DmlUnaryOp::BitCount);
+    let op = Operator::BitCount;
     for (input, output) in [
         (DataType::U32, DataType::U32),
         (DataType::U32, DataType::U8),
@@ -183,7 +183,7 @@ fn shifts_run_every_kernel_on_every_width() {
                     let b = TensorDesc::new(dt, &sizes);
                     // B dense, mostly amounts from 0 to bits + 1 (`DmlCase::distinct` fills
                     // a shift's B so).
-                    let case = DmlCase::distinct(DmlOp::Binary(op), a.clone(), b, out, seed);
+                    let case = DmlCase::distinct(op.operator(), a.clone(), b, out, seed);
                     for ctx in [ctx(), small_windows(), tuned(KernelTuning::Gpu)] {
                         let summary = case.check_on(ctx);
                         assert!(!summary.dispatches.is_empty(), "{op:?} {dt} {name}");

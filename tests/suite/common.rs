@@ -2,7 +2,7 @@
 //! the CPU reference.
 //!
 //! Sentinel-filled buffers, recording and submitting a call and reading buffers back are the
-//! conformance runner's engine ([`gpu_xor_conformance::engine`]); random bytes and the
+//! conformance runner's engine ([`gpu_xor_testkit::engine`]); random bytes and the
 //! comparison of every byte are the test kit's ([`gpu_xor_testkit`]). This file builds the
 //! suite's cases on them.
 
@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{Context, ContextOptions, Error, KernelTuning};
-use gpu_xor_conformance::engine;
+use gpu_xor_testkit::engine;
 use gpu_xor_testkit::{SplitMix64, compare_buffer, compare_buffers};
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
@@ -137,8 +137,10 @@ pub fn webgpu_rules(ctx: &Context) -> Context {
     twin
 }
 
-pub use gpu_xor_conformance::dml::{DmlCase, DmlOp, Place, place};
-pub use gpu_xor_conformance::expect::{scatter_kind, tile_kernel};
+pub use gpu_xor::Operator;
+pub use gpu_xor_testkit::dml::{DmlCase, Place, place};
+pub use gpu_xor_testkit::expect::{scatter_kind, tile_kernel};
+pub use gpu_xor_testkit::{DIRECTML, OPENVINO, OperatorExt};
 
 /// How the native suite runs a [`DmlCase`]: blocking, on the suite's contexts.
 pub trait Check {
@@ -275,7 +277,7 @@ macro_rules! per_type {
     };
 }
 
-pub use gpu_xor_conformance::ov::OvCase;
+pub use gpu_xor_testkit::ov::OvCase;
 
 /// How the native suite runs an [`OvCase`]: blocking.
 pub trait CheckOv {
@@ -309,7 +311,7 @@ impl CheckOv for OvCase {
 }
 
 /// The kernel a DirectML call of a layout that `otherwise` would run takes instead where it
-/// is a channel broadcast ([`gpu_xor_conformance::expect::channel_broadcast`]) with its dense
+/// is a channel broadcast ([`gpu_xor_testkit::expect::channel_broadcast`]) with its dense
 /// operands on 16-byte boundaries: the contiguous kernel, the repeated input splat per row.
 /// Window pieces of one row are no channel broadcast, and a window piece of a larger call may
 /// be one where the whole is not: a call cut into windows may mix both either way (a call of
@@ -318,7 +320,7 @@ pub fn channel_or(
     case: &DmlCase,
     otherwise: gpu_xor::inspect::KernelKind,
 ) -> Vec<gpu_xor::inspect::KernelKind> {
-    use gpu_xor_conformance::expect::{channel_broadcast, repeats_along_rows};
+    use gpu_xor_testkit::expect::{channel_broadcast, repeats_along_rows};
     let inputs = [&case.a, &case.b];
     // Places are A's, B's and the output's.
     let aligned = case.places[2].offset.is_multiple_of(16)
@@ -370,13 +372,13 @@ pub fn assert_kernel(summary: &RecordSummary, kernel: gpu_xor::inspect::KernelKi
 /// Whether the DirectML operator `op` takes `data_type` on the suite's feature level (the
 /// default, 4.1): the bitwise ones every DirectML type, the logical ones `u8` and `u32`, the
 /// shifts the unsigned types.
-pub fn takes(op: DmlOp, data_type: gpu_xor::DataType) -> bool {
-    op.takes(data_type, gpu_xor::FeatureLevel::default())
+pub fn takes(op: Operator, data_type: gpu_xor::DataType) -> bool {
+    op.takes(data_type)
 }
 
 /// Every DirectML operator that takes `data_type`, XOR first.
-pub fn family_of(data_type: gpu_xor::DataType) -> Vec<DmlOp> {
-    DmlOp::ALL
+pub fn family_of(data_type: gpu_xor::DataType) -> Vec<Operator> {
+    DIRECTML
         .into_iter()
         .filter(|&op| takes(op, data_type))
         .collect()

@@ -22,11 +22,14 @@ use gpu_xor::{
     AutoBroadcast, Batch, BitXor, BitXorDesc, BitwiseXor, Context, ContextOptions, DataType, Graph,
     LogicalXor, Tensor, TensorDesc, TensorFlags,
 };
-use gpu_xor_conformance::engine::{self, AnyOperator};
-use gpu_xor_conformance::ov::{OvOp, OvRun};
+use gpu_xor_testkit::engine::{self, AnyOperator};
+use gpu_xor_testkit::ov::OvRun;
 use gpu_xor_testkit::{OutputLayout, SplitMix64, compare_buffer, random_bytes, shift_amounts};
 
-use crate::common::{Check, DmlCase, DmlOp, OvCase, compare, ctx, on_suite_device, speckle, takes};
+use crate::common::{
+    Check, DIRECTML, DmlCase, OPENVINO, Operator, OperatorExt, OvCase, compare, ctx,
+    on_suite_device, speckle, takes,
+};
 
 // What is documented as shareable between threads (`Context`'s documentation) is checked when
 // the suite compiles.
@@ -233,7 +236,7 @@ fn sizes(rng: &mut Rng) -> Vec<u32> {
 /// padded or broadcast inputs and a packed or padded output, each input owned by the operator
 /// now and then (a one-input operator's B never).
 fn dml_case(rng: &mut Rng, seed: u64) -> DmlCase {
-    let op = rng.pick(&DmlOp::ALL);
+    let op = rng.pick(&DIRECTML);
     let types: Vec<DataType> = DataType::DIRECTML
         .into_iter()
         .filter(|&dt| takes(op, dt))
@@ -265,7 +268,7 @@ fn dml_case(rng: &mut Rng, seed: u64) -> DmlCase {
 /// others on any integer type or bool), shapes of rank 0 to 4 that broadcast under `none`,
 /// `numpy` or `pdpd`, now and then with a zero-size dimension.
 fn ov_case(rng: &mut Rng, seed: u64) -> OvCase {
-    let op = rng.pick(&OvOp::ALL);
+    let op = rng.pick(&OPENVINO);
     let types: Vec<DataType> = DataType::OPENVINO
         .into_iter()
         .filter(|&dt| op.takes(dt))
@@ -845,7 +848,7 @@ fn two_threads_record_one_compiled_operator_at_once() {
                 barrier.wait();
                 for round in 0..ROUNDS as u64 {
                     let case = DmlCase::distinct(
-                        DmlOp::BitXor,
+                        Operator::BitXor,
                         a.clone(),
                         b.clone(),
                         out.clone(),

@@ -10,7 +10,7 @@ use gpu_xor::{
 use crate::common::{
     Check, DmlCase, buffer, family_of, random_bytes, small_windows, submit_in_one_pass, tuned,
 };
-use gpu_xor_conformance::engine;
+use gpu_xor_testkit::engine;
 
 /// Elements of `data_type` in a run of `bytes` bytes and a few more, so that the last 16-byte
 /// block is partial (8 bytes of it for 64-bit elements).

@@ -10,7 +10,7 @@ use gpu_xor::{
     OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorBinding, TensorDesc, TensorFlags, TensorName,
 };
 
-use crate::common::{Check, DmlCase, DmlOp, buffer, ctx, place, random_bytes};
+use crate::common::{Check, DmlCase, buffer, ctx, place, random_bytes};
 
 fn refused(desc: &BitXorDesc) -> Error {
     let e = desc
@@ -24,7 +24,7 @@ fn refused(desc: &BitXorDesc) -> Error {
 
 fn case_with(a: TensorDesc, b: TensorDesc, out: TensorDesc) -> DmlCase {
     // Buffers sized for the packed shape, so that description errors are reached first.
-    let mut c = DmlCase::packed(DmlOp::BitXor, DataType::U8, &[16], 1);
+    let mut c = DmlCase::packed(Operator::BitXor, DataType::U8, &[16], 1);
     c.a = a;
     c.b = b;
     c.out = out;
@@ -187,7 +187,7 @@ fn guaranteed_alignment_must_be_a_power_of_two_at_least_the_element_size() {
 
 #[test]
 fn binding_offsets_must_be_multiples_of_16_and_the_alignment() {
-    let mut c = DmlCase::packed(DmlOp::BitXor, DataType::U32, &[4], 2);
+    let mut c = DmlCase::packed(Operator::BitXor, DataType::U32, &[4], 2);
     c.places[1] = place(1, 8);
     let e = c.check_error("binding_offset_misaligned");
     assert_eq!(
@@ -201,7 +201,7 @@ fn binding_offsets_must_be_multiples_of_16_and_the_alignment() {
 
     let t = TensorDesc::new(DataType::U32, &[4]).with_alignment(64);
     let mut c = DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         TensorDesc::new(DataType::U32, &[4]),
         TensorDesc::new(DataType::U32, &[4]),
         t,
@@ -640,7 +640,7 @@ fn refused_calls_name_the_category_of_their_rule() {
     let description = e.category();
 
     // A binding the call refuses.
-    let mut c = DmlCase::packed(DmlOp::BitXor, DataType::U32, &[4], 2);
+    let mut c = DmlCase::packed(Operator::BitXor, DataType::U32, &[4], 2);
     c.places[1] = place(1, 8);
     let e = c.check_error("binding_offset_misaligned");
     assert_eq!(e.category(), gpu_xor::ErrorCategory::Binding, "{e}");

@@ -11,10 +11,9 @@ use gpu_xor::{
     DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, OvBinary, OvBinaryDesc, OvBinaryOp,
     OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, Tensor, TensorBinding, TensorDesc, TensorName,
 };
-use gpu_xor_conformance::engine::AnyOperator;
-use gpu_xor_conformance::ov::OvOp;
+use gpu_xor_testkit::engine::AnyOperator;
 
-use crate::common::{DmlOp, buffer, ctx, random_bytes, takes};
+use crate::common::{DIRECTML, OPENVINO, OperatorExt, buffer, ctx, random_bytes, takes};
 
 /// An operator of the family on `ctx`: BIT_AND (`"and"`), BIT_NOT (`"not"`), OpenVINO's
 /// BitwiseOr (`"ov or"`) or LogicalNot on bool (`"ov not"`), packed, of `count` elements of
@@ -50,11 +49,12 @@ fn family(ctx: &Context, which: &str, dt: DataType, count: u32) -> AnyOperator {
 /// or, where they take booleans only, on as many `bool` elements as fill the same bytes.
 fn every_operator(ctx: &Context, dt: DataType, count: u32) -> Vec<AnyOperator> {
     let t = TensorDesc::new(dt, &[count]);
-    let mut ops: Vec<AnyOperator> = DmlOp::ALL
+    let mut ops: Vec<AnyOperator> = DIRECTML
         .into_iter()
         .filter(|&op| takes(op, dt))
         .map(|op| {
-            op.operator(
+            gpu_xor_testkit::dml::operator(
+                op,
                 ctx,
                 [t.clone(), t.clone(), t.clone()],
                 &OwnedInputs::default(),
@@ -62,7 +62,7 @@ fn every_operator(ctx: &Context, dt: DataType, count: u32) -> Vec<AnyOperator> {
             .unwrap_or_else(|e| panic!("{op:?} {dt}: {e}"))
         })
         .collect();
-    for op in OvOp::ALL
+    for op in OPENVINO
         .into_iter()
         .filter(|op| op.takes(dt) || op.boolean_only())
     {
@@ -73,7 +73,7 @@ fn every_operator(ctx: &Context, dt: DataType, count: u32) -> Vec<AnyOperator> {
         };
         let shape = [len];
         ops.push(
-            op.operator(ctx, dt, &shape, &shape, AutoBroadcast::Numpy)
+            gpu_xor_testkit::ov::operator(op, ctx, dt, &shape, &shape, AutoBroadcast::Numpy)
                 .unwrap_or_else(|e| panic!("{op:?} {dt}: {e}")),
         );
     }

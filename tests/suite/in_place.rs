@@ -5,7 +5,7 @@ use gpu_xor::inspect::{BindingPattern, KernelKind};
 use gpu_xor::{DataType, TensorDesc};
 
 use crate::common::{
-    Check, DmlCase, DmlOp, assert_kernel, place, random_bytes, scatter_kind, small_windows,
+    Check, DmlCase, Operator, assert_kernel, place, random_bytes, scatter_kind, small_windows,
 };
 
 /// One buffer of `len` random bytes holding every tensor of the case.
@@ -22,7 +22,7 @@ fn one_buffer(mut case: DmlCase, len: usize, places: [(usize, u64); 3]) -> DmlCa
 fn in_place_output_aliases_a_and_runs_in_place() {
     for dt in [DataType::U8, DataType::U16, DataType::U32, DataType::F64] {
         let case = one_buffer(
-            DmlCase::packed(DmlOp::BitXor, dt, &[37], 1),
+            DmlCase::packed(Operator::BitXor, dt, &[37], 1),
             512,
             [(0, 64), (1, 16), (0, 64)],
         );
@@ -36,7 +36,7 @@ fn in_place_output_aliases_a_and_runs_in_place() {
 #[test]
 fn in_place_output_aliases_b() {
     let case = one_buffer(
-        DmlCase::packed(DmlOp::BitXor, DataType::U16, &[5, 7], 2),
+        DmlCase::packed(Operator::BitXor, DataType::U16, &[5, 7], 2),
         512,
         [(1, 0), (0, 32), (0, 32)],
     );
@@ -48,7 +48,7 @@ fn in_place_output_aliases_b() {
 #[test]
 fn inputs_bound_to_one_range_give_zeros() {
     let case = one_buffer(
-        DmlCase::packed(DmlOp::BitXor, DataType::U8, &[9], 3),
+        DmlCase::packed(Operator::BitXor, DataType::U8, &[9], 3),
         256,
         [(0, 16), (0, 16), (1, 0)],
     );
@@ -62,7 +62,7 @@ fn inputs_bound_to_one_range_give_zeros() {
 fn all_three_on_one_range() {
     for dt in [DataType::U8, DataType::I16, DataType::U64] {
         let case = one_buffer(
-            DmlCase::packed(DmlOp::BitXor, dt, &[3, 11], 4),
+            DmlCase::packed(Operator::BitXor, dt, &[3, 11], 4),
             512,
             [(0, 48), (0, 48), (0, 48)],
         );
@@ -76,7 +76,7 @@ fn all_three_on_one_range() {
 fn disjoint_ranges_of_one_buffer() {
     for dt in [DataType::U8, DataType::U16, DataType::U32] {
         let case = one_buffer(
-            DmlCase::packed(DmlOp::BitXor, dt, &[13], 5),
+            DmlCase::packed(Operator::BitXor, dt, &[13], 5),
             1024,
             [(0, 0), (0, 256), (0, 512)],
         );
@@ -85,7 +85,7 @@ fn disjoint_ranges_of_one_buffer() {
         assert!(!r.in_place());
         // Output before the inputs, inputs overlapping each other.
         let case = one_buffer(
-            DmlCase::packed(DmlOp::BitXor, dt, &[13], 6),
+            DmlCase::packed(Operator::BitXor, dt, &[13], 6),
             1024,
             [(0, 512), (0, 528), (0, 16)],
         );
@@ -96,7 +96,7 @@ fn disjoint_ranges_of_one_buffer() {
 #[test]
 fn output_shares_a_buffer_with_a_disjoint_range() {
     let case = one_buffer(
-        DmlCase::packed(DmlOp::BitXor, DataType::U8, &[21], 7),
+        DmlCase::packed(Operator::BitXor, DataType::U8, &[21], 7),
         512,
         [(0, 128), (1, 0), (0, 0)],
     );
@@ -116,8 +116,13 @@ fn in_place_with_padded_strides_on_the_scatter_kernel() {
     ] {
         let t = TensorDesc::new(dt, &[2, 3]).with_strides(&[4, 1]);
         assert_eq!(scatter_kind(&t), kernel);
-        let mut case =
-            DmlCase::distinct(DmlOp::BitXor, t.clone(), TensorDesc::new(dt, &[2, 3]), t, 8);
+        let mut case = DmlCase::distinct(
+            Operator::BitXor,
+            t.clone(),
+            TensorDesc::new(dt, &[2, 3]),
+            t,
+            8,
+        );
         case.places[2] = case.places[0];
         let r = case.check();
         assert!(r.a_in_place);
@@ -128,7 +133,7 @@ fn in_place_with_padded_strides_on_the_scatter_kernel() {
 #[test]
 fn in_place_logical_xor() {
     let case = one_buffer(
-        DmlCase::packed(DmlOp::LogicalXor, DataType::U8, &[1, 2, 5, 3], 9),
+        DmlCase::packed(Operator::LogicalXor, DataType::U8, &[1, 2, 5, 3], 9),
         256,
         [(0, 32), (1, 32), (0, 32)],
     );
@@ -138,7 +143,7 @@ fn in_place_logical_xor() {
 #[test]
 fn in_place_across_window_seams() {
     let case = one_buffer(
-        DmlCase::packed(DmlOp::BitXor, DataType::U16, &[6000], 10),
+        DmlCase::packed(Operator::BitXor, DataType::U16, &[6000], 10),
         12_400,
         [(0, 0), (1, 0), (0, 0)],
     );
@@ -149,7 +154,7 @@ fn in_place_across_window_seams() {
 #[test]
 fn partial_overlap_of_input_and_output_is_refused() {
     let case = one_buffer(
-        DmlCase::packed(DmlOp::BitXor, DataType::U32, &[16], 11),
+        DmlCase::packed(Operator::BitXor, DataType::U32, &[16], 11),
         512,
         [(0, 0), (1, 0), (0, 16)],
     );
@@ -161,7 +166,7 @@ fn in_place_with_a_different_description_is_refused() {
     // Same offset, different TotalTensorSizeInBytes.
     let t = TensorDesc::new(DataType::U8, &[8]);
     let mut case = DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone().with_total_size(8),
         t.clone(),
         t.clone().with_total_size(16),
@@ -172,7 +177,7 @@ fn in_place_with_a_different_description_is_refused() {
     // Same offset, different strides.
     let t = TensorDesc::new(DataType::U8, &[2, 3]);
     let mut case = DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone().with_strides(&[4, 1]),
         t.clone(),
         t.clone().with_strides(&[3, 1]).with_total_size(8),
@@ -189,7 +194,7 @@ fn operands_far_apart_in_one_buffer() {
     let w = small_windows();
     for dt in [DataType::U8, DataType::U32, DataType::I64] {
         let case = one_buffer(
-            DmlCase::packed(DmlOp::BitXor, dt, &[3000 / dt.size_in_bytes()], 14),
+            DmlCase::packed(Operator::BitXor, dt, &[3000 / dt.size_in_bytes()], 14),
             40_000,
             [(0, 0), (0, 30_000), (0, 15_008)],
         );
@@ -197,14 +202,14 @@ fn operands_far_apart_in_one_buffer() {
         assert_eq!(r.binding_pattern, BindingPattern::AllShareBuffer);
         // In place on A, B far away in the same buffer.
         let case = one_buffer(
-            DmlCase::packed(DmlOp::BitXor, dt, &[3000 / dt.size_in_bytes()], 15),
+            DmlCase::packed(Operator::BitXor, dt, &[3000 / dt.size_in_bytes()], 15),
             40_000,
             [(0, 96), (0, 30_000), (0, 96)],
         );
         assert!(case.check_on(w).a_in_place);
         // Inputs far apart in their own buffer.
         let case = one_buffer(
-            DmlCase::packed(DmlOp::BitXor, dt, &[3000 / dt.size_in_bytes()], 16),
+            DmlCase::packed(Operator::BitXor, dt, &[3000 / dt.size_in_bytes()], 16),
             40_000,
             [(0, 0), (0, 30_000), (1, 512)],
         );

@@ -3,7 +3,7 @@
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{DataType, Element, FeatureLevel, Tensor, TensorDesc};
 
-use crate::common::{Check, DmlCase, DmlOp, assert_kernel, ctx, small_windows};
+use crate::common::{Check, DmlCase, Operator, assert_kernel, ctx, small_windows};
 use crate::per_type;
 
 fn truth(a: u64, b: u64) -> u64 {
@@ -72,7 +72,7 @@ fn sparse(mut case: DmlCase, keep_every: usize) -> DmlCase {
 fn awkward_counts(dt: DataType) {
     for n in (1..=9).chain([4095, 4097]) {
         let case = sparse(
-            DmlCase::packed(DmlOp::LogicalXor, dt, &[n], u64::from(n)),
+            DmlCase::packed(Operator::LogicalXor, dt, &[n], u64::from(n)),
             3,
         );
         let r = case.check();
@@ -102,7 +102,7 @@ fn strided(dt: DataType) {
         ),
         (t.clone(), t.clone(), t.clone().with_strides(&[1, 6])),
     ] {
-        sparse(DmlCase::distinct(DmlOp::LogicalXor, a, b, out, 5), 2).check();
+        sparse(DmlCase::distinct(Operator::LogicalXor, a, b, out, 5), 2).check();
     }
 }
 
@@ -127,7 +127,7 @@ fn logical_xor_runs_at_every_feature_level_it_exists() {
         ),
     ] {
         let c = ctx().with_feature_level(fl);
-        sparse(DmlCase::packed(DmlOp::LogicalXor, dt, &sizes, 3), 2).check_on(&c);
+        sparse(DmlCase::packed(Operator::LogicalXor, dt, &sizes, 3), 2).check_on(&c);
     }
     let fl1 = ctx().with_feature_level(FeatureLevel::Fl1_0);
     let e = gpu_xor::LogicalXor::new(
@@ -155,14 +155,14 @@ fn logical_xor_refuses_every_other_type() {
 fn logical_xor_crosses_window_seams() {
     let w = small_windows();
     sparse(
-        DmlCase::packed(DmlOp::LogicalXor, DataType::U8, &[9001], 4),
+        DmlCase::packed(Operator::LogicalXor, DataType::U8, &[9001], 4),
         5,
     )
     .check_on(w);
     let t = TensorDesc::new(DataType::U32, &[30, 70]);
     sparse(
         DmlCase::distinct(
-            DmlOp::LogicalXor,
+            Operator::LogicalXor,
             t.clone(),
             t.clone().with_strides(&[0, 1]),
             t.clone().with_strides(&[71, 1]),

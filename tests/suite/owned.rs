@@ -17,12 +17,12 @@ use gpu_xor::{
     DmlUnaryOp, Error, Input, KernelTuning, OwnedInputs, TensorBinding, TensorDesc, TensorFlags,
     TensorName,
 };
-use gpu_xor_conformance::engine::{self, AnyOperator};
 use gpu_xor_testkit::compare_buffers;
+use gpu_xor_testkit::engine::{self, AnyOperator};
 
 use crate::common::{
-    Check, DmlCase, DmlOp, assert_kernel, buffer, compare, ctx, place, random_bytes, scatter_kind,
-    small_windows, speckle, tuned,
+    Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, buffer, compare, ctx, place,
+    random_bytes, scatter_kind, small_windows, speckle, tuned,
 };
 
 // ----- Which inputs the operator owns, and how a call runs ----------------------------------
@@ -225,7 +225,7 @@ fn check_family(ctx: &Context, case: &DmlCase, kernel: Option<KernelKind>) -> Ve
 }
 
 /// A logical operator sees zeros as well as nonzero values in every lane, in A and B apart.
-fn data_for(op: DmlOp, mut case: DmlCase) -> DmlCase {
+fn data_for(op: Operator, mut case: DmlCase) -> DmlCase {
     if op.logical() {
         let seed = case.buffers[0].len() as u64;
         speckle(&mut case.buffers, seed);
@@ -234,15 +234,15 @@ fn data_for(op: DmlOp, mut case: DmlCase) -> DmlCase {
 }
 
 /// Every DirectML operator, XOR and the family.
-const OPS: [DmlOp; DmlOp::ALL.len()] = DmlOp::ALL;
+const OPS: [Operator; DIRECTML.len()] = DIRECTML;
 
 /// The operators of two inputs, for the checks about B.
-fn binary() -> impl Iterator<Item = DmlOp> {
+fn binary() -> impl Iterator<Item = Operator> {
     OPS.into_iter().filter(|op| op.inputs() == 2)
 }
 
 /// The operators of one input.
-fn unary() -> impl Iterator<Item = DmlOp> {
+fn unary() -> impl Iterator<Item = Operator> {
     OPS.into_iter().filter(|op| op.inputs() == 1)
 }
 
@@ -307,20 +307,20 @@ fn owned_inputs_of_awkward_sizes() {
         let case = data_for(op, DmlCase::distinct(op, padded.clone(), b, padded, 23));
         check_family(ctx(), &case, None);
     }
-    let case = DmlCase::packed(DmlOp::BitXor, DataType::U16, &[3, 5, 7], 24);
+    let case = DmlCase::packed(Operator::BitXor, DataType::U16, &[3, 5, 7], 24);
     check_family(ctx(), &case, None);
 }
 
 #[test]
 fn owned_inputs_strided_output_scatter() {
     for (op, dt) in [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::BitXor, DataType::U16),
-        (DmlOp::LogicalXor, DataType::U8),
-        (DmlOp::BitAnd, DataType::U16),
-        (DmlOp::LogicalOr, DataType::U8),
-        (DmlOp::BitNot, DataType::I8),
-        (DmlOp::LogicalNot, DataType::U8),
+        (Operator::BitXor, DataType::U8),
+        (Operator::BitXor, DataType::U16),
+        (Operator::LogicalXor, DataType::U8),
+        (Operator::BitAnd, DataType::U16),
+        (Operator::LogicalOr, DataType::U8),
+        (Operator::BitNot, DataType::I8),
+        (Operator::LogicalNot, DataType::U8),
     ] {
         let t = TensorDesc::new(dt, &[4, 5]);
         for out in [
@@ -360,7 +360,7 @@ fn owned_strided_inputs_larger_than_a_window() {
     let ctx = small_windows();
     let t = TensorDesc::new(DataType::U32, &[48, 40]);
     let a = t.clone().with_strides(&[1, 48]);
-    let case = DmlCase::distinct(DmlOp::BitXor, a, t.clone(), t, 61);
+    let case = DmlCase::distinct(Operator::BitXor, a, t.clone(), t, 61);
     assert!(case.a.total_size().unwrap() > ctx.max_window_bytes());
     check_family(ctx, &case, None);
     let t = TensorDesc::new(DataType::U16, &[40, 60]);
@@ -369,7 +369,7 @@ fn owned_strided_inputs_larger_than_a_window() {
         ([130, 2], KernelKind::Spaced),
     ] {
         let out = t.clone().with_strides(&strides);
-        let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), out, 62);
+        let case = DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), out, 62);
         assert!(case.out.total_size().unwrap() > ctx.max_window_bytes());
         check_family(ctx, &case, Some(kernel));
     }
@@ -378,7 +378,7 @@ fn owned_strided_inputs_larger_than_a_window() {
 // ----- Errors: each writes nothing -----------------------------------------------------------
 
 /// A small packed u8 case with the inputs `owns` says flagged.
-fn small(op: DmlOp, owns: Owns) -> DmlCase {
+fn small(op: Operator, owns: Owns) -> DmlCase {
     owning(DmlCase::packed(op, DataType::U8, &[64], 5), owns)
 }
 
@@ -439,7 +439,7 @@ fn with_owned_inputs_checks_what_is_given() {
         let e = refused(&case, "owned_input_bound", |ctx, gpu| {
             let all = case.all_bindings(gpu);
             let given = OwnedInputs::both(all.a.binding().unwrap(), all.b.binding().unwrap());
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
             e,
@@ -450,7 +450,7 @@ fn with_owned_inputs_checks_what_is_given() {
         let case = DmlCase::packed(op, DataType::U8, &[64], 6);
         let e = refused(&case, "owned_input_bound", |ctx, gpu| {
             let given = OwnedInputs::b(case.all_bindings(gpu).b.binding().unwrap());
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
             e,
@@ -463,7 +463,7 @@ fn with_owned_inputs_checks_what_is_given() {
         let case = small(op, Owns::Both);
         let e = refused(&case, "owned_input_missing", |ctx, gpu| {
             let given = OwnedInputs::a(case.all_bindings(gpu).a.binding().unwrap());
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
             e,
@@ -473,8 +473,7 @@ fn with_owned_inputs_checks_what_is_given() {
         );
         let case = small(op, Owns::A);
         let e = refused(&case, "owned_input_missing", |ctx, _| {
-            case.op
-                .operator(ctx, case.descs(), &OwnedInputs::default())
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &OwnedInputs::default())
                 .map(drop)
         });
         assert_eq!(
@@ -501,7 +500,7 @@ fn owned_binding_needs_copy_src() {
             });
             ctx.queue().write_buffer(&source, 0, &case.buffers[1]);
             let given = OwnedInputs::b(TensorBinding::range(&source, 32, 64));
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         match e {
             Error::MissingUsage { tensor, needed, .. } => {
@@ -521,7 +520,7 @@ fn owned_binding_follows_the_call_binding_rules() {
         for offset in [4, 8, 36] {
             refused(&case, "binding_offset_misaligned", |ctx, gpu| {
                 let given = OwnedInputs::a(TensorBinding::range(&gpu[0], offset, total));
-                case.op.operator(ctx, case.descs(), &given).map(drop)
+                gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
             });
         }
         // A multiple of 16 that is not one of GuaranteedBaseOffsetAlignment.
@@ -529,18 +528,18 @@ fn owned_binding_follows_the_call_binding_rules() {
         aligned.a = aligned.a.clone().with_alignment(64);
         refused(&aligned, "binding_offset_misaligned", |ctx, gpu| {
             let given = OwnedInputs::a(TensorBinding::range(&gpu[0], 32, total));
-            aligned.op.operator(ctx, aligned.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(aligned.op, ctx, aligned.descs(), &given).map(drop)
         });
         // Fewer bytes than TotalTensorSizeInBytes.
         refused(&case, "binding_too_small", |ctx, gpu| {
             let given = OwnedInputs::a(TensorBinding::range(&gpu[0], 32, total - 4));
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         // The rest of a buffer that ends too early.
         refused(&case, "binding_too_small", |ctx, gpu| {
             let end = gpu[0].size();
             let given = OwnedInputs::a(TensorBinding::at(&gpu[0], end - 16));
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
     }
 }
@@ -655,7 +654,7 @@ fn a_call_that_leaves_an_input_unbound_is_missing_binding() {
         );
     }
     // An operator that owns nothing, called with an input unbound, or given as owned.
-    let case = DmlCase::packed(DmlOp::BitXor, DataType::U16, &[40], 9);
+    let case = DmlCase::packed(Operator::BitXor, DataType::U16, &[40], 9);
     let gpu = case.upload(ctx());
     let op = case.operator(ctx()).unwrap();
     let all = case.all_bindings(&gpu);
@@ -711,7 +710,7 @@ fn an_owned_output_is_refused() {
         assert_eq!(e, Error::OwnedByDmlOnOutput);
         let e = refused(&case, "owned_by_dml_on_output", |ctx, gpu| {
             let given = OwnedInputs::a(case.all_bindings(gpu).a.binding().unwrap());
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(e, Error::OwnedByDmlOnOutput);
     }
@@ -727,7 +726,7 @@ fn a_one_input_operator_checks_what_is_given() {
         let e = refused(&case, "owned_input_bound", |ctx, gpu| {
             let all = case.all_bindings(gpu);
             let given = OwnedInputs::both(all.a.binding().unwrap(), all.b.binding().unwrap());
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
             e,
@@ -738,7 +737,7 @@ fn a_one_input_operator_checks_what_is_given() {
         let plain = DmlCase::packed(op, DataType::U8, &[64], 7);
         let e = refused(&plain, "owned_input_bound", |ctx, gpu| {
             let given = OwnedInputs::a(plain.all_bindings(gpu).a.binding().unwrap());
-            plain.op.operator(ctx, plain.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(plain.op, ctx, plain.descs(), &given).map(drop)
         });
         assert_eq!(
             e,
@@ -748,7 +747,7 @@ fn a_one_input_operator_checks_what_is_given() {
         );
         let e = refused(&case, "owned_input_missing", |ctx, gpu| {
             let given = OwnedInputs::b(case.all_bindings(gpu).b.binding().unwrap());
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         assert_eq!(
             e.rule(),
@@ -764,7 +763,7 @@ fn a_one_input_operator_checks_what_is_given() {
             });
             ctx.queue().write_buffer(&source, 0, &case.buffers[0]);
             let given = OwnedInputs::a(TensorBinding::range(&source, 32, 64));
-            case.op.operator(ctx, case.descs(), &given).map(drop)
+            gpu_xor_testkit::dml::operator(case.op, ctx, case.descs(), &given).map(drop)
         });
         match e {
             Error::MissingUsage { tensor, needed, .. } => {
@@ -780,7 +779,7 @@ fn a_one_input_operator_checks_what_is_given() {
 #[test]
 fn each_operator_keeps_the_bytes_it_was_made_with() {
     let ctx = ctx();
-    let first = small(DmlOp::BitXor, Owns::B);
+    let first = small(Operator::BitXor, Owns::B);
     let gpu = first.upload(ctx);
     let op_first = owning_op(&first, &gpu);
     let mut second = first.clone();

@@ -14,7 +14,7 @@ use gpu_xor::{
     DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary,
     OvUnaryDesc, OvUnaryOp, Tensor, TensorBinding, TensorDesc,
 };
-use gpu_xor_conformance::engine::AnyOperator;
+use gpu_xor_testkit::engine::AnyOperator;
 
 use crate::common::{buffer, random_bytes};
 

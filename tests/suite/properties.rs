@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use gpu_xor::inspect::{KernelKind, RecordSummary};
-use gpu_xor::{AutoBroadcast, DataType, DmlBinaryOp, KernelTuning, TensorDesc};
+use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
 use gpu_xor_testkit::shift_amounts;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -20,8 +20,8 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 use crate::common::{
-    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, assert_kernels, channel_or, ctx, place,
-    random_bytes, scatter_kind, small_windows, tile_kernel, tuned,
+    Check, CheckOv, DmlCase, Operator, OperatorExt, OvCase, assert_kernel, assert_kernels,
+    channel_or, ctx, place, random_bytes, scatter_kind, small_windows, tile_kernel, tuned,
 };
 
 /// How one tensor is laid out over the shared sizes.
@@ -97,7 +97,7 @@ fn desc(dt: DataType, sizes: &[u32], layout: Layout) -> TensorDesc {
 }
 
 fn build(
-    op: DmlOp,
+    op: Operator,
     dt: DataType,
     sizes: &[u32],
     layouts: [Layout; 3],
@@ -166,7 +166,7 @@ proptest! {
         seed in any::<u64>(),
         windows in any::<bool>(),
     ) {
-        let case = build(DmlOp::BitXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], offsets, pattern, seed);
+        let case = build(Operator::BitXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], offsets, pattern, seed);
         if windows {
             case.check_on(small_windows());
         } else {
@@ -183,7 +183,7 @@ proptest! {
         seed in any::<u64>(),
         sparse in any::<bool>(),
     ) {
-        let mut case = build(DmlOp::LogicalXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], [0, 16, 32], pattern, seed);
+        let mut case = build(Operator::LogicalXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], [0, 16, 32], pattern, seed);
         if sparse {
             // Mostly zeros, so that both truth values are common.
             for buf in &mut case.buffers {
@@ -507,7 +507,7 @@ fn permutation(n: usize, seed: u64) -> Vec<usize> {
 /// A DirectML call: the dressed descriptions, where they live, and how it runs.
 #[derive(Clone, Debug)]
 struct DmlSpec {
-    op: DmlOp,
+    op: Operator,
     dt: DataType,
     sizes: Vec<u32>,
     /// A, B, Output (`None`: packed, no strides given).
@@ -607,7 +607,7 @@ impl DmlSpec {
 /// raw bits for every type, on truth values for about a third of the `u8` and `u32` draws,
 /// the shifts (which need each element's width and lanes) for about a third of the unsigned
 /// draws (the one-input operators have [`not_runs_every_kernel_as_its_binary_twin`]).
-fn op_and_type(types: &[DataType]) -> impl Strategy<Value = (DmlOp, DataType)> + use<> {
+fn op_and_type(types: &[DataType]) -> impl Strategy<Value = (Operator, DataType)> + use<> {
     (
         proptest::sample::select(types.to_vec()),
         0usize..3,
@@ -619,15 +619,17 @@ fn op_and_type(types: &[DataType]) -> impl Strategy<Value = (DmlOp, DataType)> +
                 DataType::U8 | DataType::U16 | DataType::U32 | DataType::U64
             );
             let ops = match kind {
-                1 if matches!(dt, DataType::U8 | DataType::U32) => {
-                    [DmlOp::LogicalXor, DmlOp::LogicalAnd, DmlOp::LogicalOr]
-                }
-                2 if unsigned => [
-                    DmlOp::Binary(DmlBinaryOp::BitShiftLeft),
-                    DmlOp::Binary(DmlBinaryOp::BitShiftRight),
-                    DmlOp::Binary(DmlBinaryOp::BitShiftLeft),
+                1 if matches!(dt, DataType::U8 | DataType::U32) => [
+                    Operator::LogicalXor,
+                    Operator::LogicalAnd,
+                    Operator::LogicalOr,
                 ],
-                _ => [DmlOp::BitXor, DmlOp::BitAnd, DmlOp::BitOr],
+                2 if unsigned => [
+                    Operator::BitShiftLeft,
+                    Operator::BitShiftRight,
+                    Operator::BitShiftLeft,
+                ],
+                _ => [Operator::BitXor, Operator::BitAnd, Operator::BitOr],
             };
             (ops[f], dt)
         })
@@ -1020,7 +1022,7 @@ proptest! {
         // channel broadcast, and a piece may be one where the whole is not: a call cut into
         // windows may mix them (a call of one piece runs the oracle's kernel).
         let case = spec.case();
-        let kernel = gpu_xor_conformance::expect::rows_kernel(&case.out, [&case.a, &case.b]);
+        let kernel = gpu_xor_testkit::expect::rows_kernel(&case.out, [&case.a, &case.b]);
         let kernels = if kernel == KernelKind::Contiguous {
             vec![kernel, KernelKind::ShiftedRows]
         } else {
@@ -1484,12 +1486,12 @@ fn not_runs_every_kernel_as_its_binary_twin() {
         case.places[TB] = case.places[TA];
         let logical = spec.seed % 2 == 0 && matches!(spec.dt, DataType::U8 | DataType::U32);
         let (not, twin) = if logical {
-            (DmlOp::LogicalNot, DmlOp::LogicalXor)
+            (Operator::LogicalNot, Operator::LogicalXor)
         } else {
-            (DmlOp::BitNot, DmlOp::BitXor)
+            (Operator::BitNot, Operator::BitXor)
         };
         let ctx = if spec.windows { small_windows() } else { ctx() };
-        let run = |op: DmlOp| {
+        let run = |op: Operator| {
             let mut case = case.clone();
             case.op = op;
             catch_unwind(AssertUnwindSafe(|| case.check_on(ctx)))

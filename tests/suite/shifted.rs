@@ -11,9 +11,9 @@ use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, DataType, TensorDesc};
 
 use crate::common::{
-    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, few_groups, small_windows,
+    Check, CheckOv, DmlCase, Operator, OvCase, assert_kernel, few_groups, small_windows,
 };
-use gpu_xor_conformance::expect::channel_broadcast;
+use gpu_xor_testkit::expect::channel_broadcast;
 
 const TYPES: [DataType; 5] = [
     DataType::U8,
@@ -38,8 +38,8 @@ fn padded_rows_of_every_gap_and_phase_write_only_their_elements() {
         for gap in 1..=4u32 {
             let t = TensorDesc::new(dt, &[17, c]);
             let out = t.clone().with_strides(&[c + gap, 1]);
-            for op in [DmlOp::BitXor, DmlOp::LogicalXor] {
-                if op == DmlOp::LogicalXor && !matches!(dt, DataType::U8 | DataType::U32) {
+            for op in [Operator::BitXor, Operator::LogicalXor] {
+                if op == Operator::LogicalXor && !matches!(dt, DataType::U8 | DataType::U32) {
                     continue;
                 }
                 let case = DmlCase::distinct(op, t.clone(), t.clone(), out.clone(), 7 + gap as u64);
@@ -71,7 +71,8 @@ fn packed_outputs_with_unaligned_rows_read_inputs_at_any_offset() {
                 } else {
                     KernelKind::ShiftedRows
                 };
-                let case = DmlCase::distinct(DmlOp::BitXor, a.clone(), b, t.clone(), 30 + i as u64);
+                let case =
+                    DmlCase::distinct(Operator::BitXor, a.clone(), b, t.clone(), 30 + i as u64);
                 assert_kernel(&case.check(), kernel);
             }
         }
@@ -86,7 +87,7 @@ fn nested_padding_and_slices() {
         let t = TensorDesc::new(dt, &[3, 5, c]);
         let pitch = c + 1;
         let out = t.clone().with_strides(&[5 * pitch + 2, pitch, 1]);
-        let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), out, 50);
+        let case = DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), out, 50);
         assert_kernel(&case.check(), KernelKind::ShiftedRows);
 
         // Columns 5 .. 5 + c of a [6, c + 9] tensor: the binding starts at the tensor, the
@@ -94,7 +95,7 @@ fn nested_padding_and_slices() {
         let wide = c + 9;
         let slice = TensorDesc::new(dt, &[6, c]).with_strides(&[wide, 1]);
         let mut case = DmlCase::distinct(
-            DmlOp::BitXor,
+            Operator::BitXor,
             TensorDesc::new(dt, &[6, c]),
             TensorDesc::new(dt, &[6, c]),
             slice,
@@ -115,7 +116,7 @@ fn in_place_on_padded_rows() {
         for gap in [1, 2] {
             let t = TensorDesc::new(dt, &[17, c]).with_strides(&[c + gap, 1]);
             let packed = TensorDesc::new(dt, &[17, c]);
-            let mut case = DmlCase::distinct(DmlOp::BitXor, t.clone(), packed, t, 60);
+            let mut case = DmlCase::distinct(Operator::BitXor, t.clone(), packed, t, 60);
             case.places[2] = case.places[0];
             let r = case.check();
             assert!(r.a_in_place, "{dt}");
@@ -131,7 +132,7 @@ fn across_window_seams() {
         let c = 301u32.div_ceil(dt.size_in_bytes());
         let t = TensorDesc::new(dt, &[40, c]);
         let out = t.clone().with_strides(&[c + 1, 1]);
-        let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t, out, 70);
+        let case = DmlCase::distinct(Operator::BitXor, t.clone(), t, out, 70);
         assert!(case.out.total_size().unwrap() > small_windows().max_window_bytes());
         case.check_on(small_windows());
     }
@@ -146,7 +147,8 @@ fn two_dimensional_grids() {
         let t = TensorDesc::new(dt, &[400, c]);
         for gap in [1, 2] {
             let out = t.clone().with_strides(&[c + gap, 1]);
-            let case = DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), out, 80 + gap as u64);
+            let case =
+                DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), out, 80 + gap as u64);
             assert_kernel(&case.check_on(few_groups()), KernelKind::ShiftedRows);
         }
     }

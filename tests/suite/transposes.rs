@@ -10,19 +10,17 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{ContextOptions, DataType, KernelTuning, TensorDesc};
-use gpu_xor_conformance::expect::tile_kernel;
+use gpu_xor_testkit::expect::tile_kernel;
 
-use crate::common::{Check, DmlCase, DmlOp, assert_kernel, on_suite_device, small_windows, tuned};
+use crate::common::{
+    Check, DmlCase, Operator, OperatorExt, assert_kernel, on_suite_device, small_windows, tuned,
+};
 
 /// The widths of the tile kernel's forms.
 const TYPES: [DataType; 4] = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
 
 /// The operators: XOR, a shift (each lane's width matters) and NOT (one input).
-const OPS: [DmlOp; 3] = [
-    DmlOp::BitXor,
-    DmlOp::Binary(gpu_xor::DmlBinaryOp::BitShiftLeft),
-    DmlOp::BitNot,
-];
+const OPS: [Operator; 3] = [Operator::BitXor, Operator::BitShiftLeft, Operator::BitNot];
 
 /// Runs `a (op) b` into a packed output of `sizes` on both tunings, checks every byte, and
 /// that the kernel is the one the layout calls for.
@@ -31,7 +29,7 @@ fn check(dt: DataType, sizes: &[u32], a: &[u32], b: Option<&[u32]>) {
     let a = out.clone().with_strides(a);
     let b = b.map_or(out.clone(), |s| out.clone().with_strides(s));
     for op in OPS {
-        if !op.takes(dt, gpu_xor::FeatureLevel::default()) {
+        if !op.takes(dt) {
             continue;
         }
         let case = DmlCase::distinct(op, a.clone(), b.clone(), out.clone(), sizes.len() as u64);
@@ -79,7 +77,7 @@ fn batches_of_transposes_run_one_tile_call_per_matrix() {
         check(dt, &[2, 6, 5, 8], &[240, 1, 48, 6], None);
     }
     let summary = DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         TensorDesc::new(DataType::U32, &[3, 45, 36]).with_strides(&[45 * 36, 1, 45]),
         TensorDesc::new(DataType::U32, &[3, 45, 36]),
         TensorDesc::new(DataType::U32, &[3, 45, 36]),
@@ -97,7 +95,7 @@ fn more_matrices_than_a_batch_holds_are_gathered() {
     for dt in [DataType::U8, DataType::U32] {
         check(dt, &sizes, &a, None);
         let case = DmlCase::distinct(
-            DmlOp::BitXor,
+            Operator::BitXor,
             TensorDesc::new(dt, &sizes).with_strides(&a),
             TensorDesc::new(dt, &sizes),
             TensorDesc::new(dt, &sizes),
@@ -133,7 +131,7 @@ fn batches_of_transposes_larger_than_a_window_are_exact() {
     for (ctx, dt) in contexts.iter().flat_map(|c| TYPES.map(|dt| (c, dt))) {
         let sizes = [4, 40, 40];
         let case = DmlCase::distinct(
-            DmlOp::BitXor,
+            Operator::BitXor,
             TensorDesc::new(dt, &sizes).with_strides(&[1600, 1, 40]),
             TensorDesc::new(dt, &sizes),
             TensorDesc::new(dt, &sizes),

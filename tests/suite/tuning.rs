@@ -5,13 +5,11 @@
 use std::collections::BTreeSet;
 
 use gpu_xor::inspect::{KernelKind, TuningKey};
-use gpu_xor::{
-    CompiledOperator, Context, ContextOptions, DataType, DmlBinaryOp, KernelTuning, TensorDesc,
-};
-use gpu_xor_conformance::engine::AnyOperator;
+use gpu_xor::{CompiledOperator, Context, ContextOptions, DataType, KernelTuning, TensorDesc};
 use gpu_xor_core::schedule::select;
+use gpu_xor_testkit::engine::AnyOperator;
 
-use crate::common::{Check, DmlCase, DmlOp, ctx};
+use crate::common::{Check, DmlCase, Operator, ctx};
 
 /// A context on the suite's device whose choices are measured (or loaded).
 fn measured() -> Context {
@@ -77,7 +75,7 @@ fn every_candidate_of_every_class_runs_exactly_when_chosen() {
     {
         for (l, (name, [a, b, out])) in classes(dt, [24, 160]).into_iter().enumerate() {
             let seed = (k * 10 + l) as u64;
-            let case = DmlCase::distinct(DmlOp::Binary(DmlBinaryOp::BitXor), a, b, out, seed);
+            let case = DmlCase::distinct(Operator::BitXor, a, b, out, seed);
             let (key, candidates) = class_of(&case, &ctx);
             let key = key.unwrap_or_else(|| panic!("{dt} {name}: no class"));
             assert!(candidates.len() >= 2, "{dt} {name}: {candidates:?}");
@@ -115,7 +113,7 @@ fn a_measurement_keeps_a_candidate_per_class_and_calls_run_it() {
         .into_iter()
         .enumerate()
         .map(|(l, (name, [a, b, out]))| {
-            let op = DmlOp::Binary(DmlBinaryOp::BitXor);
+            let op = Operator::BitXor;
             (name, DmlCase::distinct(op, a, b, out, l as u64))
         })
         .collect();

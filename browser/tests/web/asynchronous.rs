@@ -6,7 +6,7 @@ use gpu_xor::{
     LogicalXor, LogicalXorDesc, Tensor, TensorBinding,
 };
 use gpu_xor_browser::{ctx, random_bytes};
-use gpu_xor_conformance::engine;
+use gpu_xor_testkit::engine;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]

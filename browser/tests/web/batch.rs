@@ -3,7 +3,7 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{DataType, KernelTuning, TensorDesc};
-use gpu_xor_browser::{Call, Calls, CheckCalls, DmlOp, ctx, place, say, tuned, windowed};
+use gpu_xor_browser::{Call, Calls, CheckCalls, Operator, ctx, place, say, tuned, windowed};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 fn at(offset: u64) -> [gpu_xor_browser::Place; 3] {
@@ -14,10 +14,10 @@ fn at(offset: u64) -> [gpu_xor_browser::Place; 3] {
 async fn contiguous_calls_merge() {
     let ctx = ctx().await;
     for (i, (op, dt)) in [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::BitXor, DataType::F16),
-        (DmlOp::BitXor, DataType::U64),
-        (DmlOp::LogicalXor, DataType::U32),
+        (Operator::BitXor, DataType::U8),
+        (Operator::BitXor, DataType::F16),
+        (Operator::BitXor, DataType::U64),
+        (Operator::LogicalXor, DataType::U32),
     ]
     .into_iter()
     .enumerate()
@@ -49,7 +49,7 @@ async fn tile_gather_scatter_and_rows_calls_merge() {
         .zip(0..)
         .map(|(&[r, c], k)| {
             let mut call = Call::same(
-                DmlOp::BitXor,
+                Operator::BitXor,
                 TensorDesc::new(DataType::U32, &[r, c]),
                 at(k * 16384),
             );
@@ -67,7 +67,7 @@ async fn tile_gather_scatter_and_rows_calls_merge() {
         .zip(0..)
         .map(|(&[r, c], k)| {
             let mut call = Call::same(
-                DmlOp::BitXor,
+                Operator::BitXor,
                 TensorDesc::new(DataType::I16, &[r, c]),
                 at(k * 1024),
             );
@@ -85,7 +85,7 @@ async fn tile_gather_scatter_and_rows_calls_merge() {
         .zip(0..)
         .map(|(&[r, c], k)| {
             let mut call = Call::same(
-                DmlOp::LogicalXor,
+                Operator::LogicalXor,
                 TensorDesc::new(DataType::U8, &[r, c]),
                 at(k * 1024),
             );
@@ -103,7 +103,7 @@ async fn tile_gather_scatter_and_rows_calls_merge() {
         .zip(0..)
         .map(|(&(cols, pitch), k)| {
             let mut call = Call::same(
-                DmlOp::BitXor,
+                Operator::BitXor,
                 TensorDesc::new(DataType::U8, &[6, cols]).with_strides(&[pitch, 1]),
                 at(k * 4096),
             );
@@ -126,7 +126,7 @@ async fn in_place_and_windowed_calls() {
         .zip(0..)
         .map(|(&n, k)| {
             Call::same(
-                DmlOp::BitXor,
+                Operator::BitXor,
                 TensorDesc::new(DataType::U16, &[n]),
                 [
                     place(0, k * 16384),
@@ -147,7 +147,7 @@ async fn in_place_and_windowed_calls() {
         .zip(0..)
         .map(|(&n, k)| {
             Call::same(
-                DmlOp::BitXor,
+                Operator::BitXor,
                 TensorDesc::new(DataType::U8, &[n]),
                 at(k * 16384),
             )
@@ -164,10 +164,10 @@ async fn in_place_and_windowed_calls() {
 #[wasm_bindgen_test]
 async fn dependent_calls_keep_their_order() {
     let t = TensorDesc::new(DataType::U32, &[40, 40]);
-    let mut first = Call::same(DmlOp::BitXor, t.clone(), at(0));
+    let mut first = Call::same(Operator::BitXor, t.clone(), at(0));
     first.a = t.clone().with_strides(&[1, 40]);
     let mut second = Call::same(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone(),
         [place(2, 0), place(1, 0), place(0, 8192)],
     );

@@ -4,7 +4,7 @@
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{DataType, Tensor, TensorDesc};
 use gpu_xor_browser::specials::specials;
-use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx, le_bytes};
+use gpu_xor_browser::{Check, DmlCase, Operator, assert_kernel, ctx, le_bytes};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
@@ -52,7 +52,7 @@ async fn specials_of_all_eleven_types_pass_through_bit_exact() {
             assert_eq!(g, w, "{dt}: element {i}: {:#x} ^ {:#x}", a[i], b[i]);
         }
         // Also each value against zero (the value itself) and against itself (zero).
-        let mut case = DmlCase::packed(DmlOp::BitXor, dt, &[n as u32, n as u32], 70 + k as u64);
+        let mut case = DmlCase::packed(Operator::BitXor, dt, &[n as u32, n as u32], 70 + k as u64);
         case.buffers[0][32..32 + n * n * width].copy_from_slice(&le_bytes(&a, width));
         case.buffers[1][32..32 + n * n * width].copy_from_slice(&le_bytes(&b, width));
         assert_kernel(&case.check_on(&ctx).await, KernelKind::Contiguous);
@@ -66,7 +66,7 @@ async fn word_tails_on_every_type() {
     let ctx = ctx().await;
     for dt in DataType::DIRECTML {
         for n in (1..=9).chain([15, 17, 4095, 4097]) {
-            let r = DmlCase::packed(DmlOp::BitXor, dt, &[n], u64::from(n))
+            let r = DmlCase::packed(Operator::BitXor, dt, &[n], u64::from(n))
                 .check_on(&ctx)
                 .await;
             assert_kernel(&r, KernelKind::Contiguous);
@@ -81,7 +81,7 @@ async fn ranks_one_to_eight_packed_and_padded() {
     for dt in [DataType::U8, DataType::F16, DataType::I32, DataType::F64] {
         for rank in 1..=8usize {
             let sizes: Vec<u32> = [3, 2, 5, 1, 2, 3, 2, 2][..rank].to_vec();
-            DmlCase::packed(DmlOp::BitXor, dt, &sizes, rank as u64)
+            DmlCase::packed(Operator::BitXor, dt, &sizes, rank as u64)
                 .check_on(&ctx)
                 .await;
             let mut strides = vec![0u32; rank];
@@ -91,7 +91,7 @@ async fn ranks_one_to_eight_packed_and_padded() {
                 next = next * sizes[d] + 1;
             }
             let t = TensorDesc::new(dt, &sizes).with_strides(&strides);
-            DmlCase::distinct(DmlOp::BitXor, t.clone(), t.clone(), t, 100 + rank as u64)
+            DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), t, 100 + rank as u64)
                 .check_on(&ctx)
                 .await;
         }
@@ -105,11 +105,11 @@ async fn feature_levels() {
     let ctx = ctx().await;
     let fl3 = ctx.with_feature_level(gpu_xor::FeatureLevel::Fl3_0);
     for dt in [DataType::U8, DataType::U16, DataType::U32] {
-        DmlCase::packed(DmlOp::BitXor, dt, &[3, 7], 5)
+        DmlCase::packed(Operator::BitXor, dt, &[3, 7], 5)
             .check_on(&fl3)
             .await;
     }
-    let e = DmlCase::packed(DmlOp::BitXor, DataType::F32, &[4], 6)
+    let e = DmlCase::packed(Operator::BitXor, DataType::F32, &[4], 6)
         .operator(&fl3)
         .unwrap_err();
     assert_eq!(e.rule(), "unsupported_dtype", "{e}");

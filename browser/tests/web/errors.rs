@@ -4,8 +4,8 @@
 use gpu_xor::{
     Bindings, BitXor, BitXorDesc, DataType, Error, TensorBinding, TensorDesc, TensorName,
 };
-use gpu_xor_browser::{Check, DmlCase, DmlOp, ctx, place, random_bytes};
-use gpu_xor_conformance::engine;
+use gpu_xor_browser::{Check, DmlCase, Operator, ctx, place, random_bytes};
+use gpu_xor_testkit::engine;
 use gpu_xor_testkit::{OutputLayout, compare_buffers};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -13,7 +13,7 @@ use wasm_bindgen_test::wasm_bindgen_test;
 async fn refused_bindings_record_nothing() {
     let ctx = ctx().await;
     // The output overlaps A partly.
-    let case = DmlCase::packed(DmlOp::BitXor, DataType::U32, &[16], 1).placed(
+    let case = DmlCase::packed(Operator::BitXor, DataType::U32, &[16], 1).placed(
         512,
         [(0, 0), (1, 0), (0, 16)],
         1,
@@ -21,7 +21,7 @@ async fn refused_bindings_record_nothing() {
     case.check_error_on(&ctx, "partial_overlap").await;
 
     // B bound at an offset that is not a multiple of 16.
-    let mut case = DmlCase::packed(DmlOp::BitXor, DataType::U32, &[4], 2);
+    let mut case = DmlCase::packed(Operator::BitXor, DataType::U32, &[4], 2);
     case.places[1] = place(1, 8);
     let e = case.check_error_on(&ctx, "binding_offset_misaligned").await;
     assert_eq!(
@@ -36,7 +36,7 @@ async fn refused_bindings_record_nothing() {
     // In place with a different description of the same range.
     let t = TensorDesc::new(DataType::U8, &[2, 3]);
     let mut case = DmlCase::distinct(
-        DmlOp::BitXor,
+        Operator::BitXor,
         t.clone().with_strides(&[4, 1]),
         t.clone(),
         t.clone().with_strides(&[3, 1]).with_total_size(8),
@@ -46,7 +46,7 @@ async fn refused_bindings_record_nothing() {
     case.check_error_on(&ctx, "alias_desc_mismatch").await;
 
     // The output's range runs past the end of its buffer.
-    let mut case = DmlCase::packed(DmlOp::LogicalXor, DataType::U8, &[64], 4);
+    let mut case = DmlCase::packed(Operator::LogicalXor, DataType::U8, &[64], 4);
     case.buffers[2].truncate(64);
     case.places[2] = place(2, 16);
     case.check_error_on(&ctx, "binding_too_small").await;
@@ -85,7 +85,7 @@ async fn refused_descriptions_name_their_rule() {
         ),
     ] {
         let case = DmlCase {
-            op: DmlOp::BitXor,
+            op: Operator::BitXor,
             a,
             b,
             out,

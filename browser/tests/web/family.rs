@@ -5,8 +5,9 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
-use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, ctx, tuned};
-use gpu_xor_conformance::ov::OvOp;
+use gpu_xor_browser::{
+    Check, CheckOv, DIRECTML, DmlCase, OPENVINO, Operator, OperatorExt, OvCase, ctx, tuned,
+};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// Layouts that reach each kernel: (A, B, Output) over one shape.
@@ -45,19 +46,19 @@ fn layouts(dt: DataType) -> Vec<[TensorDesc; 3]> {
 async fn every_dml_operator_runs_on_every_kernel_as_its_xor_twin() {
     let ctx = ctx().await;
     let mut reached: Vec<KernelKind> = Vec::new();
-    for op in DmlOp::ALL {
+    for op in DIRECTML {
         // u16 where the operator takes it; BIT_COUNT, whose output is u8 or u32, on u32.
         let dt = if op.logical() {
             DataType::U8
-        } else if op.takes(DataType::U16, gpu_xor::FeatureLevel::default()) {
+        } else if op.takes(DataType::U16) {
             DataType::U16
         } else {
             DataType::U32
         };
         let twin = if op.logical() {
-            DmlOp::LogicalXor
+            Operator::LogicalXor
         } else {
-            DmlOp::BitXor
+            Operator::BitXor
         };
         for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
             let ctx = if tuning == KernelTuning::Gpu {
@@ -101,7 +102,7 @@ async fn every_dml_operator_runs_on_every_kernel_as_its_xor_twin() {
 #[wasm_bindgen_test]
 async fn openvino_family_broadcasts_and_nots() {
     let ctx = ctx().await;
-    for op in OvOp::ALL {
+    for op in OPENVINO {
         let dt = if op.boolean_only() {
             DataType::Bool
         } else {

@@ -5,7 +5,7 @@
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
 use gpu_xor_browser::{
-    Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, scatter_kind, tuned,
+    Check, CheckOv, DmlCase, Operator, OvCase, assert_kernel, ctx, scatter_kind, tuned,
 };
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -13,12 +13,12 @@ use wasm_bindgen_test::wasm_bindgen_test;
 async fn contiguous() {
     let ctx = ctx().await;
     for (op, dt) in [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::BitXor, DataType::F16),
-        (DmlOp::BitXor, DataType::I32),
-        (DmlOp::BitXor, DataType::U64),
-        (DmlOp::LogicalXor, DataType::U8),
-        (DmlOp::LogicalXor, DataType::U32),
+        (Operator::BitXor, DataType::U8),
+        (Operator::BitXor, DataType::F16),
+        (Operator::BitXor, DataType::I32),
+        (Operator::BitXor, DataType::U64),
+        (Operator::LogicalXor, DataType::U8),
+        (Operator::LogicalXor, DataType::U32),
     ] {
         // Strides that coalesce to one dense run are contiguous too.
         let t = TensorDesc::new(dt, &[3, 1, 50]).with_strides(&[50, 7, 1]);
@@ -48,8 +48,8 @@ async fn rows() {
             (t.clone(), t.clone().with_strides(&[0, 1])),
             (t.clone().with_strides(&[1, 0]), t.clone()),
         ] {
-            let kernel = gpu_xor_conformance::expect::rows_kernel(&t, [&a, &b]);
-            let r = DmlCase::distinct(DmlOp::BitXor, a, b, t.clone(), 21)
+            let kernel = gpu_xor_testkit::expect::rows_kernel(&t, [&a, &b]);
+            let r = DmlCase::distinct(Operator::BitXor, a, b, t.clone(), 21)
                 .check_on(&ctx)
                 .await;
             assert_kernel(&r, kernel);
@@ -62,7 +62,7 @@ async fn rows() {
         let out = TensorDesc::new(dt, &[2, 3, c]).with_strides(&[3 * c, 2 * c, 1]);
         let a = TensorDesc::new(dt, &[2, 3, c]);
         let b = TensorDesc::new(dt, &[2, 3, c]).with_strides(&[3, 1, 0]);
-        let r = DmlCase::distinct(DmlOp::BitXor, a, b, out, 24)
+        let r = DmlCase::distinct(Operator::BitXor, a, b, out, 24)
             .check_on(&ctx)
             .await;
         assert_kernel(&r, KernelKind::Rows);
@@ -75,7 +75,7 @@ async fn rows() {
     ] {
         let padded = TensorDesc::new(dt, &[11, cols]).with_strides(&[pitch, 1]);
         let b = TensorDesc::new(dt, &[11, cols]).with_strides(&[0, 1]);
-        let r = DmlCase::distinct(DmlOp::BitXor, padded.clone(), b, padded, 22)
+        let r = DmlCase::distinct(Operator::BitXor, padded.clone(), b, padded, 22)
             .check_on(&ctx)
             .await;
         assert_kernel(&r, KernelKind::Rows);
@@ -97,7 +97,7 @@ async fn gather() {
             t.clone().with_strides(&[1, 1]),
             t.clone().with_strides(&[6, 2]),
         ] {
-            let r = DmlCase::distinct(DmlOp::BitXor, a, t.clone(), t.clone(), 31)
+            let r = DmlCase::distinct(Operator::BitXor, a, t.clone(), t.clone(), 31)
                 .check_on(&ctx)
                 .await;
             assert_kernel(&r, KernelKind::Gather);
@@ -106,8 +106,8 @@ async fn gather() {
     // Narrow transposed inputs whose output rows do not hold whole words are gathered lane by
     // lane.
     for (op, dt) in [
-        (DmlOp::LogicalXor, DataType::U8),
-        (DmlOp::BitXor, DataType::U16),
+        (Operator::LogicalXor, DataType::U8),
+        (Operator::BitXor, DataType::U16),
     ] {
         let t = TensorDesc::new(dt, &[33, 41]);
         let r = DmlCase::distinct(op, t.clone().with_strides(&[1, 33]), t.clone(), t, 32)
@@ -127,7 +127,7 @@ async fn tile() {
         for [rows, cols] in [[40u32, 40], [40, 33], [7, 9], [64, 17]] {
             let t = TensorDesc::new(dt, &[rows, cols]);
             let case = DmlCase::distinct(
-                DmlOp::BitXor,
+                Operator::BitXor,
                 t.clone().with_strides(&[1, rows]),
                 t.clone(),
                 t,
@@ -139,9 +139,9 @@ async fn tile() {
     }
     // 8- and 16-bit: blocks transposed in registers, rows not a multiple of the block.
     for (op, dt) in [
-        (DmlOp::BitXor, DataType::U8),
-        (DmlOp::LogicalXor, DataType::U8),
-        (DmlOp::BitXor, DataType::F16),
+        (Operator::BitXor, DataType::U8),
+        (Operator::LogicalXor, DataType::U8),
+        (Operator::BitXor, DataType::F16),
     ] {
         for [rows, cols] in [[41u32, 40], [130, 64], [7, 4]] {
             let t = TensorDesc::new(dt, &[rows, cols]);
@@ -154,7 +154,7 @@ async fn tile() {
     }
     let t = TensorDesc::new(DataType::U32, &[50, 64]);
     let r = DmlCase::distinct(
-        DmlOp::LogicalXor,
+        Operator::LogicalXor,
         t.clone(),
         t.clone().with_strides(&[1, 50]),
         t,
@@ -168,13 +168,13 @@ async fn tile() {
 
 /// The operators and types the strided-output kernels run: each width, both DirectML
 /// operators.
-const STRIDED_SUBJECTS: [(DmlOp, DataType); 6] = [
-    (DmlOp::BitXor, DataType::U8),
-    (DmlOp::BitXor, DataType::I16),
-    (DmlOp::BitXor, DataType::F32),
-    (DmlOp::BitXor, DataType::U64),
-    (DmlOp::LogicalXor, DataType::U8),
-    (DmlOp::LogicalXor, DataType::U32),
+const STRIDED_SUBJECTS: [(Operator, DataType); 6] = [
+    (Operator::BitXor, DataType::U8),
+    (Operator::BitXor, DataType::I16),
+    (Operator::BitXor, DataType::F32),
+    (Operator::BitXor, DataType::U64),
+    (Operator::LogicalXor, DataType::U8),
+    (Operator::LogicalXor, DataType::U32),
 ];
 
 #[wasm_bindgen_test]
@@ -271,6 +271,6 @@ async fn measured_choice() {
         matches!(choice, KernelKind::Tile | KernelKind::Gather),
         "{choice:?}"
     );
-    let case = DmlCase::distinct(DmlOp::BitXor, a, t.clone(), t, 44);
+    let case = DmlCase::distinct(Operator::BitXor, a, t.clone(), t, 44);
     assert_kernel(&case.check_on(&ctx).await, choice);
 }

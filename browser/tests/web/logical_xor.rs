@@ -3,7 +3,7 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{DataType, Element, FeatureLevel, LogicalXor, LogicalXorDesc, Tensor, TensorDesc};
-use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx};
+use gpu_xor_browser::{Check, DmlCase, Operator, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// Every pair of `values` through LOGICAL_XOR, against the reference's element rule.
@@ -63,7 +63,7 @@ async fn sparse_values_and_word_tails() {
     let ctx = ctx().await;
     for dt in [DataType::U8, DataType::U32] {
         for n in (1..=9).chain([4095, 4097]) {
-            let case = DmlCase::packed(DmlOp::LogicalXor, dt, &[n], u64::from(n)).sparse(3);
+            let case = DmlCase::packed(Operator::LogicalXor, dt, &[n], u64::from(n)).sparse(3);
             assert_kernel(&case.check_on(&ctx).await, KernelKind::Contiguous);
         }
     }
@@ -88,7 +88,7 @@ async fn strided_views() {
             ),
             (t.clone(), t.clone(), t.clone().with_strides(&[1, 6])),
         ] {
-            DmlCase::distinct(DmlOp::LogicalXor, a, b, out, 5)
+            DmlCase::distinct(Operator::LogicalXor, a, b, out, 5)
                 .sparse(2)
                 .check_on(&ctx)
                 .await;
@@ -110,7 +110,7 @@ async fn every_feature_level_it_exists_at_and_no_other_type() {
             vec![1, 2, 1, 2, 1, 2, 1, 3],
         ),
     ] {
-        DmlCase::packed(DmlOp::LogicalXor, dt, &sizes, 3)
+        DmlCase::packed(Operator::LogicalXor, dt, &sizes, 3)
             .sparse(2)
             .check_on(&ctx.with_feature_level(fl))
             .await;

@@ -3,12 +3,12 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{DataType, TensorDesc};
-use gpu_xor_browser::{Check, DmlCase, DmlOp, assert_kernel, ctx, scatter_kind, tile_kernel};
+use gpu_xor_browser::{Check, DmlCase, Operator, assert_kernel, ctx, scatter_kind, tile_kernel};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 async fn check(a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: KernelKind, seed: u64) {
     let ctx = ctx().await;
-    let r = DmlCase::distinct(DmlOp::BitXor, a, b, out, seed)
+    let r = DmlCase::distinct(Operator::BitXor, a, b, out, seed)
         .check_on(&ctx)
         .await;
     assert_kernel(&r, kernel);
@@ -104,7 +104,7 @@ async fn padded_spaced_and_transposed_outputs_on_every_type() {
         }
         // Strided everything at once.
         let r = DmlCase::distinct(
-            DmlOp::BitXor,
+            Operator::BitXor,
             t.clone().with_strides(&[1, 4]),
             t.clone().with_strides(&[0, 1]),
             t.clone().with_strides(&[6, 1]),
@@ -128,14 +128,14 @@ async fn higher_ranks_with_gaps() {
         let out = TensorDesc::new(dt, &sizes).with_strides(&[16, 5, 1]);
         let total = out.total_size().unwrap() + 32;
         let out = out.with_total_size(total);
-        DmlCase::distinct(DmlOp::BitXor, a, b, out, 90)
+        DmlCase::distinct(Operator::BitXor, a, b, out, 90)
             .check_on(&ctx)
             .await;
         let sizes = [2u32, 1, 3, 2, 2];
         let a = TensorDesc::new(dt, &sizes).with_strides(&[24, 0, 8, 4, 1]);
         let b = TensorDesc::new(dt, &sizes).with_strides(&[0, 0, 2, 1, 6]);
         let out = TensorDesc::new(dt, &sizes);
-        DmlCase::distinct(DmlOp::BitXor, a, b, out, 91)
+        DmlCase::distinct(Operator::BitXor, a, b, out, 91)
             .check_on(&ctx)
             .await;
     }

@@ -3,7 +3,7 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, DataType, TensorDesc};
-use gpu_xor_browser::{Check, CheckOv, DmlCase, DmlOp, OvCase, assert_kernel, ctx, windowed};
+use gpu_xor_browser::{Check, CheckOv, DmlCase, Operator, OvCase, assert_kernel, ctx, windowed};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
@@ -26,7 +26,7 @@ async fn contiguous_across_seams() {
         let w = windowed(window).await;
         for dt in [DataType::U8, DataType::U16, DataType::F32, DataType::U64] {
             let n = 9001 / dt.size_in_bytes();
-            let r = DmlCase::packed(DmlOp::BitXor, dt, &[n], 1)
+            let r = DmlCase::packed(Operator::BitXor, dt, &[n], 1)
                 .check_on(&w)
                 .await;
             assert_kernel(&r, KernelKind::Contiguous);
@@ -36,7 +36,7 @@ async fn contiguous_across_seams() {
                 "{window}-byte windows, {bytes} bytes: {r:?}"
             );
         }
-        let r = DmlCase::packed(DmlOp::LogicalXor, DataType::U8, &[9001], 2)
+        let r = DmlCase::packed(Operator::LogicalXor, DataType::U8, &[9001], 2)
             .sparse(5)
             .check_on(&w)
             .await;
@@ -48,7 +48,7 @@ async fn contiguous_across_seams() {
 async fn in_place_across_seams() {
     for window in [4096, 512] {
         let w = windowed(window).await;
-        let case = DmlCase::packed(DmlOp::BitXor, DataType::U16, &[6000], 3).placed(
+        let case = DmlCase::packed(Operator::BitXor, DataType::U16, &[6000], 3).placed(
             12_400,
             [(0, 0), (1, 0), (0, 0)],
             3,
@@ -56,7 +56,7 @@ async fn in_place_across_seams() {
         let r = case.check_on(&w).await;
         assert!(r.a_in_place && r.dispatches.len() > 2, "{r:?}");
         // All three in one buffer far apart: each gets a binding of its own.
-        let case = DmlCase::packed(DmlOp::BitXor, DataType::U32, &[750], 4).placed(
+        let case = DmlCase::packed(Operator::BitXor, DataType::U32, &[750], 4).placed(
             40_000,
             [(0, 0), (0, 30_000), (0, 15_008)],
             4,
@@ -72,7 +72,7 @@ async fn strided_kernels_across_seams() {
         // Rows: a row broadcast.
         let t = TensorDesc::new(DataType::U32, &[30, 70]);
         DmlCase::distinct(
-            DmlOp::BitXor,
+            Operator::BitXor,
             t.clone(),
             t.clone().with_strides(&[0, 1]),
             t.clone(),
@@ -82,7 +82,7 @@ async fn strided_kernels_across_seams() {
         .await;
         // Gather and scatter: padded input and padded output.
         DmlCase::distinct(
-            DmlOp::LogicalXor,
+            Operator::LogicalXor,
             t.clone().with_strides(&[71, 1]),
             t.clone().with_strides(&[0, 1]),
             t.clone().with_strides(&[73, 1]),
@@ -94,7 +94,7 @@ async fn strided_kernels_across_seams() {
         // Transposed input.
         let t = TensorDesc::new(DataType::U8, &[80, 60]);
         let r = DmlCase::distinct(
-            DmlOp::BitXor,
+            Operator::BitXor,
             t.clone().with_strides(&[1, 80]),
             t.clone(),
             t.clone(),
@@ -129,7 +129,7 @@ async fn neighbours_further_apart_than_a_window() {
         .into_iter()
         .enumerate()
         {
-            DmlCase::packed(DmlOp::BitXor, DataType::U8, &[n], 7 + k as u64)
+            DmlCase::packed(Operator::BitXor, DataType::U8, &[n], 7 + k as u64)
                 .placed(3 * gap as usize + 64, places, 7 + k as u64)
                 .check_on(&w)
                 .await;

@@ -464,6 +464,56 @@ mod tests {
         TensorDesc::new(dt, sizes)
     }
 
+    /// `BitXorDesc` and `LogicalXorDesc` are thin constructors of their group's description:
+    /// the same operator, and the same verdict on every description, valid or not, at every
+    /// feature level.
+    #[test]
+    fn the_xor_descriptions_describe_what_their_group_does() {
+        let shapes: [(TensorDesc, TensorDesc, TensorDesc); 4] = [
+            (
+                t(DataType::U8, &[4, 5]),
+                t(DataType::U8, &[4, 5]),
+                t(DataType::U8, &[4, 5]),
+            ),
+            (
+                t(DataType::F16, &[3]),
+                t(DataType::F16, &[3]),
+                t(DataType::F16, &[3]),
+            ),
+            (
+                t(DataType::U32, &[2, 3]),
+                t(DataType::I32, &[2, 3]),
+                t(DataType::U32, &[2, 3]),
+            ),
+            (
+                t(DataType::U32, &[2]),
+                t(DataType::U32, &[3]),
+                t(DataType::U32, &[2]),
+            ),
+        ];
+        for (a, b, out) in shapes {
+            let xor = BitXorDesc::new(a.clone(), b.clone(), out.clone());
+            let logical = LogicalXorDesc::new(a.clone(), b.clone(), out.clone());
+            let group = |op| DmlBinaryDesc::new(op, a.clone(), b.clone(), out.clone());
+            assert_eq!(DmlBinaryDesc::from(xor.clone()), group(DmlBinaryOp::BitXor));
+            assert_eq!(
+                DmlBinaryDesc::from(logical.clone()),
+                group(DmlBinaryOp::LogicalXor)
+            );
+            for level in FeatureLevel::ALL {
+                let rule = |r: Result<(), Error>| r.map_err(|e| e.rule());
+                assert_eq!(
+                    rule(xor.validate(level)),
+                    rule(group(DmlBinaryOp::BitXor).validate(level))
+                );
+                assert_eq!(
+                    rule(logical.validate(level)),
+                    rule(group(DmlBinaryOp::LogicalXor).validate(level))
+                );
+            }
+        }
+    }
+
     #[test]
     fn feature_level_tables_match_directml() {
         use DataType::*;

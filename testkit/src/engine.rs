@@ -7,11 +7,11 @@
 //! recorded into an encoder of its own and submitted, and [`read_back`] awaits
 //! [`Context::read_buffer_async`], whose copy is ordered after that submission.
 
+use crate::{OutputLayout, width_mask};
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{
     Bindings, Context, DmlBinary, DmlUnary, Error, Input, OvBinary, OvUnary, TensorBinding,
 };
-use gpu_xor_testkit::{OutputLayout, width_mask};
 
 // ----- Buffers ---------------------------------------------------------------------------------
 

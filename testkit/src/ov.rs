@@ -1,137 +1,65 @@
-//! OpenVINO calls (BitwiseXor-13 and its family) as data: packed inputs at offsets of buffers of random bytes,
-//! the output in a buffer of its own or on exactly A's range, and what every buffer must hold
-//! after the call by the CPU reference. The native test suite and the browser suite run the
+//! OpenVINO calls as data (any operation of the table, [`crate::OPENVINO`]): packed inputs at
+//! offsets of buffers of random bytes, the output in a buffer of its own or on exactly A's
+//! range, and what every buffer must hold after the call by the CPU reference. The native test suite and the browser suite run the
 //! same cases, each with its own way of waiting.
 
-use gpu_xor::desc::{OperatorGroup, Standard};
+use crate::{OutputLayout, random_bytes, shift_amounts};
+use gpu_xor::desc::OperatorGroup;
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitwiseXor, BitwiseXorDesc, Context, DataType, Error, Input, Operator,
-    OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
+    AutoBroadcast, Bindings, Context, DataType, Error, Input, Operator, OvBinary, OvBinaryDesc,
+    OvUnary, OvUnaryDesc,
 };
-use gpu_xor_testkit::{OutputLayout, random_bytes, shift_amounts};
 
 use crate::engine::AnyOperator;
+use crate::operators::OperatorExt;
 
-/// How many OpenVINO operations the operator table has.
-const OV_OPERATORS: usize = Operator::count_of(Standard::OpenVino);
-
-/// Which OpenVINO operation a case runs. BitwiseXor-13 is made from its own description
-/// ([`BitwiseXorDesc`], a thin constructor of [`OvBinaryDesc`]), so that path is run too; the
-/// rest from their group's ([`OvBinaryDesc`], [`OvUnaryDesc`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OvOp {
-    /// BitwiseXor-13 from a [`BitwiseXorDesc`].
-    BitwiseXor,
-    /// An operation of two inputs through [`OvBinary`].
-    Binary(OvBinaryOp),
-    /// An operation of one input through [`OvUnary`]: A is its input, B is not bound.
-    Unary(OvUnaryOp),
+/// The compiled OpenVINO operation `op` (a one-input operation takes A's type and shape),
+/// made from its group's description (`BitwiseXorDesc`, a thin constructor of
+/// [`OvBinaryDesc`], has tests of its own).
+///
+/// # Panics
+///
+/// Where `op` is not an OpenVINO operation.
+pub fn operator(
+    op: Operator,
+    ctx: &Context,
+    data_type: DataType,
+    a_shape: &[usize],
+    b_shape: &[usize],
+    broadcast: AutoBroadcast,
+) -> Result<AnyOperator, Error> {
+    Ok(match op.group() {
+        OperatorGroup::OvBinaryOp(op) => OvBinary::new(
+            ctx,
+            &OvBinaryDesc::new(op, data_type, a_shape, b_shape).with_broadcast(broadcast),
+        )?
+        .into(),
+        OperatorGroup::OvUnaryOp(op) => {
+            OvUnary::new(ctx, &OvUnaryDesc::new(op, data_type, a_shape))?.into()
+        }
+        _ => panic!("{op} is not an OpenVINO operation"),
+    })
 }
 
-impl OvOp {
-    /// Every OpenVINO operation of the operator table once, in the table's order,
-    /// BitwiseXor-13 through its own description.
-    pub const ALL: [OvOp; OV_OPERATORS] = {
-        let mut all = [OvOp::BitwiseXor; OV_OPERATORS];
-        let (mut i, mut k) = (0, 0);
-        while i < Operator::ALL.len() {
-            if let Some(op) = OvOp::of(Operator::ALL[i]) {
-                all[k] = op;
-                k += 1;
-            }
-            i += 1;
+/// The output shape and packed bytes of the OpenVINO operation `op` by the reference.
+///
+/// # Panics
+///
+/// Where `op` is not an OpenVINO operation.
+pub fn reference(
+    op: Operator,
+    data_type: DataType,
+    (a_shape, a): (&[usize], &[u8]),
+    (b_shape, b): (&[usize], &[u8]),
+    broadcast: AutoBroadcast,
+) -> Result<(Vec<usize>, Vec<u8>), Error> {
+    match op.group() {
+        OperatorGroup::OvBinaryOp(op) => {
+            gpu_xor::reference::ov_binary(op, data_type, a_shape, a, b_shape, b, broadcast)
         }
-        all
-    };
-
-    /// How a case of `operator` runs, if it is an OpenVINO operation.
-    pub const fn of(operator: Operator) -> Option<OvOp> {
-        match operator.group() {
-            OperatorGroup::OvBinaryOp(OvBinaryOp::BitwiseXor) => Some(OvOp::BitwiseXor),
-            OperatorGroup::OvBinaryOp(op) => Some(OvOp::Binary(op)),
-            OperatorGroup::OvUnaryOp(op) => Some(OvOp::Unary(op)),
-            _ => None,
-        }
-    }
-
-    /// How many inputs it takes.
-    pub fn inputs(self) -> usize {
-        match self {
-            OvOp::Unary(_) => 1,
-            _ => 2,
-        }
-    }
-
-    /// Its row of the operator table.
-    pub const fn table_operator(self) -> Operator {
-        match self {
-            OvOp::BitwiseXor => Operator::BitwiseXor,
-            OvOp::Binary(op) => op.operator(),
-            OvOp::Unary(op) => op.operator(),
-        }
-    }
-
-    /// Whether it takes `data_type`.
-    pub fn takes(self, data_type: DataType) -> bool {
-        gpu_xor::desc::min_feature_level(self.table_operator(), data_type).is_some()
-    }
-
-    /// Whether its function is a shift (its B holds amounts).
-    pub fn shifts(self) -> bool {
-        !self.table_operator().spec().function.is_word_wide()
-    }
-
-    /// Whether it takes `boolean` only (the `Logical*-1` operations).
-    pub fn boolean_only(self) -> bool {
-        match self {
-            OvOp::BitwiseXor => false,
-            OvOp::Binary(op) => op.boolean_only(),
-            OvOp::Unary(op) => op.boolean_only(),
-        }
-    }
-
-    /// The compiled operation (a one-input operation takes A's type and shape).
-    pub fn operator(
-        self,
-        ctx: &Context,
-        data_type: DataType,
-        a_shape: &[usize],
-        b_shape: &[usize],
-        broadcast: AutoBroadcast,
-    ) -> Result<AnyOperator, Error> {
-        Ok(match self {
-            OvOp::BitwiseXor => BitwiseXor::new(
-                ctx,
-                &BitwiseXorDesc::new(data_type, a_shape, b_shape).with_broadcast(broadcast),
-            )?
-            .into(),
-            OvOp::Binary(op) => OvBinary::new(
-                ctx,
-                &OvBinaryDesc::new(op, data_type, a_shape, b_shape).with_broadcast(broadcast),
-            )?
-            .into(),
-            OvOp::Unary(op) => OvUnary::new(ctx, &OvUnaryDesc::new(op, data_type, a_shape))?.into(),
-        })
-    }
-
-    /// The output shape and packed bytes by the reference.
-    pub fn reference(
-        self,
-        data_type: DataType,
-        (a_shape, a): (&[usize], &[u8]),
-        (b_shape, b): (&[usize], &[u8]),
-        broadcast: AutoBroadcast,
-    ) -> Result<(Vec<usize>, Vec<u8>), Error> {
-        match self {
-            OvOp::BitwiseXor => {
-                gpu_xor::reference::bitwise_xor(data_type, a_shape, a, b_shape, b, broadcast)
-            }
-            OvOp::Binary(op) => {
-                gpu_xor::reference::ov_binary(op, data_type, a_shape, a, b_shape, b, broadcast)
-            }
-            OvOp::Unary(op) => gpu_xor::reference::ov_unary(op, data_type, a_shape, a)
-                .map(|out| (a_shape.to_vec(), out)),
-        }
+        OperatorGroup::OvUnaryOp(op) => gpu_xor::reference::ov_unary(op, data_type, a_shape, a)
+            .map(|out| (a_shape.to_vec(), out)),
+        _ => panic!("{op} is not an OpenVINO operation"),
     }
 }
 
@@ -140,7 +68,7 @@ impl OvOp {
 #[derive(Clone, Debug)]
 pub struct OvCase {
     /// The operation.
-    pub op: OvOp,
+    pub op: Operator,
     /// The type of A, B and the output.
     pub data_type: DataType,
     /// A's shape.
@@ -200,7 +128,7 @@ impl OvCase {
             }
         }
         OvCase {
-            op: OvOp::BitwiseXor,
+            op: Operator::BitwiseXor,
             data_type,
             a_shape: a_shape.to_vec(),
             b_shape: b_shape.to_vec(),
@@ -214,7 +142,7 @@ impl OvCase {
 
     /// The same case run by another operation (a one-input operation reads A alone); for a
     /// shift, B's bytes become mostly shift amounts, so that its shifts are mostly in range.
-    pub fn with_op(mut self, op: OvOp) -> OvCase {
+    pub fn with_op(mut self, op: Operator) -> OvCase {
         if op.shifts() && !self.op.shifts() {
             let width = u64::from(self.data_type.size_in_bytes());
             let seed = self.b.len() as u64;
@@ -226,7 +154,8 @@ impl OvCase {
 
     /// The compiled operation on `ctx`.
     pub fn operator(&self, ctx: &Context) -> Result<AnyOperator, Error> {
-        self.op.operator(
+        operator(
+            self.op,
             ctx,
             self.data_type,
             &self.a_shape,
@@ -247,15 +176,14 @@ impl OvCase {
     /// The buffers, bindings and expected images of the call (panics if the reference refuses
     /// the shapes: a case is a valid call).
     pub fn prepare(&self) -> OvRun {
-        let (shape, want) = self
-            .op
-            .reference(
-                self.data_type,
-                (&self.a_shape, &self.a),
-                (&self.b_shape, &self.b),
-                self.broadcast,
-            )
-            .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
+        let (shape, want) = reference(
+            self.op,
+            self.data_type,
+            (&self.a_shape, &self.a),
+            (&self.b_shape, &self.b),
+            self.broadcast,
+        )
+        .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
         let pad4 = |n: usize| n.next_multiple_of(4);
         let room = pad4(self.a.len().max(self.b.len()).max(want.len())) + 40;
         let host: Vec<Vec<u8>> = [(&self.a, 0), (&self.b, 1), (&Vec::new(), 2)]

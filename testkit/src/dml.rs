@@ -8,200 +8,72 @@
 //! [`DmlCase::bindings`] leaves it unbound, as DirectML binds such a tensor at initialization
 //! and not at execution.
 
-use gpu_xor::desc::{OperatorGroup, Standard};
+use crate::{OutputLayout, random_bytes, shift_amounts};
+use gpu_xor::desc::OperatorGroup;
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::reference::{StridedView, StridedViewMut};
 use gpu_xor::{
-    Batch, Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, Input, LogicalXor, LogicalXorDesc, Operator,
-    OwnedInputs, TensorDesc, TensorFlags,
+    Batch, Bindings, Context, DataType, DmlBinary, DmlBinaryDesc, DmlUnary, DmlUnaryDesc, Error,
+    Input, Operator, OwnedInputs, TensorDesc, TensorFlags,
 };
-use gpu_xor_testkit::{OutputLayout, random_bytes, shift_amounts};
 
 use crate::engine::{self, AnyOperator, Spoil};
+use crate::operators::OperatorExt;
 
-/// How many DirectML operators the operator table has.
-const DML_OPERATORS: usize = Operator::count_of(Standard::DirectMl);
-
-/// Which DirectML operator a case runs. BIT_XOR and LOGICAL_XOR are made from their own
-/// descriptions ([`BitXorDesc`], [`LogicalXorDesc`], thin constructors of [`DmlBinaryDesc`]),
-/// so that path is run too; the rest from their group's ([`DmlBinaryDesc`], [`DmlUnaryDesc`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DmlOp {
-    /// DML_ELEMENT_WISE_BIT_XOR.
-    BitXor,
-    /// DML_ELEMENT_WISE_LOGICAL_XOR.
-    LogicalXor,
-    /// Another operator of two inputs (BIT_AND, BIT_OR, LOGICAL_AND, LOGICAL_OR), or BIT_XOR
-    /// or LOGICAL_XOR made from a [`DmlBinaryDesc`].
-    Binary(DmlBinaryOp),
-    /// An operator of one input (BIT_NOT, LOGICAL_NOT): A is its input, B is not bound.
-    Unary(DmlUnaryOp),
+/// The compiled DirectML operator `op` of three descriptions on `ctx`'s feature level, made
+/// from its group's description (the XOR descriptions, thin constructors of
+/// [`DmlBinaryDesc`], have tests of their own): `new` when `owned` gives no input,
+/// `with_owned_inputs` (which copies the given inputs) otherwise. A one-input operator takes
+/// A's and the output's descriptions and ignores B's.
+///
+/// # Panics
+///
+/// Where `op` is not a DirectML operator.
+pub fn operator(
+    op: Operator,
+    ctx: &Context,
+    [a, b, out]: [TensorDesc; 3],
+    owned: &OwnedInputs<'_>,
+) -> Result<AnyOperator, Error> {
+    let none = owned.a.is_none() && owned.b.is_none();
+    Ok(match op.group() {
+        OperatorGroup::DmlBinaryOp(op) => {
+            let desc = DmlBinaryDesc::new(op, a, b, out);
+            if none {
+                DmlBinary::new(ctx, &desc)?
+            } else {
+                DmlBinary::with_owned_inputs(ctx, &desc, owned)?
+            }
+            .into()
+        }
+        OperatorGroup::DmlUnaryOp(op) => {
+            let desc = DmlUnaryDesc::new(op, a, out);
+            if none {
+                DmlUnary::new(ctx, &desc)?
+            } else {
+                DmlUnary::with_owned_inputs(ctx, &desc, owned)?
+            }
+            .into()
+        }
+        _ => panic!("{op} is not a DirectML operator"),
+    })
 }
 
-// Named like the variants they stand for.
-#[allow(non_upper_case_globals)]
-impl DmlOp {
-    /// DML_ELEMENT_WISE_BIT_AND.
-    pub const BitAnd: DmlOp = DmlOp::Binary(DmlBinaryOp::BitAnd);
-    /// DML_ELEMENT_WISE_BIT_OR.
-    pub const BitOr: DmlOp = DmlOp::Binary(DmlBinaryOp::BitOr);
-    /// DML_ELEMENT_WISE_LOGICAL_AND.
-    pub const LogicalAnd: DmlOp = DmlOp::Binary(DmlBinaryOp::LogicalAnd);
-    /// DML_ELEMENT_WISE_LOGICAL_OR.
-    pub const LogicalOr: DmlOp = DmlOp::Binary(DmlBinaryOp::LogicalOr);
-    /// DML_ELEMENT_WISE_BIT_NOT.
-    pub const BitNot: DmlOp = DmlOp::Unary(DmlUnaryOp::BitNot);
-    /// DML_ELEMENT_WISE_LOGICAL_NOT.
-    pub const LogicalNot: DmlOp = DmlOp::Unary(DmlUnaryOp::LogicalNot);
-
-    /// Every DirectML operator of the operator table once, in the table's order, BIT_XOR and
-    /// LOGICAL_XOR through their own descriptions.
-    pub const ALL: [DmlOp; DML_OPERATORS] = {
-        let mut all = [DmlOp::BitXor; DML_OPERATORS];
-        let (mut i, mut k) = (0, 0);
-        while i < Operator::ALL.len() {
-            if let Some(op) = DmlOp::of(Operator::ALL[i]) {
-                all[k] = op;
-                k += 1;
-            }
-            i += 1;
-        }
-        all
-    };
-
-    /// How a case of `operator` runs, if it is a DirectML operator.
-    pub const fn of(operator: Operator) -> Option<DmlOp> {
-        match operator.group() {
-            OperatorGroup::DmlBinaryOp(DmlBinaryOp::BitXor) => Some(DmlOp::BitXor),
-            OperatorGroup::DmlBinaryOp(DmlBinaryOp::LogicalXor) => Some(DmlOp::LogicalXor),
-            OperatorGroup::DmlBinaryOp(op) => Some(DmlOp::Binary(op)),
-            OperatorGroup::DmlUnaryOp(op) => Some(DmlOp::Unary(op)),
-            _ => None,
-        }
-    }
-
-    /// Its row of the operator table.
-    pub const fn table_operator(self) -> Operator {
-        match self {
-            DmlOp::BitXor => Operator::BitXor,
-            DmlOp::LogicalXor => Operator::LogicalXor,
-            DmlOp::Binary(op) => op.operator(),
-            DmlOp::Unary(op) => op.operator(),
-        }
-    }
-
-    /// Whether it takes `data_type` at `level` for its inputs and its output alike (`BIT_COUNT`,
-    /// whose output has types of its own, takes `u8` and `u32` so).
-    pub fn takes(self, data_type: DataType, level: gpu_xor::FeatureLevel) -> bool {
-        let types = self.table_operator().spec().types;
-        gpu_xor::desc::min_feature_level(self.table_operator(), data_type)
-            .is_some_and(|least| least <= level)
-            && types
-                .output_types()
-                .is_none_or(|out| out.contains(&data_type))
-    }
-
-    /// Whether it may run in place (every operator but `BIT_COUNT`).
-    pub fn in_place(self) -> bool {
-        self.table_operator().spec().types.in_place()
-    }
-
-    /// Whether its function is a shift (its B holds amounts).
-    pub fn shifts(self) -> bool {
-        !self.function().function.is_word_wide()
-    }
-
-    /// The logical operators (`u8` and `u32`).
-    pub fn logical_ops() -> Vec<DmlOp> {
-        DmlOp::ALL.into_iter().filter(|op| op.logical()).collect()
-    }
-
-    /// How many inputs it takes.
-    pub fn inputs(self) -> usize {
-        match self {
-            DmlOp::Unary(_) => 1,
-            _ => 2,
-        }
-    }
-
-    /// Whether its function works on truth values.
-    pub fn logical(self) -> bool {
-        self.function().logical
-    }
-
-    /// The element function.
-    pub fn function(self) -> gpu_xor::ElementFunction {
-        match self {
-            DmlOp::BitXor => DmlBinaryOp::BitXor.function(),
-            DmlOp::LogicalXor => DmlBinaryOp::LogicalXor.function(),
-            DmlOp::Binary(op) => op.function(),
-            DmlOp::Unary(op) => op.function(),
-        }
-    }
-
-    /// The compiled operator of three descriptions on `ctx`'s feature level: `new` when
-    /// `owned` gives no input, `with_owned_inputs` (which copies the given inputs) otherwise.
-    /// A one-input operator takes A's and the output's descriptions and ignores B's.
-    pub fn operator(
-        self,
-        ctx: &Context,
-        [a, b, out]: [TensorDesc; 3],
-        owned: &OwnedInputs<'_>,
-    ) -> Result<AnyOperator, Error> {
-        let none = owned.a.is_none() && owned.b.is_none();
-        Ok(match self {
-            DmlOp::BitXor => {
-                let desc = BitXorDesc::new(a, b, out);
-                if none {
-                    BitXor::new(ctx, &desc)?
-                } else {
-                    BitXor::with_owned_inputs(ctx, &desc, owned)?
-                }
-                .into()
-            }
-            DmlOp::LogicalXor => {
-                let desc = LogicalXorDesc::new(a, b, out);
-                if none {
-                    LogicalXor::new(ctx, &desc)?
-                } else {
-                    LogicalXor::with_owned_inputs(ctx, &desc, owned)?
-                }
-                .into()
-            }
-            DmlOp::Binary(op) => {
-                let desc = DmlBinaryDesc::new(op, a, b, out);
-                if none {
-                    DmlBinary::new(ctx, &desc)?
-                } else {
-                    DmlBinary::with_owned_inputs(ctx, &desc, owned)?
-                }
-                .into()
-            }
-            DmlOp::Unary(op) => {
-                let desc = DmlUnaryDesc::new(op, a, out);
-                if none {
-                    DmlUnary::new(ctx, &desc)?
-                } else {
-                    DmlUnary::with_owned_inputs(ctx, &desc, owned)?
-                }
-                .into()
-            }
-        })
-    }
-
-    /// Validates three descriptions at `level` (a one-input operator ignores B's).
-    pub fn validate(
-        self,
-        [a, b, out]: [TensorDesc; 3],
-        level: gpu_xor::FeatureLevel,
-    ) -> Result<(), Error> {
-        match self {
-            DmlOp::BitXor => BitXorDesc::new(a, b, out).validate(level),
-            DmlOp::LogicalXor => LogicalXorDesc::new(a, b, out).validate(level),
-            DmlOp::Binary(op) => DmlBinaryDesc::new(op, a, b, out).validate(level),
-            DmlOp::Unary(op) => DmlUnaryDesc::new(op, a, out).validate(level),
-        }
+/// Validates three descriptions of the DirectML operator `op` at `level` (a one-input
+/// operator ignores B's).
+///
+/// # Panics
+///
+/// Where `op` is not a DirectML operator.
+pub fn validate(
+    op: Operator,
+    [a, b, out]: [TensorDesc; 3],
+    level: gpu_xor::FeatureLevel,
+) -> Result<(), Error> {
+    match op.group() {
+        OperatorGroup::DmlBinaryOp(op) => DmlBinaryDesc::new(op, a, b, out).validate(level),
+        OperatorGroup::DmlUnaryOp(op) => DmlUnaryDesc::new(op, a, out).validate(level),
+        _ => panic!("{op} is not a DirectML operator"),
     }
 }
 
@@ -229,7 +101,7 @@ pub const fn place(buffer: usize, offset: u64) -> Place {
 #[derive(Clone)]
 pub struct DmlCase {
     /// The operator.
-    pub op: DmlOp,
+    pub op: Operator,
     /// A's description.
     pub a: TensorDesc,
     /// B's description.
@@ -258,7 +130,7 @@ impl std::fmt::Debug for DmlCase {
 
 impl DmlCase {
     /// Three packed tensors of one type and shape in three buffers.
-    pub fn packed(op: DmlOp, data_type: DataType, sizes: &[u32], seed: u64) -> DmlCase {
+    pub fn packed(op: Operator, data_type: DataType, sizes: &[u32], seed: u64) -> DmlCase {
         let t = TensorDesc::new(data_type, sizes);
         DmlCase::distinct(op, t.clone(), t.clone(), t, seed)
     }
@@ -266,7 +138,7 @@ impl DmlCase {
     /// Three tensors in three buffers of random bytes, each bound at byte 32 with 48 bytes
     /// after its total size.
     pub fn distinct(
-        op: DmlOp,
+        op: Operator,
         a: TensorDesc,
         b: TensorDesc,
         out: TensorDesc,
@@ -329,7 +201,7 @@ impl DmlCase {
     /// The compiled operator, on `ctx`'s feature level, made with `new` (an input flagged
     /// `OWNED_BY_DML` makes it `owned_input_missing`: see [`DmlCase::operator_owning`]).
     pub fn operator(&self, ctx: &Context) -> Result<AnyOperator, Error> {
-        self.op.operator(ctx, self.descs(), &OwnedInputs::default())
+        operator(self.op, ctx, self.descs(), &OwnedInputs::default())
     }
 
     /// The compiled operator, on `ctx`'s feature level, owning the flagged inputs: each is
@@ -346,7 +218,7 @@ impl DmlCase {
             a: all.a.binding().filter(|_| a),
             b: all.b.binding().filter(|_| b),
         };
-        self.op.operator(ctx, self.descs(), &owned)
+        operator(self.op, ctx, self.descs(), &owned)
     }
 
     /// The three descriptions.
@@ -510,11 +382,10 @@ impl DmlCase {
             strides: so.as_deref(),
             offset: po.offset as usize,
         };
-        match self.op {
-            DmlOp::BitXor => gpu_xor::reference::bit_xor(&a, &b, &mut out),
-            DmlOp::LogicalXor => gpu_xor::reference::logical_xor(&a, &b, &mut out),
-            DmlOp::Binary(op) => gpu_xor::reference::dml_binary(op, &a, &b, &mut out),
-            DmlOp::Unary(op) => gpu_xor::reference::dml_unary(op, &a, &mut out),
+        match self.op.group() {
+            OperatorGroup::DmlBinaryOp(op) => gpu_xor::reference::dml_binary(op, &a, &b, &mut out),
+            OperatorGroup::DmlUnaryOp(op) => gpu_xor::reference::dml_unary(op, &a, &mut out),
+            _ => panic!("{} is not a DirectML operator", self.op),
         }
         .unwrap_or_else(|e| panic!("reference: {e}\n{self:?}"));
         after
@@ -526,7 +397,7 @@ impl DmlCase {
 #[derive(Clone, Debug)]
 pub struct Call {
     /// The operator.
-    pub op: DmlOp,
+    pub op: Operator,
     /// A's description.
     pub a: TensorDesc,
     /// B's description.
@@ -539,7 +410,7 @@ pub struct Call {
 
 impl Call {
     /// One description for A, B and the output.
-    pub fn same(op: DmlOp, t: TensorDesc, places: [Place; 3]) -> Call {
+    pub fn same(op: Operator, t: TensorDesc, places: [Place; 3]) -> Call {
         Call {
             op,
             a: t.clone(),
