@@ -15,15 +15,15 @@
 //!   the device first, each row's Measured GB/s against the better fixed rule's, target 0.95,
 //!   with the tuning's cost; with `--save` it writes them to
 //!   `benches/strided-tunings-<adapter>.md`);
-//! - every operator of the word-wide family (AND, OR, NOT; DirectML and OpenVINO) against
-//!   the XOR operator of its standard on the same layouts: contiguous, strided and
-//!   broadcast (`--family` runs this alone);
-//! - the bitwise chapter: every shift (DirectML BIT_SHIFT_LEFT/RIGHT on u8 to u64, OpenVINO
+//! - every AND, OR and NOT operator (DirectML and OpenVINO) against the XOR operator of its
+//!   standard on the same layouts: contiguous, strided and broadcast (`--and-or-not` runs
+//!   this alone);
+//! - the shifts and the count of ones: every shift (DirectML BIT_SHIFT_LEFT/RIGHT on u8 to u64, OpenVINO
 //!   BitwiseLeftShift/RightShift-15 on i8, i16, u16, i32, i64) against the XOR operator of
 //!   its standard on the same layouts, types and sizes, B mostly in-range shift amounts, and
 //!   DirectML BIT_COUNT (u64 -> u8, u8 -> u32, u32 -> u32, u8 -> u8) against BIT_XOR of its
 //!   input's type on the DirectML shifts' layouts, with the GB/s of both where the widths
-//!   differ (`--chapter` runs this alone);
+//!   differ (`--shifts-and-count` runs this alone);
 //! - 1,000 small calls batched against 1,000 single submits;
 //! - the latency of one 4 KiB call alone and of one call in a batch of 1,000, against the
 //!   bare kernel on the same ranges;
@@ -44,10 +44,11 @@
 //! path's figures alone (recording, contiguous calls of every type and function against the
 //! bare kernel, the graph), with their targets; with `--save` it writes them to
 //! `benches/core-path-<adapter>.md` (`core-path-llvmpipe.md`, `core-path-swiftshader.md`).
-//! `--chapter` runs the bitwise chapter alone (about a minute on lavapipe); with `--save`
-//! it writes it to `benches/chapter-<adapter>.md`. `--graph` runs the
-//! graph section alone (its tables and targets, about a minute), `--quick` fewer sizes and
-//! rounds. For cold figures that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
+//! `--shifts-and-count` runs the shifts and the count alone (about a minute on lavapipe);
+//! with `--save` it writes them to `benches/shifts-and-count-<adapter>.md`. (`--family` and
+//! `--chapter` are older names of `--and-or-not` and `--shifts-and-count`, still taken.)
+//! `--graph` runs the graph section alone (its tables and targets, about a minute), `--quick`
+//! fewer sizes and rounds. For cold figures that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
 //! on Mesa's drivers (lavapipe keeps compiled shaders on disk otherwise).
 //!
 //! The cases, baselines, timers and sections are the `gpu-xor-bench` crate's (`benches/`,
@@ -63,10 +64,10 @@ fn main() -> Result<(), gpu_xor::Error> {
         Some(Section::Core)
     } else if flag("--graph") {
         Some(Section::Graph)
-    } else if flag("--family") {
-        Some(Section::Family)
-    } else if flag("--chapter") {
-        Some(Section::Chapter)
+    } else if flag("--and-or-not") || flag("--family") {
+        Some(Section::AndOrNot)
+    } else if flag("--shifts-and-count") || flag("--chapter") {
+        Some(Section::ShiftsAndCount)
     } else if flag("--strided") {
         Some(if flag("--tunings") {
             Section::StridedTunings

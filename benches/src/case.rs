@@ -139,11 +139,11 @@ pub enum Op {
 }
 
 impl Op {
-    /// Every word-wide operator of the operator table but the seeds' three XOR operators
-    /// (which the other sections measure through their own descriptions), in the table's
-    /// order; the shifts are [`Op::shifts`], and an operator of any other function joins
-    /// neither.
-    pub(crate) fn family() -> Vec<Op> {
+    /// Every AND, OR and NOT operator of the operator table (the word-wide ones but the three
+    /// XOR operators, which the other sections measure through their own descriptions), in
+    /// the table's order; the shifts are [`Op::shifts`], and an operator of any other function
+    /// joins neither.
+    pub(crate) fn and_or_not() -> Vec<Op> {
         Op::table()
             .into_iter()
             .filter(|op| op.function().is_word_wide())
@@ -156,7 +156,7 @@ impl Op {
         Op::table().into_iter().filter(|op| op.shift()).collect()
     }
 
-    /// Every operator of the operator table but the seeds' three XOR operators and `BIT_COUNT`
+    /// Every operator of the operator table but the three XOR operators and `BIT_COUNT`
     /// (whose output type is a case's own: [`Op::BitCount`]).
     fn table() -> Vec<Op> {
         Operator::ALL
@@ -734,9 +734,9 @@ impl Case {
 mod tests {
     use super::*;
 
-    /// The shifts are the chapter section's, and none is in the family section's.
+    /// The shifts are the shifts-and-count section's, and none is in the AND/OR/NOT section's.
     #[test]
-    fn the_shifts_are_apart_from_the_family() {
+    fn the_shifts_are_apart_from_and_or_not() {
         assert_eq!(
             Op::shifts(),
             [
@@ -746,9 +746,9 @@ mod tests {
                 Op::Ov(OvBinaryOp::BitwiseRightShift),
             ]
         );
-        let family = Op::family();
-        assert!(family.iter().all(|op| !op.shift()), "{family:?}");
-        assert!(family.contains(&Op::Dml(DmlBinaryOp::BitAnd)));
-        assert!(family.contains(&Op::OvNot(OvUnaryOp::BitwiseNot)));
+        let others = Op::and_or_not();
+        assert!(others.iter().all(|op| !op.shift()), "{others:?}");
+        assert!(others.contains(&Op::Dml(DmlBinaryOp::BitAnd)));
+        assert!(others.contains(&Op::OvNot(OvUnaryOp::BitwiseNot)));
     }
 }

@@ -1,4 +1,4 @@
-"""Helpers shared by the case generators in this folder (family.py, chapter.py, onnx_nodes.py).
+"""Helpers shared by the case generators in this folder (and_or_not.py, shifts_and_count.py, onnx_nodes.py).
 
 Standard library only. The generators import it by putting this folder on sys.path, so they
 run from any directory. Nothing here keeps state: each generator keeps its own case list and

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """ONNX's own backend node tests of the bitwise and logical operators, as conformance cases:
-writes tests/data/onnx.json.
+writes tests/data/onnx_nodes.json.
 
 Since onnx 1.23 the node tests' data files (onnx/backend/test/data/node/*/test_data_set_0/*.pb)
 are no longer shipped in the wheel. The tests themselves are still there, as the definitions
@@ -14,11 +14,11 @@ its inputs and expected outputs in the case format of conformance/README.md.
 Regenerate (the output is deterministic; the same onnx version gives the same file):
 
     pip install onnx==1.23.2
-    python3 conformance/cases/onnx_nodes.py            # writes tests/data/onnx.json
+    python3 conformance/cases/onnx_nodes.py            # writes tests/data/onnx_nodes.json
     python3 conformance/cases/onnx_nodes.py OUT.json   # writes elsewhere
 
 Shape broadcasting, index iteration and JSON writing come from conformance/cases/casefmt.py,
-shared with family.py and chapter.py.
+shared with and_or_not.py and shifts_and_count.py.
 
 The mapping onto the library's `op` names (OpenVINO-style fields: `a_shape`, `b_shape`,
 `out_shape`, `broadcast` "numpy", as ONNX broadcasting is numpy's; a one-input case has only
@@ -316,12 +316,12 @@ def convert(test, module_file, ids, refused):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    default = os.path.join(here, "..", "..", "tests", "data", "onnx.json")
+    default = os.path.join(here, "..", "..", "tests", "data", "onnx_nodes.json")
     path = sys.argv[1] if len(sys.argv) > 1 else default
 
     print(f"onnx {onnx.__version__}, newest ai.onnx opset {onnx.defs.onnx_opset_version()}")
     if onnx.__version__ != PINNED_ONNX:
-        print(f"note: tests/data/onnx.json was generated with onnx {PINNED_ONNX}; this is "
+        print(f"note: tests/data/onnx_nodes.json was generated with onnx {PINNED_ONNX}; this is "
               f"onnx {onnx.__version__}, so the file may change")
     for op in ONNX_OPS:
         versions = sorted({s.since_version for s in onnx.defs.get_all_schemas_with_history()

@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! let ctx = gpu_xor::Context::from_env()?;
-//! let report = gpu_xor_conformance::run_file(&ctx, "tests/data/conformance.json".as_ref())?;
+//! let report = gpu_xor_conformance::run_file(&ctx, "tests/data/xor.json".as_ref())?;
 //! print!("{}", report.render()); // ends with `N passed, N failed, N skipped`
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -46,25 +46,33 @@ pub fn run_file(ctx: &gpu_xor::Context, path: &std::path::Path) -> Result<Report
     run_cases(ctx, &text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The repository's copy of the conformance cases (BIT_XOR, LOGICAL_XOR, BitwiseXor-13).
-pub const REPO_CASES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/data/conformance.json"
-);
+/// The cases of the XOR operators (BIT_XOR, LOGICAL_XOR, BitwiseXor-13), the repository's copy
+/// of the cases the library was created from.
+pub const XOR_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/xor.json");
 
-/// The repository's cases for the rest of the family (BIT_AND, BIT_OR, BIT_NOT, LOGICAL_AND,
+/// The cases of the AND, OR and NOT operators (BIT_AND, BIT_OR, BIT_NOT, LOGICAL_AND,
 /// LOGICAL_OR, LOGICAL_NOT; BitwiseAnd/Or/Not-13, LogicalAnd/Or/Xor/Not-1), written by
-/// `conformance/cases/family.py`.
-pub const FAMILY_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/family.json");
+/// `conformance/cases/and_or_not.py`.
+pub const AND_OR_NOT_CASES: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/and_or_not.json");
 
-/// The repository's cases for the rest of the bitwise chapter (BIT_SHIFT_LEFT,
-/// BIT_SHIFT_RIGHT; BitwiseLeftShift-15, BitwiseRightShift-15), written by
-/// `conformance/cases/chapter.py`.
-pub const CHAPTER_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/chapter.json");
+/// The cases of the shifts and the count of ones (BIT_SHIFT_LEFT, BIT_SHIFT_RIGHT, BIT_COUNT;
+/// BitwiseLeftShift-15, BitwiseRightShift-15), written by
+/// `conformance/cases/shifts_and_count.py`.
+pub const SHIFTS_AND_COUNT_CASES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/data/shifts_and_count.json"
+);
 
 /// ONNX's own backend node tests of the operators the README maps (And, Or, Xor, Not,
 /// BitwiseAnd/Or/Xor/Not-18, BitShift), converted by `conformance/cases/onnx_nodes.py`.
-pub const ONNX_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/onnx.json");
+pub const ONNX_NODE_CASES: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/onnx_nodes.json");
 
 /// Every case file of the repository, in the order the runner runs them with no argument.
-pub const REPO_CASE_FILES: [&str; 4] = [REPO_CASES, FAMILY_CASES, CHAPTER_CASES, ONNX_CASES];
+pub const REPO_CASE_FILES: [&str; 4] = [
+    XOR_CASES,
+    AND_OR_NOT_CASES,
+    SHIFTS_AND_COUNT_CASES,
+    ONNX_NODE_CASES,
+];

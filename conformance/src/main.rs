@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release -p gpu-xor-conformance -- [FILE...]`
 //!
-//! With no file it runs the repository's `tests/data/conformance.json`,
-//! `tests/data/family.json`, `tests/data/chapter.json` and `tests/data/onnx.json`. It prints
+//! With no file it runs the repository's `tests/data/xor.json`,
+//! `tests/data/and_or_not.json`, `tests/data/shifts_and_count.json` and `tests/data/onnx_nodes.json`. It prints
 //! the adapter,
 //! one line per failed or skipped case, the counts per operator, and last
 //! `N passed, N failed, N skipped`. The exit status is 1 when a case failed or a file could

@@ -278,7 +278,7 @@ fn shift_lane(a: u32, b: u32) -> u32 {
 }
 
 // A shift of every lane of a word of packed elements (WIDTH <= 4) by the same lane of `b`,
-// lane by lane with shifts and masks. Measured on the CPU adapters (benches/chapter-*.md):
+// lane by lane with shifts and masks. Measured on the CPU adapters (benches/shifts-and-count-*.md):
 // this loop against `extractBits`/`insertBits` per lane, 0.91 against 0.90 of XOR's speed on
 // lavapipe for 8-bit lanes and 0.30 against 0.21 on SwiftShader; against a shift of all lanes
 // at once, bit by bit of the amounts (SWAR), 0.91 against 0.52 on lavapipe.

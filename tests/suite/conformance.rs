@@ -1,7 +1,7 @@
-//! The conformance cases (`tests/data/conformance.json`, a copy of `conformance/cases.json`;
-//! `tests/data/family.json` and `tests/data/chapter.json`, written by
-//! `conformance/cases/family.py` and `chapter.py`; `tests/data/onnx.json`, ONNX's backend node
-//! tests converted by `conformance/cases/onnx_nodes.py`) through the runner of the
+//! The conformance cases (`tests/data/xor.json`, a copy of `conformance/cases.json`;
+//! `tests/data/and_or_not.json` and `tests/data/shifts_and_count.json`, written by
+//! `conformance/cases/and_or_not.py` and `shifts_and_count.py`; `tests/data/onnx_nodes.json`,
+//! ONNX's backend node tests converted by `conformance/cases/onnx_nodes.py`) through the runner of the
 //! `gpu-xor-conformance` crate, and proof that the runner can fail.
 
 use std::path::Path;
@@ -12,7 +12,7 @@ use gpu_xor_conformance::{self as runner, Outcome};
 fn conformance_cases_all_pass() {
     let ctx = crate::common::ctx();
     let report =
-        runner::run_file(ctx, Path::new(runner::REPO_CASES)).unwrap_or_else(|e| panic!("{e}"));
+        runner::run_file(ctx, Path::new(runner::XOR_CASES)).unwrap_or_else(|e| panic!("{e}"));
     let info = ctx.adapter_info();
     println!("conformance on {} ({:?})", info.name, info.backend);
     print!("{}", report.render());
@@ -33,8 +33,8 @@ fn conformance_cases_all_pass() {
 #[test]
 fn family_cases_all_pass() {
     let ctx = crate::common::ctx();
-    let report =
-        runner::run_file(ctx, Path::new(runner::FAMILY_CASES)).unwrap_or_else(|e| panic!("{e}"));
+    let report = runner::run_file(ctx, Path::new(runner::AND_OR_NOT_CASES))
+        .unwrap_or_else(|e| panic!("{e}"));
     print!("{}", report.render());
 
     let counts = report.counts();
@@ -48,10 +48,10 @@ fn family_cases_all_pass() {
 }
 
 #[test]
-fn chapter_cases_all_pass() {
+fn shift_and_count_cases_all_pass() {
     let ctx = crate::common::ctx();
-    let report =
-        runner::run_file(ctx, Path::new(runner::CHAPTER_CASES)).unwrap_or_else(|e| panic!("{e}"));
+    let report = runner::run_file(ctx, Path::new(runner::SHIFTS_AND_COUNT_CASES))
+        .unwrap_or_else(|e| panic!("{e}"));
     print!("{}", report.render());
     let counts = report.counts();
     assert!(counts.passed >= 200, "{}", report.summary_line());
@@ -64,7 +64,7 @@ fn chapter_cases_all_pass() {
 fn onnx_node_tests_all_pass() {
     let ctx = crate::common::ctx();
     let report =
-        runner::run_file(ctx, Path::new(runner::ONNX_CASES)).unwrap_or_else(|e| panic!("{e}"));
+        runner::run_file(ctx, Path::new(runner::ONNX_NODE_CASES)).unwrap_or_else(|e| panic!("{e}"));
     print!("{}", report.render());
     let counts = report.counts();
     assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());

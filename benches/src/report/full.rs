@@ -6,12 +6,12 @@ use std::time::Duration;
 use gpu_xor::{Context, DataType};
 
 use super::Report;
-use super::chapter::chapter_section;
+use super::and_or_not::and_or_not_section;
 use super::chart::{Series, svg};
-use super::family::family_section;
 use super::format::{load, size_name, table, today, verdict};
 use super::graph::graph_section;
 use super::recording::recording;
+use super::shifts_and_count::shifts_and_count_section;
 use super::strided::strided_section;
 use super::suite::{BARE_XOR, COPY_KERNEL, Suite};
 use crate::{Latency, Op, Path, SmallCalls};
@@ -130,11 +130,11 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     // 2b. The strided layouts against contiguous and the plain strided kernel, two sizes.
     let (strided_text, strided_targets) = strided_section(&ctx, quick);
 
-    // 2c. The word-wide family against XOR.
-    let (family_text, family_targets) = family_section(&ctx, quick);
+    // 2c. AND, OR and NOT against XOR.
+    let (and_or_not_text, and_or_not_targets) = and_or_not_section(&ctx, quick);
 
-    // 2d. The bitwise chapter: the shifts and BIT_COUNT against XOR.
-    let (chapter_text, chapter_targets) = chapter_section(&ctx, quick);
+    // 2d. The shifts and BIT_COUNT against XOR.
+    let (shifts_text, shifts_targets) = shifts_and_count_section(&ctx, quick);
 
     // 3. Batched against single submits.
     let small = SmallCalls::new(&ctx, 1000, 4096);
@@ -342,8 +342,8 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     for (name, figure, met) in core_targets
         .iter()
         .chain(&strided_targets)
-        .chain(&family_targets)
-        .chain(&chapter_targets)
+        .chain(&and_or_not_targets)
+        .chain(&shifts_targets)
         .chain(&graph_report.targets)
     {
         target(name, figure.clone(), verdict(*met));
@@ -361,7 +361,7 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     println!("{}", load_line.trim_start());
 
     let doc = format!(
-        "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- clock: {clock}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Core path\n\nContiguous calls at {} of every type, in place, the logical form and every other function, in one suite with the bare XOR kernel (its own rounds, so its ratios are not the table's above): the NOT reads one input and writes one, so its bare kernel is the copy kernel.\n\n{core_table}\n## Strided layouts\n\n{strided_text}\n## The word-wide family\n\n{family_text}\n## The bitwise chapter: shifts and BIT_COUNT against XOR\n\n{chapter_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
+        "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- clock: {clock}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does.{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Core path\n\nContiguous calls at {} of every type, in place, the logical form and every other function, in one suite with the bare XOR kernel (its own rounds, so its ratios are not the table's above): the NOT reads one input and writes one, so its bare kernel is the copy kernel.\n\n{core_table}\n## Strided layouts\n\n{strided_text}\n## AND, OR and NOT against XOR\n\n{and_or_not_text}\n## Shifts and BIT_COUNT against XOR\n\n{shifts_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
         size_name(at),
         size_name(at),
         recording.text,

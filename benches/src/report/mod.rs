@@ -7,14 +7,14 @@
 //! `suite.rs` measures cases together against the baselines of their size, `format.rs` and
 //! `chart.rs` turn figures into the tables and the size sweep's chart.
 
-mod chapter;
+mod and_or_not;
 mod chart;
 mod core_path;
-mod family;
 mod format;
 mod full;
 mod graph;
 mod recording;
+mod shifts_and_count;
 mod strided;
 mod suite;
 
@@ -27,7 +27,7 @@ use format::{today, verdict};
 /// A target of the performance issues: what it asks, the figure reached, whether it is met.
 type Target = (String, String, bool);
 
-/// A section that runs alone (`--core`, `--graph`, `--family`, `--chapter`, `--strided`,
+/// A section that runs alone (`--core`, `--graph`, `--and-or-not`, `--shifts-and-count`, `--strided`,
 /// `--strided --tunings`), with its own header and targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
@@ -36,11 +36,11 @@ pub enum Section {
     Core,
     /// Both graph mixes: frames, recording, preparation and memory, with their targets.
     Graph,
-    /// Every operator of the word-wide family against the XOR operator of its standard.
-    Family,
-    /// The bitwise chapter: every shift, and DirectML's `BIT_COUNT`, against the XOR operator
+    /// Every AND, OR and NOT operator against the XOR operator of its standard.
+    AndOrNot,
+    /// The shifts and the count of ones: every shift, and DirectML's `BIT_COUNT`, against the XOR operator
     /// of its standard.
-    Chapter,
+    ShiftsAndCount,
     /// Every strided layout against contiguous BIT_XOR and the plain strided kernel.
     Strided,
     /// Every strided layout under the fixed kernel rules (`KernelTuning::Cpu`, `Gpu`) and
@@ -69,8 +69,8 @@ pub fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
 /// how many it met (the others); `quick` measures fewer sizes and rounds.
 ///
 /// Returns the section's text with that header where the section is one that `--save` keeps
-/// (the core path, the chapter and the strided tunings, one file per adapter: see
-/// [`core_path_file`], [`chapter_file`] and [`strided_tunings_file`]).
+/// (the core path, the shifts and count and the strided tunings, one file per adapter: see
+/// [`core_path_file`], [`shifts_and_count_file`] and [`strided_tunings_file`]).
 pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>, gpu_xor::Error> {
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
@@ -103,21 +103,21 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
             }
             println!("{targets}");
         }
-        Section::Family => {
-            let (_, targets) = family::family_section(&ctx, quick);
+        Section::AndOrNot => {
+            let (_, targets) = and_or_not::and_or_not_section(&ctx, quick);
             let met = targets.iter().filter(|t| t.2).count();
-            println!("{met} of {} family targets met", targets.len());
+            println!("{met} of {} AND/OR/NOT targets met", targets.len());
         }
-        Section::Chapter => {
-            let (text, targets) = chapter::chapter_section(&ctx, quick);
+        Section::ShiftsAndCount => {
+            let (text, targets) = shifts_and_count::shifts_and_count_section(&ctx, quick);
             let met = targets.iter().filter(|t| t.2).count();
-            let count = format!("{met} of {} chapter targets met", targets.len());
+            let count = format!("{met} of {} shifts-and-count targets met", targets.len());
             println!("{count}");
             let doc = format!(
-                "# The bitwise chapter on {}\n\nMeasured with `cargo run --release --example bench_report -- --chapter --save`.\n\n{header}\n## The bitwise chapter: shifts and BIT_COUNT against XOR\n\n{text}\n{count}.\n",
+                "# The shifts and the count of ones on {}\n\nMeasured with `cargo run --release --example bench_report -- --shifts-and-count --save`.\n\n{header}\n## Shifts and BIT_COUNT against XOR\n\n{text}\n{count}.\n",
                 info.name
             );
-            return Ok(Some((chapter_file(&info.name), doc)));
+            return Ok(Some((shifts_and_count_file(&info.name), doc)));
         }
         Section::Strided => {
             let (_, targets) = strided::strided_section(&ctx, quick);
@@ -211,10 +211,11 @@ pub fn core_path_file(adapter: &str) -> String {
     format!("core-path-{}.md", adapter_word(adapter))
 }
 
-/// The file `--chapter --save` writes for an adapter, in `benches/`: `chapter-` and the
-/// adapter name's first word in lower case (`chapter-llvmpipe.md`, `chapter-swiftshader.md`).
-pub fn chapter_file(adapter: &str) -> String {
-    format!("chapter-{}.md", adapter_word(adapter))
+/// The file `--shifts-and-count --save` writes for an adapter, in `benches/`:
+/// `shifts-and-count-` and the adapter name's first word in lower case
+/// (`shifts-and-count-llvmpipe.md`, `shifts-and-count-swiftshader.md`).
+pub fn shifts_and_count_file(adapter: &str) -> String {
+    format!("shifts-and-count-{}.md", adapter_word(adapter))
 }
 
 /// The file `--strided --tunings --save` writes for an adapter, in `benches/`:
@@ -237,7 +238,7 @@ fn adapter_word(adapter: &str) -> String {
 mod tests {
     use super::*;
 
-    /// `--core --save`, `--chapter --save` and `--strided --tunings --save` name their files
+    /// `--core --save`, `--shifts-and-count --save` and `--strided --tunings --save` name their files
     /// by the adapter's first word.
     #[test]
     fn files_are_named_by_the_adapter() {
@@ -245,9 +246,15 @@ mod tests {
         let swiftshader = "SwiftShader Device (Subzero)";
         assert_eq!(core_path_file(lavapipe), "core-path-llvmpipe.md");
         assert_eq!(core_path_file(swiftshader), "core-path-swiftshader.md");
-        assert_eq!(chapter_file(lavapipe), "chapter-llvmpipe.md");
-        assert_eq!(chapter_file(swiftshader), "chapter-swiftshader.md");
-        assert_eq!(chapter_file(""), "chapter-adapter.md");
+        assert_eq!(
+            shifts_and_count_file(lavapipe),
+            "shifts-and-count-llvmpipe.md"
+        );
+        assert_eq!(
+            shifts_and_count_file(swiftshader),
+            "shifts-and-count-swiftshader.md"
+        );
+        assert_eq!(shifts_and_count_file(""), "shifts-and-count-adapter.md");
         assert_eq!(
             strided_tunings_file(lavapipe),
             "strided-tunings-llvmpipe.md"

@@ -1,6 +1,5 @@
-//! Every case of `tests/data/conformance.json`, `family.json`, `chapter.json` and `onnx.json`
-//! through the
-//! conformance crate's async core, in the browser, none skipped (`owned_by_dml` included, as
+//! Every case of `tests/data/xor.json`, `and_or_not.json`, `shifts_and_count.json` and
+//! `onnx_nodes.json` through the conformance crate's async core, in the browser, none skipped (`owned_by_dml` included, as
 //! natively); and proof that the runner fails broken cases here as well.
 
 use gpu_xor_browser::{ctx, say};
@@ -8,16 +7,16 @@ use gpu_xor_conformance::{Outcome, SKIPPED_TAGS, run_cases_async};
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-const CASES: &str = include_str!("../../../tests/data/conformance.json");
+const CASES: &str = include_str!("../../../tests/data/xor.json");
 
-/// The family's cases (BIT_AND ... LogicalNot-1), written by `conformance/cases/family.py`.
-const FAMILY_CASES: &str = include_str!("../../../tests/data/family.json");
+/// The family's cases (BIT_AND ... LogicalNot-1), written by `conformance/cases/and_or_not.py`.
+const AND_OR_NOT_CASES: &str = include_str!("../../../tests/data/and_or_not.json");
 
-/// The chapter's cases (the shifts), written by `conformance/cases/chapter.py`.
-const CHAPTER_CASES: &str = include_str!("../../../tests/data/chapter.json");
+/// The cases of the shifts and the count of ones, written by `conformance/cases/shifts_and_count.py`.
+const SHIFTS_AND_COUNT_CASES: &str = include_str!("../../../tests/data/shifts_and_count.json");
 
 /// ONNX's backend node tests, converted by `conformance/cases/onnx_nodes.py`.
-const ONNX_CASES: &str = include_str!("../../../tests/data/onnx.json");
+const ONNX_NODE_CASES: &str = include_str!("../../../tests/data/onnx_nodes.json");
 
 /// The ids of the file's cases tagged `tag`.
 fn tagged(cases: &[Value], tag: &str) -> Vec<String> {
@@ -70,14 +69,14 @@ async fn every_conformance_case_passes() {
 async fn every_family_case_passes() {
     let ctx = ctx().await;
     let cases: Vec<Value> =
-        serde_json::from_str(FAMILY_CASES).expect("the case file is a JSON list");
+        serde_json::from_str(AND_OR_NOT_CASES).expect("the case file is a JSON list");
     let owned = tagged(&cases, "owned_by_dml");
     assert!(
         owned.len() >= 2,
         "the file has an owned_by_dml case per arity"
     );
 
-    let report = run_cases_async(&ctx, FAMILY_CASES)
+    let report = run_cases_async(&ctx, AND_OR_NOT_CASES)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let counts = report.counts();
@@ -123,13 +122,13 @@ async fn whole_file_passes(name: &str, text: &str) {
 }
 
 #[wasm_bindgen_test]
-async fn every_chapter_case_passes() {
-    whole_file_passes("chapter", CHAPTER_CASES).await;
+async fn every_shift_and_count_case_passes() {
+    whole_file_passes("shifts_and_count", SHIFTS_AND_COUNT_CASES).await;
 }
 
 #[wasm_bindgen_test]
 async fn every_onnx_node_test_passes() {
-    whole_file_passes("onnx", ONNX_CASES).await;
+    whole_file_passes("onnx", ONNX_NODE_CASES).await;
 }
 
 /// Broken cases in the conformance format fail, each with its reason; a good one passes.

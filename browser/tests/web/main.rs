@@ -9,6 +9,7 @@
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod adapter;
+mod and_or_not;
 mod asynchronous;
 mod batch;
 mod bindings;
@@ -16,7 +17,6 @@ mod bit_xor;
 mod broadcast;
 mod conformance;
 mod errors;
-mod family;
 mod kernels;
 mod logical_xor;
 mod strided;

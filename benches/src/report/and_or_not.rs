@@ -1,5 +1,5 @@
-//! The family section: every operator of the word-wide family against the XOR operator of
-//! its standard.
+//! The AND/OR/NOT section (`--and-or-not`): every AND, OR and NOT operator of the table against
+//! the XOR operator of its standard.
 
 use std::fmt::Write as _;
 
@@ -10,13 +10,13 @@ use super::suite::Suite;
 use super::{Target, section_sizes};
 use crate::{Op, Path};
 
-/// Where each operator of the family runs in the family section, and its type: DirectML's in
+/// Where each AND, OR and NOT operator runs in this section, and its type: DirectML's in
 /// the contiguous, strided (a transposed input) and broadcast (a row) layouts; OpenVINO's
 /// binary operations contiguous, broadcast along rows and along columns (their tensors are
 /// dense: a broadcast is their only stride); their NOT contiguous (it has no other layout).
-fn family_cases() -> Vec<(Op, Path, DataType)> {
+fn and_or_not_cases() -> Vec<(Op, Path, DataType)> {
     let mut cases = Vec::new();
-    for op in Op::family() {
+    for op in Op::and_or_not() {
         let logical = match op {
             Op::Dml(f) => f.function().logical,
             Op::DmlNot(f) => f.function().logical,
@@ -41,13 +41,13 @@ fn family_cases() -> Vec<(Op, Path, DataType)> {
     cases
 }
 
-/// Every operator of the family against the XOR operator of its standard and kind on the
+/// Every AND, OR and NOT operator against the XOR operator of its standard and kind on the
 /// same layout, type and size, timed in one suite: time per call of XOR over time per call of
 /// the operator (a NOT reads one input, XOR two).
-pub(crate) fn family_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
+pub(crate) fn and_or_not_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
     // On a GPU, 64 MiB: past its L2.
     let bytes = section_sizes(ctx, quick, &[if quick { 4 << 20 } else { 16 << 20 }])[0];
-    let cases = family_cases();
+    let cases = and_or_not_cases();
     let mut suite = Suite::default();
     suite.baselines(ctx, bytes);
     let mut measured: Vec<(Op, Path, DataType)> = Vec::new();
@@ -61,7 +61,7 @@ pub(crate) fn family_section(ctx: &Context, quick: bool) -> (String, Vec<Target>
     }
     suite.run(ctx, if quick { 2 } else { 4 });
     let mut text = format!(
-        "Every operator of the word-wide family against the XOR operator of its standard and kind (DirectML BIT_XOR or LOGICAL_XOR, OpenVINO BitwiseXor-13 on the same type) on the same layout, type and buffers, {} per operand, timed in one suite (every row in turn each round, best round kept). `XOR / op` is XOR's time per call over the operator's: 1 is XOR's speed, above 1 faster (a NOT reads one input). Target: at least 0.9 (XOR's speed within this machine's noise).\n\n| operator | path | type | GB/s | kernel | XOR GB/s | XOR / op | target |\n|---|---|---|---:|---|---:|---:|---|\n",
+        "Every AND, OR and NOT operator of the table against the XOR operator of its standard and kind (DirectML BIT_XOR or LOGICAL_XOR, OpenVINO BitwiseXor-13 on the same type) on the same layout, type and buffers, {} per operand, timed in one suite (every row in turn each round, best round kept). `XOR / op` is XOR's time per call over the operator's: 1 is XOR's speed, above 1 faster (a NOT reads one input). Target: at least 0.9 (XOR's speed within this machine's noise).\n\n| operator | path | type | GB/s | kernel | XOR GB/s | XOR / op | target |\n|---|---|---|---:|---|---:|---:|---|\n",
         size_name(bytes)
     );
     let mut targets = Vec::new();

@@ -1,4 +1,4 @@
-//! The chapter section (`--chapter`): every shift operator of the bitwise chapter, and
+//! The shifts-and-count section (`--shifts-and-count`): every shift operator, and
 //! DirectML's `BIT_COUNT`, against the XOR operator of its standard.
 
 use std::fmt::Write as _;
@@ -10,7 +10,7 @@ use super::suite::Suite;
 use super::{Target, section_sizes};
 use crate::{Op, Path};
 
-/// Where each shift runs in the chapter section, and its types: DirectML's contiguous, strided
+/// Where each shift runs in this section, and its types: DirectML's contiguous, strided
 /// (a transposed input) and broadcast (a row) on its four unsigned types; OpenVINO's
 /// contiguous and broadcast along rows and along columns (their tensors are dense: a
 /// broadcast is their only stride) on a signed type of every width and `u16` (the right shift
@@ -44,7 +44,7 @@ fn shift_cases() -> Vec<(Op, Path, DataType)> {
     cases
 }
 
-/// Where `BIT_COUNT` runs in the chapter section, and its types (the input's, the output's
+/// Where `BIT_COUNT` runs in this section, and its types (the input's, the output's
 /// in the operator): DirectML's layouts of the shifts (contiguous, a transposed input, a
 /// broadcast row as the input), `u64 -> u8` and `u8 -> u32` (widths that differ, narrower
 /// and wider), `u32 -> u32` and `u8 -> u8` (widths that agree).
@@ -112,7 +112,7 @@ impl Versus {
 /// (`gpu_xor_testkit::shift_amounts`), random bytes for XOR, whose time does not depend on
 /// them. Returns the two tables and the targets: every shift's, and `BIT_COUNT`'s where its
 /// widths agree.
-pub(crate) fn chapter_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
+pub(crate) fn shifts_and_count_section(ctx: &Context, quick: bool) -> (String, Vec<Target>) {
     let sizes = section_sizes(
         ctx,
         quick,
@@ -260,7 +260,7 @@ mod tests {
         );
     }
 
-    /// Every `BIT_COUNT` case of the chapter, at a small size, writes the bits set in each
+    /// Every `BIT_COUNT` case of the section, at a small size, writes the bits set in each
     /// element its input's layout reads.
     #[test]
     fn bit_count_cases_count_bits() {

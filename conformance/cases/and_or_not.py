@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Conformance cases for the word-wide family beside XOR: writes tests/data/family.json.
+"""Conformance cases for the word-wide family beside XOR: writes tests/data/and_or_not.json.
 
 Regenerate (Python 3, standard library only; the output is deterministic):
 
-    python3 conformance/cases/family.py            # writes tests/data/family.json
-    python3 conformance/cases/family.py OUT.json   # writes elsewhere
+    python3 conformance/cases/and_or_not.py            # writes tests/data/and_or_not.json
+    python3 conformance/cases/and_or_not.py OUT.json   # writes elsewhere
 
-The helpers shared with chapter.py and onnx_nodes.py (layouts, SplitMix64, digests, shape
+The helpers shared with shifts_and_count.py and onnx_nodes.py (layouts, SplitMix64, digests, shape
 broadcasting, JSON writing) are in conformance/cases/casefmt.py.
 
-The format is that of tests/data/conformance.json (a JSON list, one case object per line),
+The format is that of tests/data/xor.json (a JSON list, one case object per line),
 with these `op` names beside `bit_xor`, `logical_xor` and `bitwise_xor_broadcast`:
 
     DirectML (described tensors, strides, feature levels, DML_TENSOR_FLAGS):
@@ -833,7 +833,7 @@ generated("ovlnot_large_bool_300007", "logical_not_bool", "bool", [300007], [261
 
 
 def main():
-    path = output_path(__file__, "family.json")
+    path = output_path(__file__, "and_or_not.json")
     write_cases(path, CASES)
     print(f"{len(CASES)} cases -> {os.path.normpath(path)}")
 

@@ -1,5 +1,5 @@
-//! The rest of the bitwise chapter on every kernel: `BIT_COUNT`, whose output has a width of
-//! its own, on every layout of the family for every pair of input and output widths, and the
+//! The shifts and the count of ones on every kernel: `BIT_COUNT`, whose output has a width of
+//! its own, on every layout for every pair of input and output widths, and the
 //! shifts on every kernel where their lanes or 64-bit halves meet amounts at the edges of the
 //! width. Every byte of every buffer is compared with the reference.
 

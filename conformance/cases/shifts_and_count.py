@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Conformance cases for the shift operators and bit_count: writes tests/data/chapter.json.
+"""Conformance cases for the shift operators and bit_count: writes tests/data/shifts_and_count.json.
 
 Regenerate (Python 3, standard library only; the output is deterministic):
 
-    python3 conformance/cases/chapter.py            # writes tests/data/chapter.json
-    python3 conformance/cases/chapter.py OUT.json   # writes elsewhere
+    python3 conformance/cases/shifts_and_count.py            # writes tests/data/shifts_and_count.json
+    python3 conformance/cases/shifts_and_count.py OUT.json   # writes elsewhere
 
-The helpers shared with family.py and onnx_nodes.py (layouts, SplitMix64, digests, shape
+The helpers shared with and_or_not.py and onnx_nodes.py (layouts, SplitMix64, digests, shape
 broadcasting, JSON writing) are in conformance/cases/casefmt.py.
 
-The format is that of tests/data/conformance.json and tests/data/family.json (a JSON list, one
+The format is that of tests/data/xor.json and tests/data/and_or_not.json (a JSON list, one
 case object per line), with these `op` names:
 
     DirectML (described tensors, strides, feature levels, DML_TENSOR_FLAGS):
@@ -46,7 +46,7 @@ operator to the rule above. A negative amount of a signed type is, as a bit patt
 unsigned amount of at least 2^(bits-1) >= bits, so reading the amount signed or unsigned gives
 the same result under this rule.
 
-bit_count is a one-input case, like bit_not in family.json: `a`, `a_shape`, `a_strides` and A's
+bit_count is a one-input case, like bit_not in and_or_not.json: `a`, `a_shape`, `a_strides` and A's
 other fields, and no `b` field at all. `dtype` is the input's type and `out_dtype`, present in
 every bit_count case (valid or error), the output's: u8 or u32 (any other output type is an
 `unsupported_dtype` error). Each output element is the number of set bits of the input element's
@@ -64,7 +64,7 @@ every count from 0 to the width and every single bit.
 Every expected value is computed here with Python integers, from these rules alone (a shift by
 the rule above, a bit count as bin(x).count("1")), independently of the library; the examples
 taken from the specifications and test suites are also checked against the values they list.
-Like family.json, the file is meant for the conformance runner and for checking the library's
+Like and_or_not.json, the file is meant for the conformance runner and for checking the library's
 CPU reference in the conformance crate's unit tests.
 """
 
@@ -1414,7 +1414,7 @@ bcnt_generated("bcnt_large_f32_to_u8_70001", "f32", "u8", [70001], 507, "bits",
 
 
 def main():
-    path = output_path(__file__, "chapter.json")
+    path = output_path(__file__, "shifts_and_count.json")
     write_cases(path, CASES)
     print(f"{len(CASES)} cases -> {os.path.normpath(path)}")
 
