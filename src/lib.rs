@@ -29,13 +29,13 @@
 //! command encoder on your own buffers as often as you like:
 //!
 //! ```no_run
-//! use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
+//! use gpu_xor::{DmlBinary, BitXorDesc, Context, DataType, TensorBinding, Bindings};
 //!
 //! # fn main() -> Result<(), gpu_xor::Error> {
 //! # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
 //! # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
 //! let ctx = Context::new(device.clone(), queue.clone());
-//! let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[64, 64]))?;
+//! let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U16, &[64, 64]))?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! op.record(
 //!     &mut encoder,
@@ -62,14 +62,14 @@
 //!
 //! # Async, and the web
 //!
-//! Nothing that records or uploads ever waits: [`BitXor::record`], [`BitXor::submit`],
+//! Nothing that records or uploads ever waits: [`DmlBinary::record`], [`DmlBinary::submit`],
 //! [`Batch::record`], [`Tensor::from_slice`] and the one-call forms ([`Context::bit_xor`])
 //! return as soon as the work is recorded or submitted. What has to wait for the GPU is
 //! `async`: [`Tensor::to_vec_async`] (and `to_bytes_async`, `to_bools_async`),
-//! [`Context::read_buffer_async`], [`BitXor::run_async`], [`Context::wait_async`],
+//! [`Context::read_buffer_async`], [`DmlBinary::run_async`], [`Context::wait_async`],
 //! [`Context::check_async`] and [`Context::from_env_async`]. This is the only form in a
 //! browser (`wasm32-unknown-unknown` on WebGPU), and the one to use inside an async runtime.
-//! The blocking forms ([`Tensor::to_vec`], [`BitXor::run`], [`Context::wait`],
+//! The blocking forms ([`Tensor::to_vec`], [`DmlBinary::run`], [`Context::wait`],
 //! [`Context::from_env`]) are thin wrappers for native callers and are not compiled for
 //! `wasm32`.
 //!
@@ -145,10 +145,13 @@ pub use desc::{
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{
-    Batch, Bindings, BitXor, BitwiseXor, CompiledOperator, Context, ContextOptions, DmlBinary,
-    DmlUnary, Element, Graph, Input, LimitsChoice, LogicalXor, OvBinary, OvUnary, OwnedInputs,
-    Prepared, RecordingObjects, Tensor, TensorBinding, TuningReport,
+    Batch, Bindings, CompiledOperator, Context, ContextOptions, DmlBinary, DmlUnary, Element,
+    Graph, Input, LimitsChoice, OvBinary, OvUnary, OwnedInputs, Prepared, RecordingObjects, Tensor,
+    TensorBinding, TuningReport,
 };
+// The XOR aliases of 0.1, deprecated for one release: the types are `DmlBinary` and `OvBinary`.
+#[allow(deprecated)]
+pub use exec::{BitXor, BitwiseXor, LogicalXor};
 pub use schedule::KernelTuning;
 
 /// What the library decided for an operator or a call, for tests, tools and the curious:

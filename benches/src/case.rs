@@ -4,10 +4,10 @@
 
 use gpu_xor::desc::OperatorGroup;
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitFunction, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc,
-    CompiledOperator, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
-    DmlUnaryDesc, DmlUnaryOp, LogicalXor, LogicalXorDesc, Operator, OvBinary, OvBinaryDesc,
-    OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, TensorBinding, TensorDesc,
+    AutoBroadcast, Bindings, BitFunction, BitXorDesc, BitwiseXorDesc, CompiledOperator, Context,
+    DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp,
+    LogicalXorDesc, Operator, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp,
+    TensorBinding, TensorDesc,
 };
 
 use crate::buffers::{read, shift_amounts, storage};
@@ -315,9 +315,9 @@ pub struct Case {
 
 /// A case's compiled operator, of whichever type its [`Op`] has.
 enum Compiled {
-    Bit(BitXor),
-    Logical(LogicalXor),
-    Bitwise(BitwiseXor),
+    Bit(DmlBinary),
+    Logical(DmlBinary),
+    Bitwise(OvBinary),
     DmlBinary(DmlBinary),
     DmlUnary(DmlUnary),
     OvBinary(OvBinary),
@@ -486,11 +486,11 @@ impl Case {
         let size = |d: &TensorDesc| d.total_size().expect("size");
         let compiled = match op {
             Op::BitXor => Compiled::Bit(
-                BitXor::new(ctx, &BitXorDesc::new(a.clone(), b.clone(), out.clone()))
+                DmlBinary::new(ctx, &BitXorDesc::new(a.clone(), b.clone(), out.clone()))
                     .expect("desc"),
             ),
             Op::LogicalXor => Compiled::Logical(
-                LogicalXor::new(ctx, &LogicalXorDesc::new(a.clone(), b.clone(), out.clone()))
+                DmlBinary::new(ctx, &LogicalXorDesc::new(a.clone(), b.clone(), out.clone()))
                     .expect("desc"),
             ),
             Op::Dml(f) => Compiled::DmlBinary(
@@ -525,7 +525,7 @@ impl Case {
                     .with_broadcast(AutoBroadcast::Numpy);
                 match op {
                     Op::BitwiseXor => Compiled::Bitwise(
-                        BitwiseXor::new(
+                        OvBinary::new(
                             ctx,
                             &BitwiseXorDesc::new(data_type, &shape, &b_shape)
                                 .with_broadcast(AutoBroadcast::Numpy),

@@ -27,7 +27,7 @@ use crate::timing::frame;
 use gpu_xor::Graph as Flat;
 use gpu_xor::inspect::TuningKey;
 use gpu_xor::{
-    Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, CompiledOperator, Context, DataType,
+    Bindings, BitXorDesc, BitwiseXorDesc, CompiledOperator, Context, DataType, DmlBinary, OvBinary,
     Prepared, TensorBinding, TuningReport,
 };
 use gpu_xor_testkit::SplitMix64;
@@ -171,8 +171,8 @@ struct Tensors {
 
 /// One node's operator.
 enum Op {
-    Bit(BitXor),
-    Bitwise(BitwiseXor),
+    Bit(DmlBinary),
+    Bitwise(OvBinary),
 }
 
 impl Op {
@@ -180,13 +180,13 @@ impl Op {
         let (c, s) = (node.c as u32, node.side as u32);
         match node.kind {
             Kind::Packed | Kind::InPlace => Op::Bit(
-                BitXor::new(ctx, &BitXorDesc::packed(node.data_type, &[1, c, s, s]))
+                DmlBinary::new(ctx, &BitXorDesc::packed(node.data_type, &[1, c, s, s]))
                     .expect("a valid node"),
             ),
             Kind::Broadcast => {
                 let (c, s) = (c as usize, s as usize);
                 Op::Bitwise(
-                    BitwiseXor::new(
+                    OvBinary::new(
                         ctx,
                         &BitwiseXorDesc::new(node.data_type, &[1, c, s, s], &[1, c, 1, 1]),
                     )

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use gpu_xor::{Bindings, BitXor, BitXorDesc, Context, DataType, Prepared, TensorBinding};
+use gpu_xor::{Bindings, BitXorDesc, Context, DataType, DmlBinary, Prepared, TensorBinding};
 
 use crate::baseline::{Dispatch, Grid, Kernel};
 use crate::buffers::storage;
@@ -13,7 +13,7 @@ use crate::timing::submitted;
 /// buffers), for the batched-against-single comparison.
 pub struct SmallCalls {
     /// The one operator every call runs.
-    pub(crate) op: BitXor,
+    pub(crate) op: DmlBinary,
     buffers: [wgpu::Buffer; 3],
     /// How many calls.
     pub calls: u64,
@@ -24,7 +24,7 @@ pub struct SmallCalls {
 impl SmallCalls {
     /// `calls` calls of `bytes` bytes, their buffers filled with random bytes.
     pub fn new(ctx: &Context, calls: u64, bytes: u64) -> SmallCalls {
-        let op = BitXor::new(
+        let op = DmlBinary::new(
             ctx,
             &BitXorDesc::packed(DataType::U32, &[(bytes / 4) as u32]),
         )

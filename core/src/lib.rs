@@ -9,15 +9,20 @@
 //! - [`layout`]: layout analysis. Broadcasts become zero strides, neighbouring dimensions
 //!   coalesce, operands that share a buffer get a binding pattern, and a [`layout::Plan`]
 //!   names the kernel family.
-//! - [`schedule`]: from a plan and the bindings of one call to the dispatches that run it: the
-//!   kernel chosen per piece, dispatch sizing, the metadata record, pipeline keys, lowering
-//!   and merging.
 //! - [`reference`](mod@reference): a plain CPU implementation of every operator over strided
 //!   views, the oracle of every test.
+//! - [`KernelTuning`], [`KernelChoices`], [`TuningKey`] and [`RecordSummary`]: how a context
+//!   chooses among the kernels that can run a layout, the choices it measured, and what one
+//!   call recorded.
+//!
+//! From a plan and the bindings of one call to the dispatches that run it (the kernel chosen
+//! per piece, dispatch sizing, the metadata record, pipeline keys, lowering and merging) is
+//! the scheduling machinery of `gpu-xor`'s device layer: its module is public for that crate
+//! and for white-box tests, hidden from these docs, and not part of this crate's API (it may
+//! change in any version).
 //!
 //! This crate has no wgpu dependency, so the build itself keeps these layers apart from the
-//! device: the `gpu-xor` crate records what [`schedule`] decides. Most users want `gpu-xor`,
-//! which re-exports the public items of this crate.
+//! device. Most users want `gpu-xor`, which re-exports the public items of this crate.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -26,6 +31,9 @@ pub mod desc;
 pub mod error;
 pub mod layout;
 pub mod reference;
+// The scheduling machinery of `gpu-xor`'s device layer (see its module docs): public for that
+// crate and for white-box tests, not part of this crate's API.
+#[doc(hidden)]
 pub mod schedule;
 
 pub use desc::{
@@ -36,4 +44,4 @@ pub use desc::{
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use layout::{BindingPattern, KernelKind, Plan};
-pub use schedule::{KernelTuning, RecordSummary};
+pub use schedule::{KernelChoices, KernelTuning, RecordSummary, TuningKey};

@@ -1,4 +1,4 @@
-//! Layer 5, reference: a plain CPU implementation of every operator over strided views.
+//! The reference: a plain CPU implementation of every operator over strided views.
 //!
 //! It shares nothing with the GPU path but the description rules: no coalescing, no windows,
 //! no lanes; one element at a time, in logical row-major order. It is the oracle of this

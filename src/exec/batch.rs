@@ -30,12 +30,12 @@ use crate::schedule::merge::{Schedule, direct_form};
 /// effect in the order they were pushed.
 ///
 /// ```no_run
-/// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
+/// use gpu_xor::{DmlBinary, BitXorDesc, Context, DataType, TensorBinding, Bindings};
 ///
 /// # fn main() -> Result<(), gpu_xor::Error> {
 /// # let ctx = Context::from_env()?;
 /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
-/// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024]))?;
+/// let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024]))?;
 /// let mut batch = ctx.batch();
 /// for i in 0..1000 {
 ///     let at = i * 4096;
@@ -417,15 +417,14 @@ pub(super) mod sealed {
 
 /// A compiled operator that a [`crate::Batch`] can record: any of the crate's
 /// ([`DmlBinary`](crate::DmlBinary), [`DmlUnary`](crate::DmlUnary),
-/// [`OvBinary`](crate::OvBinary), [`OvUnary`](crate::OvUnary), [`BitXor`](crate::BitXor),
-/// [`LogicalXor`](crate::LogicalXor), [`BitwiseXor`](crate::BitwiseXor)).
+/// [`OvBinary`](crate::OvBinary), [`OvUnary`](crate::OvUnary)).
 pub trait CompiledOperator: sealed::Sealed {
     /// The plan decided at creation.
     fn plan(&self) -> &Plan;
     /// The context it records on.
     fn context(&self) -> &Context;
-    /// Checks, lowers and binds one call once: see [`BitXor::prepare`](crate::BitXor::prepare).
+    /// Checks, lowers and binds one call once: see [`DmlBinary::prepare`](crate::DmlBinary::prepare).
     fn prepare(&self, bindings: &Bindings<'_>) -> Result<Prepared, Error>;
-    /// Compiles every pipeline a call may need: see [`BitXor::warm_up`](crate::BitXor::warm_up).
+    /// Compiles every pipeline a call may need: see [`DmlBinary::warm_up`](crate::DmlBinary::warm_up).
     fn warm_up(&self) -> Result<usize, Error>;
 }

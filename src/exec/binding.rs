@@ -178,7 +178,7 @@ impl<'a> Bindings<'a> {
 
 /// The inputs an operator owns, bound once when it is made (DirectML's operator initializer
 /// bindings for tensors flagged `DML_TENSOR_FLAG_OWNED_BY_DML`): see
-/// [`crate::BitXor::with_owned_inputs`]. An input the operator does not own is `None`.
+/// [`crate::DmlBinary::with_owned_inputs`]. An input the operator does not own is `None`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OwnedInputs<'a> {
     /// A's bytes, when A is flagged owned.

@@ -42,7 +42,7 @@ pub struct ContextOptions {
     pub webgpu_binding_rules: bool,
     /// A pipeline cache to compile every pipeline through (`wgpu::Device::create_pipeline_cache`,
     /// which needs `wgpu::Features::PIPELINE_CACHE`; wgpu implements it on Vulkan). Save its
-    /// `get_data()` after [`crate::BitXor::warm_up`] and pass it back when the program starts
+    /// `get_data()` after [`crate::DmlBinary::warm_up`] and pass it back when the program starts
     /// again, and the driver can skip compiling the kernels. A device without the feature
     /// cannot have made one: the option is then [`Error::InvalidOption`].
     pub pipeline_cache: Option<wgpu::PipelineCache>,

@@ -40,12 +40,12 @@ const CHUNK_RECORDS: usize = 1024;
 /// Cheap to clone (the wgpu objects inside are shared); `Send` and `Sync` on native targets.
 ///
 /// ```no_run
-/// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
+/// use gpu_xor::{DmlBinary, BitXorDesc, Context, DataType, TensorBinding, Bindings};
 ///
 /// # fn main() -> Result<(), gpu_xor::Error> {
 /// # let ctx = Context::from_env()?;
 /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
-/// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024]))?;
+/// let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024]))?;
 /// // Checked, lowered and bound once...
 /// let call = op.prepare(&Bindings::new(
 ///     TensorBinding::new(&a),

@@ -21,12 +21,12 @@ use crate::error::Error;
 /// own dispatches between them. It keeps its calls (and their buffers) alive.
 ///
 /// ```no_run
-/// use gpu_xor::{Bindings, BitXor, BitXorDesc, Context, DataType, Graph, TensorBinding};
+/// use gpu_xor::{Bindings, DmlBinary, BitXorDesc, Context, DataType, Graph, TensorBinding};
 ///
 /// # fn main() -> Result<(), gpu_xor::Error> {
 /// # let ctx = Context::from_env()?;
 /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
-/// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024]))?;
+/// let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024]))?;
 /// let call = op.prepare(&Bindings::new(
 ///     TensorBinding::new(&a),
 ///     TensorBinding::new(&b),

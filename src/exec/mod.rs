@@ -1,4 +1,4 @@
-//! Layer 4, execution: the context (the caller's device and queue, or one made from the
+//! Execution: the context (the caller's device and queue, or one made from the
 //! environment), compiled operators that record into the caller's encoder, blocking
 //! convenience calls, and typed GPU tensors.
 //!
@@ -48,6 +48,9 @@ pub use context::{Context, ContextOptions, RecordingObjects};
 pub use encode::Prepared;
 pub use env::LimitsChoice;
 pub use graph::Graph;
-pub use operator::{BitXor, BitwiseXor, DmlBinary, DmlUnary, LogicalXor, OvBinary, OvUnary};
+// The XOR aliases of 0.1, deprecated: one name per operator type.
+#[allow(deprecated)]
+pub use operator::{BitXor, BitwiseXor, LogicalXor};
+pub use operator::{DmlBinary, DmlUnary, OvBinary, OvUnary};
 pub use tensor::{Element, Tensor};
 pub use tune::TuningReport;

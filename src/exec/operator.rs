@@ -402,50 +402,47 @@ macro_rules! compiled_operator {
     };
 }
 
-/// DirectML's BIT_XOR, compiled: a [`DmlBinary`] (made from a [`BitXorDesc`](crate::BitXorDesc),
-/// or a [`DmlBinaryDesc`] with [`DmlBinaryOp::BitXor`](crate::DmlBinaryOp::BitXor)).
-///
-/// ```no_run
-/// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, TensorBinding, Bindings};
-///
-/// # fn main() -> Result<(), gpu_xor::Error> {
-/// # let (device, queue): (wgpu::Device, wgpu::Queue) = unimplemented!();
-/// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
-/// let ctx = Context::new(device.clone(), queue.clone());
-/// let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F32, &[1024]))?;
-/// let mut encoder = device.create_command_encoder(&Default::default());
-/// op.record(
-///     &mut encoder,
-///     &Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)),
-/// )?;
-/// queue.submit([encoder.finish()]);
-/// # Ok(())
-/// # }
-/// ```
+/// DirectML's BIT_XOR, compiled: a [`DmlBinary`], which every DirectML operator of two
+/// inputs is (made here from a [`BitXorDesc`](crate::BitXorDesc), or from a [`DmlBinaryDesc`]
+/// with [`DmlBinaryOp::BitXor`](crate::DmlBinaryOp::BitXor)).
+#[deprecated(
+    since = "0.2.0",
+    note = "the type is `DmlBinary`; this alias goes in 0.3"
+)]
 pub type BitXor = DmlBinary;
 
 /// DirectML's LOGICAL_XOR, compiled: a [`DmlBinary`] (made from a
 /// [`LogicalXorDesc`](crate::LogicalXorDesc)).
+#[deprecated(
+    since = "0.2.0",
+    note = "the type is `DmlBinary`; this alias goes in 0.3"
+)]
 pub type LogicalXor = DmlBinary;
 
 /// OpenVINO's BitwiseXor-13, compiled: an [`OvBinary`] (made from a
-/// [`BitwiseXorDesc`](crate::BitwiseXorDesc)). Allocate the output from
-/// [`OvBinary::output_shape`].
+/// [`BitwiseXorDesc`](crate::BitwiseXorDesc)).
+#[deprecated(
+    since = "0.2.0",
+    note = "the type is `OvBinary`; this alias goes in 0.3"
+)]
 pub type BitwiseXor = OvBinary;
 
 compiled_operator!(
-    /// A compiled DirectML operator of two inputs: BIT_AND, BIT_OR, BIT_XOR, LOGICAL_AND,
-    /// LOGICAL_OR or LOGICAL_XOR ([`DmlBinaryDesc::op`]), each with strides, in place, windows
-    /// past one binding, batches, prepared calls and owned inputs.
+    /// A compiled DirectML operator of two inputs: any [`DmlBinaryOp`](crate::DmlBinaryOp) of
+    /// the operator table ([`DmlBinaryDesc::op`]; BIT_XOR and LOGICAL_XOR also from
+    /// [`BitXorDesc`](crate::BitXorDesc) and [`LogicalXorDesc`](crate::LogicalXorDesc)), each
+    /// with strides, in place, windows past one binding, batches, prepared calls and owned
+    /// inputs.
     ///
     /// ```no_run
-    /// use gpu_xor::{Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorBinding, Bindings};
+    /// use gpu_xor::{BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorBinding, Bindings};
     ///
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// # let ctx = Context::from_env()?;
     /// # let (a, b, out): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = unimplemented!();
-    /// let op = DmlBinary::new(&ctx, &DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, DataType::U16, &[64, 64]))?;
-    /// op.submit(&Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)))?;
+    /// let and = DmlBinary::new(&ctx, &DmlBinaryDesc::packed(DmlBinaryOp::BitAnd, DataType::U16, &[64, 64]))?;
+    /// and.submit(&Bindings::new(TensorBinding::new(&a), TensorBinding::new(&b), TensorBinding::new(&out)))?;
+    /// let xor = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::F32, &[1024]))?;
     /// # Ok(())
     /// # }
     /// ```
@@ -456,9 +453,10 @@ compiled_operator!(
 );
 
 compiled_operator!(
-    /// A compiled DirectML operator of one input: BIT_NOT or LOGICAL_NOT
-    /// ([`DmlUnaryDesc::op`]). Its calls bind the input as A and no B
-    /// ([`Bindings::unary`]); it runs in place when the output is the input's range.
+    /// A compiled DirectML operator of one input: any [`DmlUnaryOp`](crate::DmlUnaryOp) of the
+    /// operator table ([`DmlUnaryDesc::op`]). Its calls bind the input as A and no B
+    /// ([`Bindings::unary`]); it runs in place when the output is the input's range, where its
+    /// row allows it (every one but `BIT_COUNT`, whose output has a type of its own).
     ///
     /// ```no_run
     /// use gpu_xor::{Context, DataType, DmlUnary, DmlUnaryDesc, DmlUnaryOp, TensorBinding, Bindings};
@@ -480,9 +478,10 @@ compiled_operator!(
 );
 
 compiled_operator!(
-    /// A compiled OpenVINO operation of two inputs with `auto_broadcast`: BitwiseAnd-13,
-    /// BitwiseOr-13, BitwiseXor-13, LogicalAnd-1, LogicalOr-1 or LogicalXor-1
-    /// ([`OvBinaryDesc::op`]). Allocate the output from [`OvBinary::output_shape`].
+    /// A compiled OpenVINO operation of two inputs with `auto_broadcast`: any
+    /// [`OvBinaryOp`](crate::OvBinaryOp) of the operator table ([`OvBinaryDesc::op`];
+    /// BitwiseXor-13 also from [`BitwiseXorDesc`](crate::BitwiseXorDesc)). Allocate the output
+    /// from [`OvBinary::output_shape`].
     OvBinary,
     OvBinaryDesc,
     |ctx, desc| {
@@ -496,8 +495,8 @@ compiled_operator!(
 );
 
 compiled_operator!(
-    /// A compiled OpenVINO operation of one input: BitwiseNot-13 or LogicalNot-1
-    /// ([`OvUnaryDesc::op`]). Its calls bind the input as A and no B ([`Bindings::unary`]).
+    /// A compiled OpenVINO operation of one input: any [`OvUnaryOp`](crate::OvUnaryOp) of the
+    /// operator table ([`OvUnaryDesc::op`]). Its calls bind the input as A and no B ([`Bindings::unary`]).
     OvUnary,
     OvUnaryDesc,
     |ctx, desc| {
@@ -540,7 +539,7 @@ impl DmlBinary {
     /// [`Error::OwnedInputBound`].
     ///
     /// ```no_run
-    /// use gpu_xor::{BitXor, BitXorDesc, Context, DataType, OwnedInputs, TensorBinding, TensorDesc, TensorFlags, Bindings};
+    /// use gpu_xor::{DmlBinary, BitXorDesc, Context, DataType, OwnedInputs, TensorBinding, TensorDesc, TensorFlags, Bindings};
     ///
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// # let ctx = Context::from_env()?;
@@ -548,7 +547,7 @@ impl DmlBinary {
     /// let t = TensorDesc::new(DataType::U8, &[1024]);
     /// let mut desc = BitXorDesc::new(t.clone(), t.clone(), t);
     /// desc.b.flags = TensorFlags::OwnedByDml;
-    /// let op = BitXor::with_owned_inputs(&ctx, &desc, &OwnedInputs::b(TensorBinding::new(&weights)))?;
+    /// let op = DmlBinary::with_owned_inputs(&ctx, &desc, &OwnedInputs::b(TensorBinding::new(&weights)))?;
     /// // B is the operator's now: calls bind A and the output only.
     /// op.submit(&Bindings::owned_b(TensorBinding::new(&a), TensorBinding::new(&out)))?;
     /// # Ok(())

@@ -264,12 +264,12 @@ impl Context {
     /// [`Error::Pipeline`].
     ///
     /// ```no_run
-    /// use gpu_xor::{BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType, CompiledOperator};
+    /// use gpu_xor::{DmlBinary, BitXorDesc, OvBinary, BitwiseXorDesc, Context, DataType, CompiledOperator};
     ///
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// let ctx = Context::from_env()?;
-    /// let conv = BitXor::new(&ctx, &BitXorDesc::packed(DataType::F16, &[1, 64, 56, 56]))?;
-    /// let bias = BitwiseXor::new(&ctx, &BitwiseXorDesc::new(DataType::I32, &[1, 64, 56, 56], &[1, 64, 1, 1]))?;
+    /// let conv = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::F16, &[1, 64, 56, 56]))?;
+    /// let bias = OvBinary::new(&ctx, &BitwiseXorDesc::new(DataType::I32, &[1, 64, 56, 56], &[1, 64, 1, 1]))?;
     /// let graph: [&dyn CompiledOperator; 2] = [&conv, &bias];
     /// let compiled = ctx.warm_up(&graph)?;
     /// assert_eq!(ctx.warm_up(&graph)?, 0); // everything is compiled now

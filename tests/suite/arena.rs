@@ -4,7 +4,7 @@
 //!
 //! Each test runs on a device of its own, so that the counts are the test's alone.
 
-use gpu_xor::{Bindings, BitXor, BitXorDesc, Context, DataType, TensorBinding};
+use gpu_xor::{Bindings, BitXorDesc, Context, DataType, DmlBinary, TensorBinding};
 
 use crate::common::{buffer, random_bytes, submit_in_one_pass};
 
@@ -83,7 +83,7 @@ fn a_graph_of_prepared_calls_holds_about_one_record_per_call() {
 
 fn graph_of(calls: u64) {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     let bufs = Buffers::new(&ctx, (calls * 64) as usize, 11);
     let before = ctx.recording_objects();
     assert_eq!(before.metadata_records_alive, 0);
@@ -127,7 +127,7 @@ fn graph_of(calls: u64) {
 #[test]
 fn preparing_and_dropping_100_000_calls_holds_a_bounded_arena() {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     let bufs = Buffers::new(&ctx, 64 * 64, 21);
     ctx.wait().unwrap();
     let start = live_buffers(&ctx);
@@ -167,7 +167,7 @@ fn preparing_and_dropping_100_000_calls_holds_a_bounded_arena() {
 #[test]
 fn calls_dropped_unrecorded_give_their_records_back_at_once() {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     let bufs = Buffers::new(&ctx, 1024, 31);
     let first = op.prepare(&bufs.at(0, 64)).unwrap();
     let held = ctx.recording_objects();
@@ -186,7 +186,7 @@ fn calls_dropped_unrecorded_give_their_records_back_at_once() {
 #[test]
 fn a_call_dropped_while_its_encoder_is_unsubmitted_keeps_its_records() {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[64])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[64])).unwrap();
     let bufs = Buffers::new(&ctx, 34 * 512, 41);
     let mut encoders = Vec::new();
     let mut ran = Vec::new();
@@ -222,7 +222,7 @@ fn a_call_dropped_while_its_encoder_is_unsubmitted_keeps_its_records() {
 #[test]
 fn preparing_allocates_nothing_on_the_device_per_call() {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     let bufs = Buffers::new(&ctx, 1000 * 64, 51);
     // One call first, so that the arena's first buffers exist.
     let first = op.prepare(&bufs.at(0, 64)).unwrap();
@@ -241,7 +241,7 @@ fn preparing_allocates_nothing_on_the_device_per_call() {
 #[test]
 fn calls_prepared_on_one_thread_run_when_recorded_on_another() {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     let bufs = std::sync::Arc::new(Buffers::new(&ctx, 300 * 64, 61));
     let (tx, rx) = std::sync::mpsc::channel();
     let preparer = {

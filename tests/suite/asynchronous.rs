@@ -5,8 +5,8 @@
 
 use futures_util::future::join_all;
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context, DataType,
-    Error, LogicalXor, LogicalXorDesc, Tensor, TensorBinding, TensorName,
+    AutoBroadcast, Bindings, BitXorDesc, BitwiseXorDesc, Context, DataType, DmlBinary, Error,
+    LogicalXorDesc, OvBinary, Tensor, TensorBinding, TensorName,
 };
 
 use crate::common::{buffer, ctx, random_bytes};
@@ -86,7 +86,7 @@ fn run_async_and_submit_give_what_run_gives() {
             TensorBinding::new(&gpu[1]),
             TensorBinding::new(&gpu[2]),
         );
-        let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U16, &[n as u32])).unwrap();
+        let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U16, &[n as u32])).unwrap();
         let by_run = op.run(&bindings).unwrap();
         let after_run = ctx.read_buffer(&gpu[2], 0, 2 * n as u64).unwrap();
         assert_eq!(after_run, want);
@@ -115,7 +115,7 @@ fn run_async_and_submit_give_what_run_gives() {
 
         // LOGICAL_XOR over the same bytes as 8-bit booleans: nonzero is true, out is 0 or 1.
         let logical =
-            LogicalXor::new(ctx, &LogicalXorDesc::packed(DataType::U8, &[2 * n as u32])).unwrap();
+            DmlBinary::new(ctx, &LogicalXorDesc::packed(DataType::U8, &[2 * n as u32])).unwrap();
         logical.run_async(&bindings).await.unwrap();
         let truth: Vec<u8> = a
             .iter()
@@ -128,7 +128,7 @@ fn run_async_and_submit_give_what_run_gives() {
                 .unwrap(),
             truth
         );
-        let bitwise = BitwiseXor::new(ctx, &BitwiseXorDesc::new(DataType::U16, &[n], &[n]))
+        let bitwise = OvBinary::new(ctx, &BitwiseXorDesc::new(DataType::U16, &[n], &[n]))
             .unwrap()
             .run_async(&bindings)
             .await
@@ -158,7 +158,7 @@ fn many_reads_in_flight_on_one_thread_all_complete() {
 #[test]
 fn async_forms_report_faults_as_the_blocking_forms_do() {
     let own = Context::from_env().expect("a device of its own");
-    let op = BitXor::new(&own, &BitXorDesc::packed(DataType::U32, &[4])).unwrap();
+    let op = DmlBinary::new(&own, &BitXorDesc::packed(DataType::U32, &[4])).unwrap();
     let a = buffer(&own, &[1; 16]);
     let b = buffer(&own, &[2; 16]);
     // Still mapped from its creation.

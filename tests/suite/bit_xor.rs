@@ -2,7 +2,7 @@
 //! sizes, ranks, strides and offsets.
 
 use gpu_xor::inspect::KernelKind;
-use gpu_xor::{BitXor, BitXorDesc, DataType, KernelTuning, Tensor, TensorDesc};
+use gpu_xor::{BitXorDesc, DataType, DmlBinary, KernelTuning, Tensor, TensorDesc};
 use half::f16;
 
 use crate::common::{
@@ -367,7 +367,7 @@ fn bit_xor_crosses_window_seams_on_every_path() {
 #[test]
 fn bit_xor_compiled_once_records_many_times() {
     let ctx = ctx();
-    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[64])).unwrap();
+    let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U32, &[64])).unwrap();
     let bufs: Vec<Tensor> = (0..4)
         .map(|i| Tensor::from_bytes(ctx, DataType::U32, &[64], &random_bytes(i, 256)).unwrap())
         .collect();

@@ -3,7 +3,7 @@
 //! OpenVINO operation of the operator table on broadcasts that reach each kernel.
 
 use gpu_xor::inspect::KernelKind;
-use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Error, Tensor};
+use gpu_xor::{AutoBroadcast, BitwiseXorDesc, DataType, Error, OvBinary, Tensor};
 use proptest::prelude::*;
 
 use crate::common::{CheckOv, OPENVINO, OvCase, assert_kernel, ctx, small_windows};
@@ -115,7 +115,7 @@ fn pdpd_cases_that_fail() {
         (vec![2, 3, 4], vec![2], 1),              // 2 against 3
     ] {
         let d = BitwiseXorDesc::new(DataType::I32, &a, &b).with_broadcast(pd(axis));
-        let e = BitwiseXor::new(ctx(), &d).unwrap_err();
+        let e = OvBinary::new(ctx(), &d).unwrap_err();
         assert_eq!(e.rule(), "shape_inconsistent", "{a:?} {b:?} {axis}");
         assert!(
             e.to_string()
@@ -128,7 +128,7 @@ fn pdpd_cases_that_fail() {
 fn none_refuses_unequal_shapes_and_runs_equal_ones() {
     let d = BitwiseXorDesc::new(DataType::U8, &[1, 3], &[3]).with_broadcast(AutoBroadcast::None);
     assert_eq!(
-        BitwiseXor::new(ctx(), &d).unwrap_err().rule(),
+        OvBinary::new(ctx(), &d).unwrap_err().rule(),
         "shape_inconsistent"
     );
     OvCase::new(DataType::U8, &[2, 3, 5], &[2, 3, 5], AutoBroadcast::None, 7).check();
@@ -142,7 +142,7 @@ fn numpy_refuses_inconsistent_shapes() {
         (vec![389, 112, 12], vec![389, 112, 19]),
         (vec![2, 0], vec![3]),
     ] {
-        let e = BitwiseXor::new(ctx(), &BitwiseXorDesc::new(DataType::I32, &a, &b)).unwrap_err();
+        let e = OvBinary::new(ctx(), &BitwiseXorDesc::new(DataType::I32, &a, &b)).unwrap_err();
         assert_eq!(e.rule(), "shape_inconsistent", "{a:?} {b:?}");
     }
 }
@@ -196,19 +196,19 @@ fn types_must_match_and_be_integer_or_boolean() {
     let mut d = BitwiseXorDesc::new(DataType::U8, &[3], &[3]);
     d.b_type = DataType::Bool;
     assert_eq!(
-        BitwiseXor::new(ctx(), &d).unwrap_err(),
+        OvBinary::new(ctx(), &d).unwrap_err(),
         Error::ElementTypeMismatch {
             a: DataType::U8,
             b: DataType::Bool
         }
     );
     for dt in [DataType::F16, DataType::F32, DataType::F64] {
-        let e = BitwiseXor::new(ctx(), &BitwiseXorDesc::new(dt, &[2, 2], &[2, 2])).unwrap_err();
+        let e = OvBinary::new(ctx(), &BitwiseXorDesc::new(dt, &[2, 2], &[2, 2])).unwrap_err();
         assert_eq!(e, Error::NotIntegerOrBoolean { data_type: dt });
     }
     let d = BitwiseXorDesc::new(DataType::U8, &[3], &[3]).with_broadcast(AutoBroadcast::Explicit);
     assert_eq!(
-        BitwiseXor::new(ctx(), &d).unwrap_err().rule(),
+        OvBinary::new(ctx(), &d).unwrap_err().rule(),
         "unsupported_broadcast"
     );
 }
@@ -221,7 +221,7 @@ fn in_place_on_the_first_input() {
     assert!(r.a_in_place);
     // A is broadcast ([9] against [4, 9]): binding the output on A's range is refused.
     let d = BitwiseXorDesc::new(DataType::U16, &[9], &[4, 9]);
-    let op = BitwiseXor::new(ctx(), &d).unwrap();
+    let op = OvBinary::new(ctx(), &d).unwrap();
     let b = Tensor::zeros(ctx(), DataType::U16, &[4, 9]).unwrap();
     let shared = Tensor::zeros(ctx(), DataType::U16, &[4, 9]).unwrap();
     let e = op
@@ -289,7 +289,7 @@ fn binding_offsets_follow_the_element_size() {
     c.offsets = [8, 24, 40];
     c.check();
     // A u64 tensor at offset 4 is refused.
-    let op = BitwiseXor::new(ctx(), &BitwiseXorDesc::new(DataType::U64, &[1], &[1])).unwrap();
+    let op = OvBinary::new(ctx(), &BitwiseXorDesc::new(DataType::U64, &[1], &[1])).unwrap();
     let t = Tensor::zeros(ctx(), DataType::U64, &[4]).unwrap();
     let e = op
         .run(&gpu_xor::Bindings::new(

@@ -5,9 +5,6 @@
 //! conformance runner's engine ([`gpu_xor_testkit::engine`]); random bytes and the
 //! comparison of every byte are the test kit's ([`gpu_xor_testkit`]). This file builds the
 //! suite's cases on them.
-
-#![allow(dead_code)]
-
 use std::sync::OnceLock;
 
 use gpu_xor::inspect::RecordSummary;

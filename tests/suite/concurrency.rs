@@ -19,8 +19,8 @@ use std::sync::{Arc, Barrier, mpsc};
 use std::time::{Duration, Instant};
 
 use gpu_xor::{
-    AutoBroadcast, Batch, BitXor, BitXorDesc, BitwiseXor, Context, ContextOptions, DataType, Graph,
-    LogicalXor, Tensor, TensorDesc, TensorFlags,
+    AutoBroadcast, Batch, BitXorDesc, Context, ContextOptions, DataType, DmlBinary, Graph,
+    OvBinary, Tensor, TensorDesc, TensorFlags,
 };
 use gpu_xor_testkit::engine::{self, AnyOperator};
 use gpu_xor_testkit::ov::OvRun;
@@ -36,9 +36,9 @@ use crate::common::{
 const _: () = {
     const fn send_sync<T: Send + Sync>() {}
     send_sync::<Context>();
-    send_sync::<BitXor>();
-    send_sync::<LogicalXor>();
-    send_sync::<BitwiseXor>();
+    send_sync::<DmlBinary>();
+    send_sync::<DmlBinary>();
+    send_sync::<OvBinary>();
     send_sync::<gpu_xor::DmlBinary>();
     send_sync::<gpu_xor::DmlUnary>();
     send_sync::<gpu_xor::OvBinary>();
@@ -837,8 +837,9 @@ fn two_threads_record_one_compiled_operator_at_once() {
     let a = TensorDesc::new(DataType::U16, &sizes).with_strides(&[20, 4, 1]);
     let b = TensorDesc::new(DataType::U16, &sizes).with_strides(&[0, 3, 1]);
     let out = TensorDesc::new(DataType::U16, &sizes);
-    let op =
-        Arc::new(BitXor::new(&ctx, &BitXorDesc::new(a.clone(), b.clone(), out.clone())).unwrap());
+    let op = Arc::new(
+        DmlBinary::new(&ctx, &BitXorDesc::new(a.clone(), b.clone(), out.clone())).unwrap(),
+    );
     let barrier = Arc::new(Barrier::new(2));
     let jobs: Vec<Job> = (0..2u64)
         .map(|t| {

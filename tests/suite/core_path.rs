@@ -4,7 +4,7 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{
-    Bindings, BitXor, BitXorDesc, Context, DataType, Error, Graph, KernelTuning, TensorBinding,
+    Bindings, BitXorDesc, Context, DataType, DmlBinary, Error, Graph, KernelTuning, TensorBinding,
 };
 
 use crate::common::{
@@ -161,7 +161,7 @@ fn bit_xor_calls(ctx: &Context, calls: usize) -> (Vec<gpu_xor::Prepared>, Vec<[w
     for i in 0..calls {
         // Lengths of every kind: whole blocks, a partial last block, a long one.
         let n = [1024usize, 37, 300_001][i % 3];
-        let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[n as u32])).unwrap();
+        let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U32, &[n as u32])).unwrap();
         let bytes = n * 4 + 12;
         let (a, b, out) = (
             buffer(ctx, &random_bytes(3 * i as u64, bytes)),

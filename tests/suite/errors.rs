@@ -5,7 +5,7 @@
 //! error, never a panic.
 
 use gpu_xor::{
-    Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
+    Bindings, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary,
     DmlUnaryDesc, DmlUnaryOp, Error, FeatureLevel, Input, LogicalXorDesc, Operator, OvBinaryDesc,
     OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorBinding, TensorDesc, TensorFlags, TensorName,
 };
@@ -17,7 +17,7 @@ fn refused(desc: &BitXorDesc) -> Error {
         .validate(FeatureLevel::Fl4_1)
         .expect_err("should be refused");
     // Creating the operator refuses it the same way, before any device work.
-    let e2 = BitXor::new(ctx(), desc).expect_err("should be refused");
+    let e2 = DmlBinary::new(ctx(), desc).expect_err("should be refused");
     assert_eq!(e, e2);
     e
 }
@@ -433,7 +433,7 @@ fn every_operator_takes_exactly_the_types_of_its_table() {
 #[test]
 fn feature_level_on_the_context_is_applied() {
     let fl2 = ctx().with_feature_level(FeatureLevel::Fl2_0);
-    let e = BitXor::new(&fl2, &BitXorDesc::packed(DataType::U8, &[4])).unwrap_err();
+    let e = DmlBinary::new(&fl2, &BitXorDesc::packed(DataType::U8, &[4])).unwrap_err();
     assert_eq!(e.rule(), "unsupported_dtype");
     assert!(e.to_string().contains("DML_FEATURE_LEVEL_3_0"), "{e}");
 }
@@ -486,7 +486,7 @@ fn storage_buffer(ctx: &Context, size: u64, usage: wgpu::BufferUsages) -> wgpu::
 #[test]
 fn bindings_are_checked_before_anything_is_recorded() {
     let ctx = ctx();
-    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let good = storage_buffer(ctx, 64, usage);
     let small = storage_buffer(ctx, 48, usage);

@@ -7,9 +7,9 @@
 //! must stay alive for the other tests.
 
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitXor, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc,
-    DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, OvBinary, OvBinaryDesc, OvBinaryOp,
-    OvUnary, OvUnaryDesc, OvUnaryOp, OwnedInputs, Tensor, TensorBinding, TensorDesc, TensorName,
+    AutoBroadcast, Bindings, BitXorDesc, Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp,
+    DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary,
+    OvUnaryDesc, OvUnaryOp, OwnedInputs, Tensor, TensorBinding, TensorDesc, TensorName,
 };
 use gpu_xor_testkit::engine::AnyOperator;
 
@@ -174,7 +174,7 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
     let a = Tensor::from_slice(&ctx, &[8], &[1u32; 8]).unwrap();
     let b = Tensor::from_slice(&ctx, &[8], &[6u32; 8]).unwrap();
     let out = Tensor::zeros(&ctx, DataType::U32, &[8]).unwrap();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
     let bindings = Bindings::new(a.binding(), b.binding(), out.binding());
     op.run(&bindings).unwrap();
     assert_eq!(out.to_vec::<u32>().unwrap(), [7; 8]);
@@ -325,17 +325,17 @@ fn every_call_on_a_destroyed_device_is_device_lost() {
     }
     assert_eq!(rule(ctx.wait()), "device_lost");
     // Validating a description makes no wgpu call: it still succeeds.
-    BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[8])).unwrap();
+    DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U16, &[8])).unwrap();
     // A context made on the device after its loss does not panic, and finds the loss.
     let late = Context::new(ctx.device().clone(), ctx.queue().clone());
     assert_eq!(
         rule(Tensor::zeros(&late, DataType::U8, &[4])),
         "device_lost"
     );
-    let late_op = BitXor::new(&late, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
+    let late_op = DmlBinary::new(&late, &BitXorDesc::packed(DataType::U32, &[8])).unwrap();
     assert_eq!(rule(late_op.run(&bindings)), "device_lost");
     // A new pipeline on the lost device does not panic either.
-    let op16 = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[16])).unwrap();
+    let op16 = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U16, &[16])).unwrap();
     assert_eq!(rule(op16.run(&bindings)), "device_lost");
     // Every operator of the table made after the loss: on u16 (pipelines never compiled
     // here) and on u32.
@@ -368,7 +368,7 @@ fn a_lost_device_fails_every_thread_without_a_hang() {
     let ctx = Context::new(owner.device().clone(), owner.queue().clone());
     // XOR and three of the family, one a thread.
     let ops: Vec<AnyOperator> = vec![
-        BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[64]))
+        DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U8, &[64]))
             .unwrap()
             .into(),
         family(&ctx, "and", DataType::U8, 64),
@@ -537,7 +537,7 @@ fn a_buffer_destroyed_after_record_is_reported_at_the_callers_submit() {
     // belongs to the caller. wgpu reports it to the caller's error scope (or the device's
     // uncaptured-error handler), and nothing runs.
     let ctx = fresh();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U8, &[16])).unwrap();
     let bufs: Vec<wgpu::Buffer> = (0..3).map(|i| buffer(&ctx, &random_bytes(i, 16))).collect();
     let before = ctx.read_buffer(&bufs[2], 0, 16).unwrap();
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
@@ -562,7 +562,7 @@ fn a_buffer_destroyed_after_record_is_reported_at_the_callers_submit() {
 #[test]
 fn a_mapped_buffer_is_refused_at_run_without_a_panic() {
     let ctx = fresh();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[4])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[4])).unwrap();
     let a = buffer(&ctx, &u32_bytes(&[1, 2, 3, 4]));
     let b = buffer(&ctx, &u32_bytes(&[1, 1, 1, 1]));
     // Still mapped from its creation.
@@ -720,7 +720,7 @@ fn a_buffer_of_another_device_is_invalid_buffer() {
     // instance only (see `TensorBinding`).
     let mut two = devices(2, None);
     let (ctx, other) = (two.remove(0), two.remove(0));
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U8, &[16])).unwrap();
     let mine: Vec<wgpu::Buffer> = (0..2).map(|i| buffer(&ctx, &random_bytes(i, 16))).collect();
     let foreign = buffer(&other, &random_bytes(9, 16));
     let bindings = Bindings::new(

@@ -3,8 +3,8 @@
 use std::sync::OnceLock;
 
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context,
-    ContextOptions, DataType, TensorBinding, TensorDesc,
+    AutoBroadcast, Bindings, BitXorDesc, BitwiseXorDesc, Context, ContextOptions, DataType,
+    DmlBinary, OvBinary, TensorBinding, TensorDesc,
 };
 
 use crate::common::{buffer, ctx, on_suite_device, random_bytes};
@@ -63,7 +63,7 @@ fn bit_xor_u8_300_mib_is_exact_and_leaves_its_surroundings() {
     let ga = buffer(ctx, &a);
     let gb = buffer(ctx, &b);
     let go = buffer(ctx, &around);
-    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U8, &[n as u32])).unwrap();
+    let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U8, &[n as u32])).unwrap();
     let r = op
         .run(&Bindings::new(
             TensorBinding::new(&ga),
@@ -97,7 +97,7 @@ fn in_place_u32_beyond_one_binding() {
     let b = random_bytes(5, n as usize);
     let ga = buffer(ctx, &a);
     let gb = buffer(ctx, &b);
-    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[(n / 4) as u32])).unwrap();
+    let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U32, &[(n / 4) as u32])).unwrap();
     let on_a = TensorBinding::range(&ga, 32, n);
     let r = op
         .run(&Bindings::new(on_a, TensorBinding::new(&gb), on_a))
@@ -125,7 +125,7 @@ fn row_broadcast_beyond_one_binding() {
     let gb = buffer(ctx, &b);
     let mut around = random_bytes(8, rows * cols + 512);
     let go = buffer(ctx, &around);
-    let op = BitwiseXor::new(
+    let op = OvBinary::new(
         ctx,
         &BitwiseXorDesc::new(DataType::U8, &[rows, cols], &[cols])
             .with_broadcast(AutoBroadcast::Numpy),
@@ -162,9 +162,10 @@ fn a_thousand_calls_in_one_batch() {
     let batched = buffer(ctx, &vec![0x5au8; calls * len]);
     let single = buffer(ctx, &vec![0x5au8; calls * len]);
     // Alternate types and strides, so that several pipelines and plans share the batch.
-    let u32_op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[(len / 4) as u32])).unwrap();
+    let u32_op =
+        DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U32, &[(len / 4) as u32])).unwrap();
     let t = TensorDesc::new(DataType::U8, &[64, 64]);
-    let bcast_op = BitXor::new(
+    let bcast_op = DmlBinary::new(
         ctx,
         &BitXorDesc::new(t.clone(), t.clone().with_strides(&[0, 1]), t),
     )
@@ -220,7 +221,7 @@ fn batches_merge_independent_calls_and_order_dependent_ones() {
     let b = random_bytes(22, calls * len);
     let (ga, gb) = (buffer(ctx, &a), buffer(ctx, &b));
     let out = buffer(ctx, &vec![0u8; calls * len]);
-    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U8, &[len as u32])).unwrap();
+    let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U8, &[len as u32])).unwrap();
     fn at(buf: &wgpu::Buffer, i: usize) -> TensorBinding<'_> {
         TensorBinding::range(buf, (i * 256) as u64, 256)
     }
@@ -261,7 +262,7 @@ fn batches_merge_independent_calls_and_order_dependent_ones() {
 fn batches_refuse_operators_of_other_contexts() {
     let ctx = ctx();
     let other = Context::new(ctx.device().clone(), ctx.queue().clone());
-    let op = BitXor::new(&other, &BitXorDesc::packed(DataType::U8, &[4])).unwrap();
+    let op = DmlBinary::new(&other, &BitXorDesc::packed(DataType::U8, &[4])).unwrap();
     let t = gpu_xor::Tensor::zeros(ctx, DataType::U8, &[4]).unwrap();
     let mut batch = ctx.batch();
     let e = batch

@@ -130,7 +130,7 @@ fn logical_xor_runs_at_every_feature_level_it_exists() {
         sparse(DmlCase::packed(Operator::LogicalXor, dt, &sizes, 3), 2).check_on(&c);
     }
     let fl1 = ctx().with_feature_level(FeatureLevel::Fl1_0);
-    let e = gpu_xor::LogicalXor::new(
+    let e = gpu_xor::DmlBinary::new(
         &fl1,
         &gpu_xor::LogicalXorDesc::packed(DataType::U8, &[1, 1, 2, 2]),
     )
@@ -145,8 +145,8 @@ fn logical_xor_refuses_every_other_type() {
         if matches!(dt, DataType::U8 | DataType::U32) {
             continue;
         }
-        let e = gpu_xor::LogicalXor::new(ctx(), &gpu_xor::LogicalXorDesc::packed(dt, &[4]))
-            .unwrap_err();
+        let e =
+            gpu_xor::DmlBinary::new(ctx(), &gpu_xor::LogicalXorDesc::packed(dt, &[4])).unwrap_err();
         assert_eq!(e.rule(), "unsupported_dtype", "{dt}");
     }
 }

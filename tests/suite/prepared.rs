@@ -9,10 +9,10 @@
 //! warm-up covers every binding of each, on every kernel family.
 
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, Context,
-    ContextOptions, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc,
-    DmlUnaryOp, Error, LogicalXor, LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary,
-    OvUnaryDesc, OvUnaryOp, Tensor, TensorBinding, TensorDesc,
+    AutoBroadcast, Bindings, BitXorDesc, BitwiseXorDesc, Context, ContextOptions, DataType,
+    DmlBinary, DmlBinaryDesc, DmlBinaryOp, DmlUnary, DmlUnaryDesc, DmlUnaryOp, Error,
+    LogicalXorDesc, OvBinary, OvBinaryDesc, OvBinaryOp, OvUnary, OvUnaryDesc, OvUnaryOp, Tensor,
+    TensorBinding, TensorDesc,
 };
 use gpu_xor_testkit::engine::AnyOperator;
 
@@ -45,7 +45,7 @@ fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
 #[test]
 fn recording_a_prepared_call_makes_no_buffer_bind_group_or_pipeline() {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[1024])).unwrap();
     let (ha, hb) = (random_bytes(1, 4096), random_bytes(2, 4096));
     let (a, b, out) = (
         buffer(&ctx, &ha),
@@ -100,7 +100,7 @@ fn recording_a_prepared_call_makes_no_buffer_bind_group_or_pipeline() {
 #[test]
 fn a_prepared_batch_records_again_with_nothing_made() {
     let ctx = own_context();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U8, &[4096])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U8, &[4096])).unwrap();
     let (ha, hb) = (random_bytes(3, 4096 * 100), random_bytes(4, 4096 * 100));
     let (a, b, out) = (
         buffer(&ctx, &ha),
@@ -167,7 +167,7 @@ const SUBJECTS: [Subject; 17] = [
     Subject {
         name: "contiguous u8",
         make: |ctx| {
-            BitXor::new(ctx, &BitXorDesc::packed(DataType::U8, &[4096]))
+            DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U8, &[4096]))
                 .unwrap()
                 .into()
         },
@@ -178,7 +178,7 @@ const SUBJECTS: [Subject; 17] = [
         name: "rows and gather: padded rows of u16",
         make: |ctx| {
             let t = TensorDesc::new(DataType::U16, &[16, 100]).with_strides(&[128, 1]);
-            BitXor::new(ctx, &BitXorDesc::new(t.clone(), t.clone(), t))
+            DmlBinary::new(ctx, &BitXorDesc::new(t.clone(), t.clone(), t))
                 .unwrap()
                 .into()
         },
@@ -190,7 +190,7 @@ const SUBJECTS: [Subject; 17] = [
         make: |ctx| {
             let t = TensorDesc::new(DataType::U32, &[64, 64]);
             let a = t.clone().with_strides(&[1, 64]);
-            BitXor::new(ctx, &BitXorDesc::new(a, t.clone(), t))
+            DmlBinary::new(ctx, &BitXorDesc::new(a, t.clone(), t))
                 .unwrap()
                 .into()
         },
@@ -201,7 +201,7 @@ const SUBJECTS: [Subject; 17] = [
         name: "scatter: strided output of u8",
         make: |ctx| {
             let t = TensorDesc::new(DataType::U8, &[32, 8]).with_strides(&[16, 2]);
-            LogicalXor::new(ctx, &LogicalXorDesc::new(t.clone(), t.clone(), t))
+            DmlBinary::new(ctx, &LogicalXorDesc::new(t.clone(), t.clone(), t))
                 .unwrap()
                 .into()
         },
@@ -211,7 +211,7 @@ const SUBJECTS: [Subject; 17] = [
     Subject {
         name: "broadcast i32",
         make: |ctx| {
-            BitwiseXor::new(ctx, &dense(DataType::I32, &[64, 64], AutoBroadcast::Numpy))
+            OvBinary::new(ctx, &dense(DataType::I32, &[64, 64], AutoBroadcast::Numpy))
                 .unwrap()
                 .into()
         },
@@ -221,7 +221,7 @@ const SUBJECTS: [Subject; 17] = [
     Subject {
         name: "contiguous or gather: u8 at offsets of 4",
         make: |ctx| {
-            BitwiseXor::new(ctx, &dense(DataType::U8, &[4096], AutoBroadcast::None))
+            OvBinary::new(ctx, &dense(DataType::U8, &[4096], AutoBroadcast::None))
                 .unwrap()
                 .into()
         },
@@ -473,7 +473,7 @@ fn a_prepared_call_runs_between_the_callers_own_dispatches_in_one_pass() {
         })
     };
     let (on_a, on_out) = (group(&a), group(&out));
-    let op = BitXor::new(ctx, &BitXorDesc::packed(DataType::U32, &[n as u32])).unwrap();
+    let op = DmlBinary::new(ctx, &BitXorDesc::packed(DataType::U32, &[n as u32])).unwrap();
     let call = op
         .prepare(&Bindings::new(
             TensorBinding::new(&a),
@@ -579,7 +579,7 @@ fn warm_up_fills_the_callers_pipeline_cache_and_a_new_device_reuses_it() {
         ..ContextOptions::default()
     };
     let ctx = Context::with_options(device, queue, &options(&cache)).unwrap();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[4096])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U16, &[4096])).unwrap();
     let compiled = op.warm_up().unwrap();
     assert!(compiled > 0);
     let data = cache.get_data().expect("Vulkan caches have data");
@@ -599,7 +599,7 @@ fn warm_up_fills_the_callers_pipeline_cache_and_a_new_device_reuses_it() {
         })
     };
     let ctx = Context::with_options(device, queue, &options(&reused)).unwrap();
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[4096])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U16, &[4096])).unwrap();
     assert_eq!(op.warm_up().unwrap(), compiled);
     let (ha, hb) = (random_bytes(7, 8192), random_bytes(8, 8192));
     let (a, b, out) = (
@@ -622,10 +622,10 @@ fn one_warm_up_compiles_a_whole_graph_and_each_pipeline_once() {
     let mut ops: Vec<AnyOperator> = Vec::new();
     for t in [DataType::U8, DataType::I32, DataType::U16, DataType::I64] {
         ops.push(AnyOperator::DmlBinary(
-            BitXor::new(&ctx, &BitXorDesc::packed(t, &[1, 16, 7, 7])).unwrap(),
+            DmlBinary::new(&ctx, &BitXorDesc::packed(t, &[1, 16, 7, 7])).unwrap(),
         ));
         ops.push(AnyOperator::OvBinary(
-            BitwiseXor::new(
+            OvBinary::new(
                 &ctx,
                 &BitwiseXorDesc::new(t, &[1, 16, 7, 7], &[1, 16, 1, 1]),
             )
@@ -648,7 +648,7 @@ fn one_warm_up_compiles_a_whole_graph_and_each_pipeline_once() {
     }
     // An operator of another context compiles nothing.
     let other = own_context();
-    let stranger = BitXor::new(&other, &BitXorDesc::packed(DataType::U8, &[4])).unwrap();
+    let stranger = DmlBinary::new(&other, &BitXorDesc::packed(DataType::U8, &[4])).unwrap();
     let mixed: [&dyn gpu_xor::CompiledOperator; 2] = [graph[0], &stranger];
     assert_eq!(ctx.warm_up(&mixed).unwrap_err().rule(), "context_mismatch");
     assert_eq!(other.recording_objects().pipelines, 0);

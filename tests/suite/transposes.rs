@@ -13,25 +13,21 @@ use gpu_xor::{ContextOptions, DataType, KernelTuning, TensorDesc};
 use gpu_xor_testkit::expect::tile_kernel;
 
 use crate::common::{
-    Check, DmlCase, Operator, OperatorExt, assert_kernel, on_suite_device, small_windows, tuned,
+    Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, on_suite_device, small_windows,
+    tuned,
 };
 
 /// The widths of the tile kernel's forms.
 const TYPES: [DataType; 4] = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
 
-/// The operators: XOR, a shift (each lane's width matters) and NOT (one input).
-const OPS: [Operator; 3] = [Operator::BitXor, Operator::BitShiftLeft, Operator::BitNot];
-
-/// Runs `a (op) b` into a packed output of `sizes` on both tunings, checks every byte, and
-/// that the kernel is the one the layout calls for.
+/// Runs `a (op) b` into a packed output of `sizes` for every DirectML operator of the table
+/// that takes `dt` (one-input ones read A alone), on both tunings; checks every byte, and that
+/// the kernel is the one the layout calls for.
 fn check(dt: DataType, sizes: &[u32], a: &[u32], b: Option<&[u32]>) {
     let out = TensorDesc::new(dt, sizes);
     let a = out.clone().with_strides(a);
     let b = b.map_or(out.clone(), |s| out.clone().with_strides(s));
-    for op in OPS {
-        if !op.takes(dt) {
-            continue;
-        }
+    for op in DIRECTML.into_iter().filter(|op| op.takes(dt)) {
         let case = DmlCase::distinct(op, a.clone(), b.clone(), out.clone(), sizes.len() as u64);
         // A NOT reads its one input in B's place too.
         let inputs = if op.inputs() == 1 {

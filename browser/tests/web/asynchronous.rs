@@ -2,8 +2,8 @@
 //! and the `to_*_async` read-backs; faults found only asynchronously are typed errors.
 
 use gpu_xor::{
-    AutoBroadcast, Bindings, BitXor, BitXorDesc, BitwiseXor, BitwiseXorDesc, DataType, Error,
-    LogicalXor, LogicalXorDesc, Tensor, TensorBinding,
+    AutoBroadcast, Bindings, BitXorDesc, BitwiseXorDesc, DataType, DmlBinary, Error,
+    LogicalXorDesc, OvBinary, Tensor, TensorBinding,
 };
 use gpu_xor_browser::{ctx, random_bytes};
 use gpu_xor_testkit::engine;
@@ -58,7 +58,7 @@ async fn run_async_submit_and_wait_async() {
     let want: Vec<u8> = a.iter().zip(&b).map(|(x, y)| x ^ y).collect();
     let ga = engine::storage_buffer(&ctx, "a", &a);
     let gb = engine::storage_buffer(&ctx, "b", &b);
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U16, &[n as u32])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U16, &[n as u32])).unwrap();
 
     let out = engine::storage_buffer(&ctx, "out", &vec![0xEE; 2 * n + 64]);
     let bindings = Bindings::new(
@@ -92,8 +92,7 @@ async fn run_async_submit_and_wait_async() {
     );
 
     // The other two operators through run_async.
-    let lop =
-        LogicalXor::new(&ctx, &LogicalXorDesc::packed(DataType::U8, &[2 * n as u32])).unwrap();
+    let lop = DmlBinary::new(&ctx, &LogicalXorDesc::packed(DataType::U8, &[2 * n as u32])).unwrap();
     let out3 = engine::storage_buffer(&ctx, "out3", &vec![7; 2 * n]);
     lop.run_async(&Bindings::new(
         TensorBinding::new(&ga),
@@ -108,7 +107,7 @@ async fn run_async_submit_and_wait_async() {
             gpu_xor::reference::logical_xor_element(DataType::U8, a[i].into(), b[i].into());
         assert_eq!(u64::from(got[i]), expected, "element {i}");
     }
-    let bop = BitwiseXor::new(
+    let bop = OvBinary::new(
         &ctx,
         &BitwiseXorDesc::new(DataType::U8, &[n / 10, 20], &[20])
             .with_broadcast(AutoBroadcast::Numpy),
@@ -137,7 +136,7 @@ async fn destroyed_buffer_is_a_typed_error() {
     let a = engine::storage_buffer(&ctx, "a", &[1; 64]);
     let b = engine::storage_buffer(&ctx, "b", &[2; 64]);
     let out = engine::storage_buffer(&ctx, "out", &[3; 64]);
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     b.destroy();
     let bindings = Bindings::new(
         TensorBinding::new(&a),

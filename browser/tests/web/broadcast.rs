@@ -2,7 +2,7 @@
 //! included, scalars, empty outputs, ranks above 8, and in place.
 
 use gpu_xor::inspect::KernelKind;
-use gpu_xor::{AutoBroadcast, BitwiseXor, BitwiseXorDesc, DataType, Tensor};
+use gpu_xor::{AutoBroadcast, BitwiseXorDesc, DataType, OvBinary, Tensor};
 use gpu_xor_browser::{CheckOv, OvCase, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -156,7 +156,7 @@ async fn inconsistent_shapes_are_refused() {
         (vec![2, 3, 4, 5], vec![3, 1], pdpd(-2)),
     ] {
         let d = BitwiseXorDesc::new(DataType::I32, &a, &b).with_broadcast(mode);
-        let e = BitwiseXor::new(&ctx, &d).unwrap_err();
+        let e = OvBinary::new(&ctx, &d).unwrap_err();
         assert_eq!(e.rule(), "shape_inconsistent", "{a:?} {b:?} {mode}");
         assert!(
             e.to_string()
@@ -165,8 +165,8 @@ async fn inconsistent_shapes_are_refused() {
         );
     }
     let d = BitwiseXorDesc::new(DataType::U8, &[2], &[2]).with_broadcast(AutoBroadcast::Explicit);
-    let e = BitwiseXor::new(&ctx, &d).unwrap_err();
+    let e = OvBinary::new(&ctx, &d).unwrap_err();
     assert_eq!(e.rule(), "unsupported_broadcast", "{e}");
-    let e = BitwiseXor::new(&ctx, &BitwiseXorDesc::new(DataType::F32, &[2], &[2])).unwrap_err();
+    let e = OvBinary::new(&ctx, &BitwiseXorDesc::new(DataType::F32, &[2], &[2])).unwrap_err();
     assert_eq!(e.rule(), "unsupported_dtype", "{e}");
 }

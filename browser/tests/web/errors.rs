@@ -2,7 +2,7 @@
 //! any buffer.
 
 use gpu_xor::{
-    Bindings, BitXor, BitXorDesc, DataType, Error, TensorBinding, TensorDesc, TensorName,
+    Bindings, BitXorDesc, DataType, DmlBinary, Error, TensorBinding, TensorDesc, TensorName,
 };
 use gpu_xor_browser::{Check, DmlCase, Operator, ctx, place, random_bytes};
 use gpu_xor_testkit::engine;
@@ -106,7 +106,7 @@ async fn a_refused_push_leaves_the_batch_as_it_was() {
     let names: Vec<String> = ["a", "b", "out"].map(String::from).to_vec();
     let host: Vec<Vec<u8>> = (0..3).map(|k| random_bytes(200 + k, 512)).collect();
     let gpu = engine::upload(&ctx, &names, &host);
-    let op = BitXor::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
+    let op = DmlBinary::new(&ctx, &BitXorDesc::packed(DataType::U32, &[16])).unwrap();
     let good = Bindings::new(
         TensorBinding::range(&gpu[0], 0, 64),
         TensorBinding::range(&gpu[1], 0, 64),

@@ -241,7 +241,7 @@ async fn empty_output_dispatches_nothing_and_writes_nothing() {
         assert_eq!(shape, [3, 0]);
         assert!(r.dispatches.is_empty(), "{r:?}");
     }
-    let op = gpu_xor::BitwiseXor::new(
+    let op = gpu_xor::OvBinary::new(
         &ctx,
         &gpu_xor::BitwiseXorDesc::new(DataType::U8, &[3, 0], &[1, 0]),
     )

@@ -2,7 +2,7 @@
 //! views, feature levels.
 
 use gpu_xor::inspect::KernelKind;
-use gpu_xor::{DataType, Element, FeatureLevel, LogicalXor, LogicalXorDesc, Tensor, TensorDesc};
+use gpu_xor::{DataType, DmlBinary, Element, FeatureLevel, LogicalXorDesc, Tensor, TensorDesc};
 use gpu_xor_browser::{Check, DmlCase, Operator, assert_kernel, ctx};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -119,7 +119,7 @@ async fn every_feature_level_it_exists_at_and_no_other_type() {
         if matches!(dt, DataType::U8 | DataType::U32) {
             continue;
         }
-        let e = LogicalXor::new(&ctx, &LogicalXorDesc::packed(dt, &[4])).unwrap_err();
+        let e = DmlBinary::new(&ctx, &LogicalXorDesc::packed(dt, &[4])).unwrap_err();
         assert_eq!(e.rule(), "unsupported_dtype", "{dt}");
     }
 }

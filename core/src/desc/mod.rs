@@ -1,4 +1,4 @@
-//! Layer 1, descriptions: types, tensors, feature levels, the operator descriptions
+//! Descriptions: types, tensors, feature levels, the operator descriptions
 //! and every rule of their specifications (DirectML's tensor and binding rules, OpenVINO's
 //! types and broadcasts). Pure CPU: nothing here touches wgpu, and nothing here knows
 //! the layers below. A validated description hands out its [`Operands`], which layout

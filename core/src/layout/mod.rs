@@ -1,4 +1,4 @@
-//! Layer 2, layout analysis: lowering the operands of a validated description
+//! Layout analysis: lowering the operands of a validated description
 //! ([`crate::desc::Operands`]) to a [`Plan`] (broadcasts as zero strides, coalesced
 //! dimensions, per-operand strides, the kernel family), deciding how operands that share a
 //! buffer may be bound, and cutting large tensors into windows. Pure CPU: no wgpu types. It
@@ -14,16 +14,22 @@ mod windows;
 pub(crate) use crate::desc::Operand as OperandSpec;
 pub use overlap::BindingPattern;
 pub(crate) use overlap::{BoundOperand, Sharing, analyze_bindings};
+// The scheduling machinery's (`crate::schedule`), not this crate's API.
+#[doc(hidden)]
 pub use plan::slot;
 pub use plan::{KernelKind, Plan};
+#[doc(hidden)]
 pub use windows::Limits;
 pub(crate) use windows::{Piece, split};
 
 /// Operand slots, in the order the kernels and `Layout` use: output first.
+#[doc(hidden)]
 pub const OUT: usize = 0;
 /// Operand A.
+#[doc(hidden)]
 pub const A: usize = 1;
 /// Operand B.
+#[doc(hidden)]
 pub const B: usize = 2;
 
 /// Each operand's element size in bytes, indexed by [`OUT`], [`A`], [`B`]: the same for every

@@ -1,5 +1,7 @@
 //! From a [`Plan`](crate::layout::Plan) and the bindings of one call to the dispatches that
-//! run it, without a device.
+//! run it, without a device: the scheduling machinery of `gpu-xor`'s device layer. It is
+//! public for that crate and for white-box tests, hidden from this crate's docs, and not part
+//! of its API: it may change in any version.
 //!
 //! - `select.rs`: which kernel runs one piece, once its bindings are known ([`KernelTuning`]).
 //! - `dispatch.rs`: dispatch sizing and the metadata records of one piece.

@@ -1,223 +1,24 @@
-//! Property tests: random types, shapes, strides, offsets and binding patterns on the GPU,
-//! every byte against the reference.
-//!
-//! The first two properties draw small layouts of every kind. The rest draw, per kernel
-//! family, layouts that land on that family by construction (the rules are
-//! `core/src/schedule/select.rs`), check every byte of every buffer against the reference, and
-//! check from the [`gpu_xor::inspect::RecordSummary`] that the family's kernel is the one that ran.
-//! A last test draws from one broad generator that knows nothing of those rules and counts
-//! the calls that reach each kernel.
+//! The DirectML calls of the per-kernel properties: a core layout built to land on one kernel
+//! family (its rules are `core/src/schedule/select.rs`), dressed with split and size-1
+//! dimensions, an operator and type of the table, a binding, windows; and the broad generator
+//! that knows none of those rules.
 
-use std::collections::BTreeMap;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
-use gpu_xor::inspect::{KernelKind, RecordSummary};
-use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
-use gpu_xor_testkit::shift_amounts;
-use proptest::collection::vec;
-use proptest::prelude::*;
-use proptest::strategy::ValueTree;
-use proptest::test_runner::TestRunner;
-
-use crate::common::{
-    Check, CheckOv, DmlCase, Operator, OperatorExt, OvCase, assert_kernel, assert_kernels,
-    channel_or, ctx, place, random_bytes, scatter_kind, small_windows, tile_kernel, tuned,
-};
-
-/// How one tensor is laid out over the shared sizes.
-#[derive(Clone, Copy, Debug)]
-enum Layout {
-    Packed,
-    /// Each row padded by this many elements.
-    Padded(u32),
-    /// Dimensions in reverse order.
-    Transposed,
-    /// Zero stride on every dimension whose bit is set (inputs only).
-    Broadcast(u8),
-}
-
-fn strides(sizes: &[u32], layout: Layout) -> Option<Vec<u32>> {
-    let rank = sizes.len();
-    let mut s = vec![0u32; rank];
-    match layout {
-        Layout::Packed => return None,
-        Layout::Padded(pad) => {
-            let mut acc = 1;
-            for d in (0..rank).rev() {
-                s[d] = acc;
-                acc = acc * sizes[d] + if d == rank - 1 { pad } else { 0 };
-            }
-        }
-        Layout::Transposed => {
-            let mut acc = 1;
-            for d in 0..rank {
-                s[d] = acc;
-                acc *= sizes[d];
-            }
-        }
-        Layout::Broadcast(mask) => {
-            let mut acc = 1;
-            for d in (0..rank).rev() {
-                s[d] = if mask >> d & 1 == 1 { 0 } else { acc };
-                acc *= sizes[d];
-            }
-        }
-    }
-    Some(s)
-}
-
-fn layout(input: bool) -> BoxedStrategy<Layout> {
-    let common = prop_oneof![
-        Just(Layout::Packed),
-        (1u32..4).prop_map(Layout::Padded),
-        Just(Layout::Transposed),
-    ];
-    if input {
-        prop_oneof![common, any::<u8>().prop_map(Layout::Broadcast)].boxed()
-    } else {
-        common.boxed()
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Pattern {
-    Distinct,
-    InPlaceA,
-    InPlaceB,
-    SameInputs,
-    OneBufferDisjoint,
-}
-
-fn desc(dt: DataType, sizes: &[u32], layout: Layout) -> TensorDesc {
-    let t = TensorDesc::new(dt, sizes);
-    match strides(sizes, layout) {
-        Some(s) => t.with_strides(&s),
-        None => t,
-    }
-}
-
-fn build(
-    op: Operator,
-    dt: DataType,
-    sizes: &[u32],
-    layouts: [Layout; 3],
-    offsets: [u64; 3],
-    pattern: Pattern,
-    seed: u64,
-) -> DmlCase {
-    let mut a = desc(dt, sizes, layouts[0]);
-    let mut b = desc(dt, sizes, layouts[1]);
-    let out = desc(dt, sizes, layouts[2]);
-    match pattern {
-        Pattern::InPlaceA => a = out.clone(),
-        Pattern::InPlaceB => b = out.clone(),
-        Pattern::SameInputs => b = a.clone(),
-        _ => {}
-    }
-    let mut case = DmlCase::distinct(op, a, b, out, seed);
-    let span = |t: &TensorDesc| t.total_size().unwrap();
-    match pattern {
-        Pattern::Distinct => {
-            for (i, b) in case.buffers.iter_mut().enumerate() {
-                b.resize(offsets[i] as usize + b.len(), 0x77);
-            }
-            case.places = [
-                place(0, offsets[0]),
-                place(1, offsets[1]),
-                place(2, offsets[2]),
-            ];
-        }
-        Pattern::InPlaceA => case.places[2] = case.places[0],
-        Pattern::InPlaceB => case.places[2] = case.places[1],
-        Pattern::SameInputs => case.places[1] = case.places[0],
-        Pattern::OneBufferDisjoint => {
-            let (sa, sb, so) = (span(&case.a), span(&case.b), span(&case.out));
-            let up = |x: u64| x.div_ceil(16) * 16;
-            let pa = offsets[0];
-            let po = up(pa + sa) + offsets[2];
-            let pb = up(po + so) + offsets[1];
-            case.buffers = vec![random_bytes(seed, (pb + sb + 64) as usize)];
-            case.places = [place(0, pa), place(0, pb), place(0, po)];
-        }
-    }
-    case
-}
-
-fn pattern() -> impl Strategy<Value = Pattern> {
-    prop_oneof![
-        Just(Pattern::Distinct),
-        Just(Pattern::InPlaceA),
-        Just(Pattern::InPlaceB),
-        Just(Pattern::SameInputs),
-        Just(Pattern::OneBufferDisjoint),
-    ]
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-
-    #[test]
-    fn bit_xor_matches_reference_everywhere(
-        dt in proptest::sample::select(DataType::DIRECTML.to_vec()),
-        sizes in proptest::collection::vec(1u32..6, 1..5),
-        layouts in (layout(true), layout(true), layout(false)),
-        offsets in proptest::array::uniform3((0u64..4).prop_map(|k| k * 16)),
-        pattern in pattern(),
-        seed in any::<u64>(),
-        windows in any::<bool>(),
-    ) {
-        let case = build(Operator::BitXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], offsets, pattern, seed);
-        if windows {
-            case.check_on(small_windows());
-        } else {
-            case.check();
-        }
-    }
-
-    #[test]
-    fn logical_xor_matches_reference_everywhere(
-        dt in proptest::sample::select(vec![DataType::U8, DataType::U32]),
-        sizes in proptest::collection::vec(1u32..6, 1..5),
-        layouts in (layout(true), layout(true), layout(false)),
-        pattern in pattern(),
-        seed in any::<u64>(),
-        sparse in any::<bool>(),
-    ) {
-        let mut case = build(Operator::LogicalXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], [0, 16, 32], pattern, seed);
-        if sparse {
-            // Mostly zeros, so that both truth values are common.
-            for buf in &mut case.buffers {
-                for (i, byte) in buf.iter_mut().enumerate() {
-                    if !(i as u64 ^ seed).is_multiple_of(3) { *byte = 0; }
-                }
-            }
-        }
-        case.check();
-    }
-}
-
-// Layouts that land on one kernel family each.
-//
-// A layout is drawn in coalesced form (a `Core`: the dimensions the kernels will see, the
-// output's strides decreasing), then dressed: dimensions split into factors, size-1
-// dimensions with arbitrary strides inserted, all dimensions permuted alike. Coalescing undoes
-// every one of those, so the dressed description reaches the same kernel as the core while
-// the descriptions themselves vary in rank and order.
+use super::*;
 
 /// Tensor slots in a [`DmlCase`]'s order.
-const TA: usize = 0;
-const TB: usize = 1;
-const TO: usize = 2;
+pub(super) const TA: usize = 0;
+pub(super) const TB: usize = 1;
+pub(super) const TO: usize = 2;
 
 /// Elements in one 16-byte block: rows on 16-byte boundaries have pitches that are multiples
 /// of this.
-fn per_block(w: u32) -> u32 {
+pub(super) fn per_block(w: u32) -> u32 {
     16 / w
 }
 
 /// Which tensors a binding makes one (same description, same range).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tie {
+pub(super) enum Tie {
     None,
     AOut,
     BOut,
@@ -226,7 +27,7 @@ enum Tie {
 
 /// Where the three tensors live. Every offset is a multiple of 16 (DirectML rule 4).
 #[derive(Clone, Copy, Debug)]
-enum Binding {
+pub(super) enum Binding {
     /// Three buffers, each tensor this many 16-byte steps into its own.
     Distinct([u8; 3]),
     /// One buffer: A, the output, then B, disjoint, after gaps of this many 16-byte steps.
@@ -247,7 +48,7 @@ impl Binding {
     /// tensors that share a buffer share a binding, and where their rows lie far apart in it
     /// a row no longer fits one window: the pieces then split rows, which only the gather
     /// and scatter kernels take.
-    fn apart(self) -> bool {
+    pub(super) fn apart(self) -> bool {
         matches!(
             self,
             Binding::Distinct(_)
@@ -257,7 +58,7 @@ impl Binding {
         )
     }
 
-    fn tie(self) -> Tie {
+    pub(super) fn tie(self) -> Tie {
         match self {
             Binding::InPlaceA(_) => Tie::AOut,
             Binding::InPlaceB(_) => Tie::BOut,
@@ -267,11 +68,11 @@ impl Binding {
     }
 }
 
-fn steps() -> impl Strategy<Value = [u8; 3]> {
+pub(super) fn steps() -> impl Strategy<Value = [u8; 3]> {
     proptest::array::uniform3(0u8..4)
 }
 
-fn binding() -> impl Strategy<Value = Binding> {
+pub(super) fn binding() -> impl Strategy<Value = Binding> {
     prop_oneof![
         3 => steps().prop_map(Binding::Distinct),
         1 => steps().prop_map(Binding::OneBuffer),
@@ -284,20 +85,20 @@ fn binding() -> impl Strategy<Value = Binding> {
 
 /// A layout in coalesced form: sizes outermost first, element strides of A, B and the output.
 #[derive(Clone, Debug)]
-struct Core {
-    sizes: Vec<u32>,
-    strides: [Vec<u32>; 3],
+pub(super) struct Core {
+    pub(super) sizes: Vec<u32>,
+    pub(super) strides: [Vec<u32>; 3],
 }
 
 impl Core {
     /// A core whose tied tensors take the strides of the tensor they are tied to.
-    fn tied(sizes: Vec<u32>, strides: [Vec<u32>; 3], tie: Tie) -> Core {
+    pub(super) fn tied(sizes: Vec<u32>, strides: [Vec<u32>; 3], tie: Tie) -> Core {
         let mut core = Core { sizes, strides };
         core.retie(tie);
         core
     }
 
-    fn retie(&mut self, tie: Tie) {
+    pub(super) fn retie(&mut self, tie: Tie) {
         match tie {
             Tie::None => {}
             Tie::AOut => self.strides[TA] = self.strides[TO].clone(),
@@ -307,7 +108,7 @@ impl Core {
     }
 
     /// Whether dimensions `k` and `k + 1` merge for every tensor (coalescing step 3).
-    fn merges(&self, k: usize) -> bool {
+    pub(super) fn merges(&self, k: usize) -> bool {
         self.strides
             .iter()
             .all(|s| s[k] == s[k + 1] * self.sizes[k + 1])
@@ -315,7 +116,7 @@ impl Core {
 
     /// Keeps the two innermost dimensions apart, where every tensor would merge them, by
     /// padding the rows of the inputs not tied to the output by one element.
-    fn keep_inner_apart(&mut self, tie: Tie) {
+    pub(super) fn keep_inner_apart(&mut self, tie: Tie) {
         let r = self.sizes.len();
         if r < 2 || !self.merges(r - 2) {
             return;
@@ -332,7 +133,13 @@ impl Core {
 /// Strides over `sizes` whose innermost is `inner` and each outer one the extent of the
 /// dimensions inside it, rounded up to a multiple of `align`, plus `pads[d]`; 0 where
 /// `zero[d]`.
-fn pitched(sizes: &[u32], inner: u32, align: u32, pads: &[u32], zero: &[bool]) -> Vec<u32> {
+pub(super) fn pitched(
+    sizes: &[u32],
+    inner: u32,
+    align: u32,
+    pads: &[u32],
+    zero: &[bool],
+) -> Vec<u32> {
     let r = sizes.len();
     let mut s = vec![0; r];
     s[r - 1] = if zero[r - 1] { 0 } else { inner };
@@ -347,7 +154,7 @@ fn pitched(sizes: &[u32], inner: u32, align: u32, pads: &[u32], zero: &[bool]) -
 
 /// How one tensor is laid out over the core's sizes.
 #[derive(Clone, Copy, Debug)]
-enum Input {
+pub(super) enum Input {
     Packed,
     /// Rows padded by this many elements.
     Padded(u32),
@@ -361,7 +168,7 @@ enum Input {
     Sliding(u32),
 }
 
-fn strides_of(sizes: &[u32], input: Input) -> Vec<u32> {
+pub(super) fn strides_of(sizes: &[u32], input: Input) -> Vec<u32> {
     let r = sizes.len();
     let flat = vec![false; r];
     let row_pad = |p: u32| {
@@ -397,7 +204,7 @@ fn strides_of(sizes: &[u32], input: Input) -> Vec<u32> {
 }
 
 /// Any input layout.
-fn any_input() -> impl Strategy<Value = Input> + Clone {
+pub(super) fn any_input() -> impl Strategy<Value = Input> + Clone {
     prop_oneof![
         2 => Just(Input::Packed),
         1 => (1u32..5).prop_map(Input::Padded),
@@ -410,7 +217,7 @@ fn any_input() -> impl Strategy<Value = Input> + Clone {
 
 /// Input layouts that read each row forwards or repeat one element along it (innermost
 /// stride 1 or 0): never the tile kernel's, and the rows kernel's where rows allow.
-fn row_input() -> impl Strategy<Value = Input> + Clone {
+pub(super) fn row_input() -> impl Strategy<Value = Input> + Clone {
     prop_oneof![
         2 => Just(Input::Packed),
         1 => (1u32..5).prop_map(Input::Padded),
@@ -420,26 +227,29 @@ fn row_input() -> impl Strategy<Value = Input> + Clone {
 }
 
 /// Outer sizes (each at least 2, so that coalescing keeps them).
-fn outer(ranks: std::ops::RangeInclusive<usize>, most: u32) -> impl Strategy<Value = Vec<u32>> {
+pub(super) fn outer(
+    ranks: std::ops::RangeInclusive<usize>,
+    most: u32,
+) -> impl Strategy<Value = Vec<u32>> {
     vec(2u32..=most, ranks)
 }
 
 /// What dressing does to a core.
 #[derive(Clone, Debug)]
-struct Dress {
+pub(super) struct Dress {
     /// Per core dimension, a factor to split it by (used where it divides the size and lies
     /// strictly between 1 and the size).
-    splits: Vec<u32>,
+    pub(super) splits: Vec<u32>,
     /// Size-1 dimensions to insert: position and stride (the stride of a size-1 dimension
     /// never matters, so it may be anything).
-    ones: Vec<(usize, u32)>,
+    pub(super) ones: Vec<(usize, u32)>,
     /// Seed of the permutation applied to the dimensions of every tensor alike.
-    shuffle: u64,
+    pub(super) shuffle: u64,
     /// Whether a tensor whose strides are the packed ones is given none (DirectML's default).
-    implicit: bool,
+    pub(super) implicit: bool,
 }
 
-fn dress() -> impl Strategy<Value = Dress> {
+pub(super) fn dress() -> impl Strategy<Value = Dress> {
     (
         vec(prop_oneof![2 => Just(0u32), 1 => 2u32..6], 3),
         vec((0usize..8, any::<u32>()), 0..3),
@@ -456,7 +266,7 @@ fn dress() -> impl Strategy<Value = Dress> {
 
 impl Dress {
     /// Sizes and, per tensor, strides of the dressed layout.
-    fn apply(&self, core: &Core) -> (Vec<u32>, [Option<Vec<u32>>; 3]) {
+    pub(super) fn apply(&self, core: &Core) -> (Vec<u32>, [Option<Vec<u32>>; 3]) {
         let mut sizes = Vec::new();
         let mut strides: [Vec<u32>; 3] = Default::default();
         for (k, &n) in core.sizes.iter().enumerate() {
@@ -495,7 +305,7 @@ impl Dress {
 }
 
 /// A permutation of `0..n` from a seed (Fisher-Yates over SplitMix64).
-fn permutation(n: usize, seed: u64) -> Vec<usize> {
+pub(super) fn permutation(n: usize, seed: u64) -> Vec<usize> {
     let mut rng = gpu_xor_testkit::SplitMix64::new(seed);
     let mut p: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
@@ -506,22 +316,22 @@ fn permutation(n: usize, seed: u64) -> Vec<usize> {
 
 /// A DirectML call: the dressed descriptions, where they live, and how it runs.
 #[derive(Clone, Debug)]
-struct DmlSpec {
-    op: Operator,
-    dt: DataType,
-    sizes: Vec<u32>,
+pub(super) struct DmlSpec {
+    pub(super) op: Operator,
+    pub(super) dt: DataType,
+    pub(super) sizes: Vec<u32>,
     /// A, B, Output (`None`: packed, no strides given).
-    strides: [Option<Vec<u32>>; 3],
-    binding: Binding,
-    seed: u64,
+    pub(super) strides: [Option<Vec<u32>>; 3],
+    pub(super) binding: Binding,
+    pub(super) seed: u64,
     /// Run with 4 KiB windows, so that the call is cut into pieces.
-    windows: bool,
+    pub(super) windows: bool,
     /// Mostly zero inputs, so that LOGICAL_XOR sees both truth values.
-    sparse: bool,
+    pub(super) sparse: bool,
 }
 
 impl DmlSpec {
-    fn desc(&self, t: usize) -> TensorDesc {
+    pub(super) fn desc(&self, t: usize) -> TensorDesc {
         let desc = TensorDesc::new(self.dt, &self.sizes);
         match &self.strides[t] {
             Some(s) => desc.with_strides(s),
@@ -529,7 +339,7 @@ impl DmlSpec {
         }
     }
 
-    fn case(&self) -> DmlCase {
+    pub(super) fn case(&self) -> DmlCase {
         let (a, b, out) = (self.desc(TA), self.desc(TB), self.desc(TO));
         let span = [&a, &b, &out].map(|t| t.total_size().unwrap());
         let up = |x: u64| x.div_ceil(16) * 16;
@@ -597,47 +407,40 @@ impl DmlSpec {
     }
 
     /// Runs the call and checks every byte of every buffer against the reference.
-    fn run(&self) -> RecordSummary {
+    pub(super) fn run(&self) -> RecordSummary {
         let case = self.case();
         case.check_on(if self.windows { small_windows() } else { ctx() })
     }
 }
 
-/// An operator of two inputs and a type it takes: every element function of the family, on
-/// raw bits for every type, on truth values for about a third of the `u8` and `u32` draws,
-/// the shifts (which need each element's width and lanes) for about a third of the unsigned
-/// draws (the one-input operators have [`not_runs_every_kernel_as_its_binary_twin`]).
-fn op_and_type(types: &[DataType]) -> impl Strategy<Value = (Operator, DataType)> + use<> {
-    (
-        proptest::sample::select(types.to_vec()),
-        0usize..3,
-        0usize..3,
-    )
-        .prop_map(|(dt, kind, f)| {
-            let unsigned = matches!(
-                dt,
-                DataType::U8 | DataType::U16 | DataType::U32 | DataType::U64
-            );
-            let ops = match kind {
-                1 if matches!(dt, DataType::U8 | DataType::U32) => [
-                    Operator::LogicalXor,
-                    Operator::LogicalAnd,
-                    Operator::LogicalOr,
-                ],
-                2 if unsigned => [
-                    Operator::BitShiftLeft,
-                    Operator::BitShiftRight,
-                    Operator::BitShiftLeft,
-                ],
-                _ => [Operator::BitXor, Operator::BitAnd, Operator::BitOr],
-            };
-            (ops[f], dt)
+/// An operator of two inputs and a type it takes, drawn from the table: a type of `types`,
+/// then any DirectML operator of two inputs that takes it (on `u8` and `u32` the logical
+/// ones too, on the unsigned types the shifts, which need each element's width and lanes).
+/// The one-input operators have [`not_runs_every_kernel_as_its_binary_twin`].
+pub(super) fn op_and_type(
+    types: &[DataType],
+) -> impl Strategy<Value = (Operator, DataType)> + use<> {
+    let by_type: Vec<(DataType, Vec<Operator>)> = types
+        .iter()
+        .map(|&dt| {
+            let ops: Vec<Operator> = DIRECTML
+                .into_iter()
+                .filter(|op| op.inputs() == 2 && op.takes(dt))
+                .collect();
+            (dt, ops)
         })
+        .filter(|(_, ops)| !ops.is_empty())
+        .collect();
+    proptest::sample::select(by_type)
+        .prop_flat_map(|(dt, ops)| proptest::sample::select(ops).prop_map(move |op| (op, dt)))
 }
 
 /// A DirectML call whose core comes from `core` (given the element width and the binding);
 /// `core` also says whether the layout stays on its kernel when cut into windows.
-fn dml_call<F, S>(types: &[DataType], core: F) -> impl Strategy<Value = DmlSpec> + use<F, S>
+pub(super) fn dml_call<F, S>(
+    types: &[DataType],
+    core: F,
+) -> impl Strategy<Value = DmlSpec> + use<F, S>
 where
     F: Fn(u32, Binding) -> S + 'static,
     S: Strategy<Value = (Core, bool)> + 'static,
@@ -674,7 +477,7 @@ where
 /// dense dimension; DirectML offsets are multiples of 16, so the vec4 kernel runs. Cut into
 /// windows, pieces start on 64-byte boundaries, as long as each window can hold 64 bytes of
 /// every tensor bound through it.
-fn contiguous_core(_w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+pub(super) fn contiguous_core(_w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     prop_oneof![1u32..=64, 65u32..=5000]
         .prop_map(move |n| {
             let one = vec![1];
@@ -692,7 +495,7 @@ fn contiguous_core(_w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
 /// 16-byte pitches (padding in whole blocks) and starts on a 16-byte boundary. Something
 /// (padding or broadcasting) keeps the rows apart so that coalescing leaves rank 2 or 3.
 /// Cut into windows, each piece keeps those rows and pitches, as long as whole rows fit.
-fn rows_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+pub(super) fn rows_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let (q, tie) = (per_block(w), binding.tie());
     // Per input: innermost stride 0 (else 1), zero outer strides, pads in blocks (or, for an
     // innermost stride of 0, the outer strides themselves: nothing is read along the row).
@@ -743,7 +546,7 @@ fn rows_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
 /// the rank. For 8- and 16-bit elements the row length is a multiple of the elements in a
 /// word, so that output rows hold whole words. These run whole: 4 KiB windows would cut most
 /// of them into pieces of part of a row, which the gather kernel takes.
-fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let tie = binding.tie();
     let side = || prop_oneof![3 => 33u32..=80, 1 => 2u32..=32];
     let tiled = prop_oneof![
@@ -795,7 +598,7 @@ fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
 /// with padding (inputs anything), or longer padded rows whose pitch is not a multiple of 16
 /// bytes with inputs that are not read along their rows. The first two stay scatter in every
 /// window; a one-row piece of the third may start on a 16-byte boundary, so it runs whole.
-fn scatter_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+pub(super) fn scatter_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let (q, tie) = (per_block(w), binding.tie());
     let stepped = (
         prop_oneof![Just(vec![]), outer(1..=2, 6)],
@@ -854,7 +657,7 @@ fn scatter_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
 /// Output strides for rows of `sizes` padded so that the row pitch is not a multiple of
 /// `q` elements (16 bytes): rows padded by `row_pad` (one more where that lands on a
 /// multiple), outer dimensions by `pad`.
-fn misaligned_rows(sizes: &[u32], q: u32, row_pad: u32, pad: u32) -> Vec<u32> {
+pub(super) fn misaligned_rows(sizes: &[u32], q: u32, row_pad: u32, pad: u32) -> Vec<u32> {
     let r = sizes.len();
     let c = sizes[r - 1];
     let mut pads = vec![pad; r];
@@ -871,7 +674,7 @@ fn misaligned_rows(sizes: &[u32], q: u32, row_pad: u32, pad: u32) -> Vec<u32> {
 /// pitch is not a multiple of 16 bytes, or a packed output whose row length is not, with
 /// inputs that keep the rows apart. A one-row window piece may start on a boundary and take
 /// the rows kernel, so these run whole.
-fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+pub(super) fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let (q, tie) = (per_block(w), binding.tie());
     let padded = (
         outer(1..=2, 5),
@@ -917,7 +720,7 @@ fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
 ///
 /// Windows keep the first two and the stepped inputs on the gather kernel; elsewhere a piece
 /// may go to the rows, shifted-rows or tile kernel, so those run whole.
-fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
+pub(super) fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let tie = binding.tie();
     let narrow = w < 4;
     let one_dim = (2u32..=2000, 0u32..4, 0u32..4).prop_map(move |(n, mut sa, mut sb)| {
@@ -1005,382 +808,10 @@ fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     prop_oneof![one_dim, short, stepped, transposed].boxed()
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
-
-    #[test]
-    fn contiguous_layouts_run_the_contiguous_kernel(
-        spec in dml_call(&DataType::DIRECTML, contiguous_core),
-    ) {
-        assert_kernel(&spec.run(), KernelKind::Contiguous);
-    }
-
-    #[test]
-    fn long_aligned_rows_run_the_rows_kernel(spec in dml_call(&DataType::DIRECTML, rows_core)) {
-        // Unless an input repeats one element across each row: then the contiguous kernel
-        // (a channel broadcast) or the shifted-rows kernel. A window piece of one row is no
-        // channel broadcast, and a piece may be one where the whole is not: a call cut into
-        // windows may mix them (a call of one piece runs the oracle's kernel).
-        let case = spec.case();
-        let kernel = gpu_xor_testkit::expect::rows_kernel(&case.out, [&case.a, &case.b]);
-        let kernels = if kernel == KernelKind::Contiguous {
-            vec![kernel, KernelKind::ShiftedRows]
-        } else {
-            vec![kernel, KernelKind::Contiguous]
-        };
-        assert_kernels(&spec.run(), &kernels);
-    }
-
-    #[test]
-    fn transposed_inputs_run_the_tile_kernel(spec in dml_call(&DataType::DIRECTML, tile_core)) {
-        // Both tunings on every adapter: where both inputs are read across their rows, a
-        // context tuned for a CPU writes 32- and 64-bit elements in the inputs' order.
-        let case = spec.case();
-        for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
-            let kernel = tile_kernel(&case.out, [&case.a, &case.b], tuning);
-            assert_kernel(&case.check_on(tuned(tuning)), kernel);
-        }
-    }
-
-    #[test]
-    fn long_rows_off_16_byte_boundaries_run_the_shifted_rows_kernel(
-        spec in dml_call(&DataType::DIRECTML, shifted_core),
-    ) {
-        // Unless the output's rows are packed and an input repeats one element per row.
-        assert_kernels(&spec.run(), &channel_or(&spec.case(), KernelKind::ShiftedRows));
-    }
-
-    #[test]
-    fn strided_outputs_run_the_scatter_kernel(
-        spec in dml_call(&DataType::DIRECTML, scatter_core),
-    ) {
-        // Words that output elements share written by their owner, lanes stored alone where
-        // no element shares a word; a window's piece may be spaced where the whole is not.
-        let summary = spec.run();
-        if spec.windows {
-            prop_assert!(
-                summary
-                    .dispatches
-                    .iter()
-                    .all(|k| matches!(k, KernelKind::Scatter | KernelKind::Spaced)),
-                "{summary:?}"
-            );
-        } else {
-            assert_kernel(&summary, scatter_kind(&spec.case().out));
-        }
-    }
-
-    #[test]
-    fn other_strided_inputs_run_the_gather_kernel(
-        spec in dml_call(&DataType::DIRECTML, gather_core),
-    ) {
-        assert_kernels(&spec.run(), &channel_or(&spec.case(), KernelKind::Gather));
-    }
-
-    #[test]
-    fn bitwise_xor_broadcasts_run_their_kernel(spec in bitwise_xor_call()) {
-        let (_, summary) = spec.case().check_on(if spec.windows { small_windows() } else { ctx() });
-        assert_kernel(&summary, spec.kernel);
-    }
-}
-
-/// An OpenVINO call and the kernel it must run.
-#[derive(Clone, Debug)]
-struct OvSpec {
-    dt: DataType,
-    a_shape: Vec<usize>,
-    b_shape: Vec<usize>,
-    broadcast: AutoBroadcast,
-    /// Byte offsets of A, B and the output.
-    offsets: [u64; 3],
-    out_on_a: bool,
-    seed: u64,
-    windows: bool,
-    kernel: KernelKind,
-}
-
-impl OvSpec {
-    fn case(&self) -> OvCase {
-        let mut case = OvCase::new(
-            self.dt,
-            &self.a_shape,
-            &self.b_shape,
-            self.broadcast,
-            self.seed,
-        );
-        case.offsets = self.offsets;
-        case.out_on_a = self.out_on_a;
-        case
-    }
-}
-
-/// A shape of `rank` dimensions of 1 to 9 (about a quarter of them 1).
-fn shape(rank: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<usize>> {
-    vec(prop_oneof![1 => Just(1usize), 3 => 2usize..=9], rank)
-}
-
-/// A and B shapes, the broadcast rule, and whether the output's shape is A's.
-type DensePair = (Vec<usize>, Vec<usize>, AutoBroadcast, bool);
-
-/// Two shapes whose broadcast adds only size-1 dimensions: the tensors stay dense.
-fn dense_pair() -> impl Strategy<Value = DensePair> {
-    (shape(0..=4), 0usize..3, 0u8..5).prop_map(|(s, ones, form)| {
-        let longer: Vec<usize> = std::iter::repeat_n(1, ones)
-            .chain(s.iter().copied())
-            .collect();
-        match form {
-            0 => (s.clone(), s, AutoBroadcast::None, true),
-            1 => (s.clone(), s, AutoBroadcast::Numpy, true),
-            2 => (longer, s, AutoBroadcast::PDPD, true),
-            3 => (longer, s, AutoBroadcast::Numpy, true),
-            _ => (s, longer, AutoBroadcast::Numpy, ones == 0),
-        }
-    })
-}
-
-/// Offsets of A, B and the output: multiples of 16, or (with `misaligned`) multiples of the
-/// element size and 4 with at least one used offset off a 16-byte boundary.
-fn ov_offsets(w: u32, misaligned: bool, out_on_a: bool, raw: [u64; 3]) -> [u64; 3] {
-    let unit = u64::from(w.max(4));
-    if !misaligned {
-        return raw.map(|k| k % 4 * 16);
-    }
-    let mut offsets = raw.map(|k| k * unit);
-    let used = if out_on_a { 2 } else { 3 };
-    if offsets[..used].iter().all(|o| o.is_multiple_of(16)) {
-        offsets[1] += unit;
-    }
-    offsets
-}
-
-/// The shapes of a BitwiseXor-13 call and what they lead to.
-struct OvShapes {
-    a: Vec<usize>,
-    b: Vec<usize>,
-    broadcast: AutoBroadcast,
-    /// Whether the output's shape is A's (so that it may run in place).
-    a_is_out: bool,
-    /// Whether some offset must be off a 16-byte boundary.
-    misalign: bool,
-    kernel: KernelKind,
-    /// Whether the call stays on `kernel` when cut into windows.
-    windows: bool,
-}
-
-/// Sizes a BitwiseXor-13 form draws from.
-#[derive(Clone, Copy, Debug)]
-struct OvSizes {
-    /// Rows (2 to 8).
-    r: usize,
-    /// An outer dimension (2 or 3).
-    x: usize,
-    /// Long rows in 16-byte blocks (8 to 32).
-    blocks: usize,
-    /// A free count (2 to 60).
-    c: usize,
-    /// Which of two variants.
-    flip: bool,
-}
-
-/// Form `form` of a BitwiseXor-13 call with `w`-byte elements.
-fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvShapes {
-    let OvSizes { r, x, c, flip, .. } = z;
-    // Rows of 8 to 32 blocks; rows of less than 64 bytes; longer rows off 16-byte pitches.
-    let long = z.blocks * 16 / w;
-    let short = 2 + c % (63 / w - 1);
-    let misaligned = ((112 / w + 1) + c * 16 / w / 2) | 1;
-    let shapes = |a: Vec<usize>, b: Vec<usize>, broadcast, a_is_out, kernel| OvShapes {
-        a,
-        b,
-        broadcast,
-        a_is_out,
-        misalign: false,
-        kernel,
-        windows: true,
-    };
-    let numpy = AutoBroadcast::Numpy;
-    match form {
-        // Shapes that add only size-1 dimensions: one dense run.
-        0 => shapes(dense.0, dense.1, dense.2, dense.3, KernelKind::Contiguous),
-        // The same off 16-byte boundaries.
-        1 => OvShapes {
-            misalign: true,
-            ..one_run(
-                shapes(dense.0, dense.1, dense.2, dense.3, KernelKind::Gather),
-                w,
-            )
-        },
-        // A row repeated over rows, a column over columns, or both; either input the larger.
-        2 => {
-            let (a, b) = match r % 3 {
-                0 => (vec![r, long], vec![long]),
-                1 => (vec![r, long], vec![r, 1]),
-                _ => (vec![r, 1], vec![1, long]),
-            };
-            let a_is_out = r % 3 != 2;
-            // A column ([r, 1]) repeats one element across each row: against a dense input a
-            // channel broadcast (the contiguous kernel), against a repeated row the
-            // shifted-rows kernel (`expect::rows_kernel`); a row repeated over rows keeps the
-            // rows kernel.
-            let kernel = match r % 3 {
-                0 => KernelKind::Rows,
-                1 => KernelKind::Contiguous,
-                _ => KernelKind::ShiftedRows,
-            };
-            // A window piece of one row is no channel broadcast: windows only elsewhere.
-            let windows = kernel != KernelKind::Contiguous;
-            if flip {
-                OvShapes {
-                    windows,
-                    ..shapes(b, a, numpy, false, kernel)
-                }
-            } else {
-                OvShapes {
-                    windows,
-                    ..shapes(a, b, numpy, a_is_out, kernel)
-                }
-            }
-        }
-        // Rank 3, B repeated along the outermost and the innermost dimension. A window piece
-        // of one outer index is a channel broadcast (the contiguous kernel): no windows.
-        3 => OvShapes {
-            windows: false,
-            ..shapes(
-                vec![x, r, long],
-                vec![r, 1],
-                numpy,
-                true,
-                KernelKind::ShiftedRows,
-            )
-        },
-        // pdpd: B lines up with A's first two dimensions, or with its last two. The latter
-        // leaves rows of `r` rows, up to 4 KiB: windows of 4 KiB would cut them.
-        4 => {
-            let (b, axis) = if flip {
-                (vec![x, r], 0)
-            } else {
-                (vec![r, long], -1)
-            };
-            let pdpd = AutoBroadcast::Pdpd { axis };
-            // B on the first two dimensions repeats one element across each row: a channel
-            // broadcast.
-            let kernel = if flip {
-                KernelKind::Contiguous
-            } else {
-                KernelKind::Rows
-            };
-            // A window piece of one row is no channel broadcast (`flip`); without `flip`,
-            // windows of 4 KiB would cut rows of more.
-            OvShapes {
-                windows: !flip && r * long * w <= 2048,
-                ..shapes(vec![x, r, long], b, pdpd, true, kernel)
-            }
-        }
-        // One element against many, aligned or not.
-        5 => {
-            let b = if flip { vec![] } else { vec![1] };
-            OvShapes {
-                misalign: flip,
-                ..one_run(shapes(vec![r, x, c], b, numpy, true, KernelKind::Gather), w)
-            }
-        }
-        // Short rows, one input repeated along them or across them: a channel broadcast
-        // where a row holds 16 bytes, else gathered.
-        6 => {
-            let b = if flip { vec![short] } else { vec![r, 1] };
-            let kernel = if !flip && short * w >= 16 {
-                KernelKind::Contiguous
-            } else {
-                KernelKind::Gather
-            };
-            OvShapes {
-                windows: kernel != KernelKind::Contiguous,
-                ..shapes(vec![r, short], b, numpy, true, kernel)
-            }
-        }
-        // Long rows off 16-byte pitches; a one-row window piece may start on a 16-byte
-        // boundary and take the rows kernel, so no windows.
-        _ => OvShapes {
-            windows: false,
-            ..shapes(
-                vec![r, misaligned],
-                vec![misaligned],
-                numpy,
-                true,
-                KernelKind::ShiftedRows,
-            )
-        },
-    }
-}
-
-/// A call that coalesces to one run, off 16-byte boundaries or repeating one element: the
-/// shifted-rows kernel from 64 bytes, run whole (a window piece may be shorter or aligned),
-/// else the gather kernel.
-fn one_run(shapes: OvShapes, w: usize) -> OvShapes {
-    let elements: usize = shapes
-        .a
-        .iter()
-        .product::<usize>()
-        .max(shapes.b.iter().product());
-    if elements * w >= 64 {
-        OvShapes {
-            kernel: KernelKind::ShiftedRows,
-            windows: false,
-            ..shapes
-        }
-    } else {
-        shapes
-    }
-}
-
-/// BitwiseXor-13 calls (OpenVINO types, broadcasting) that land on the contiguous, rows or
-/// gather kernel. (The output is always packed, so the scatter kernel never runs; a packed
-/// input, broadcast or not, is never read transposed, so the tile kernel never runs.)
-fn bitwise_xor_call() -> impl Strategy<Value = OvSpec> {
-    let sizes = (
-        2usize..=8,
-        2usize..=3,
-        8usize..=32,
-        2usize..=60,
-        any::<bool>(),
-    )
-        .prop_map(|(r, x, blocks, c, flip)| OvSizes {
-            r,
-            x,
-            blocks,
-            c,
-            flip,
-        });
-    (
-        proptest::sample::select(DataType::OPENVINO.to_vec()),
-        0u8..8,
-        dense_pair(),
-        sizes,
-        proptest::array::uniform3(0u64..16),
-        (any::<bool>(), any::<u64>(), any::<bool>()),
-    )
-        .prop_map(|(dt, form, dense, sizes, raw, (in_place, seed, windows))| {
-            let w = dt.size_in_bytes();
-            let shapes = ov_shapes(form, w as usize, dense, sizes);
-            let out_on_a = in_place && shapes.a_is_out;
-            OvSpec {
-                dt,
-                a_shape: shapes.a,
-                b_shape: shapes.b,
-                broadcast: shapes.broadcast,
-                offsets: ov_offsets(w, shapes.misalign, out_on_a, raw),
-                out_on_a,
-                seed,
-                windows: windows && shapes.windows,
-                kernel: shapes.kernel,
-            }
-        })
-}
-
 /// One generator for all layouts, written without the kernel rules: random types, ranks,
 /// row lengths (short, long, on and off 16-byte multiples), output and input layouts,
 /// bindings and windows.
-fn broad_call() -> impl Strategy<Value = DmlSpec> {
+pub(super) fn broad_call() -> impl Strategy<Value = DmlSpec> {
     let core = |w: u32, binding: Binding| {
         let (q, tie) = (per_block(w), binding.tie());
         let inner = prop_oneof![
@@ -1422,99 +853,4 @@ fn broad_call() -> impl Strategy<Value = DmlSpec> {
             })
     };
     dml_call(&DataType::DIRECTML, core)
-}
-
-/// Draws calls from [`broad_call`] with a fixed seed, checks each against the reference, and
-/// counts the calls that ran each kernel: every family must be reached.
-#[test]
-fn broad_layouts_reach_every_kernel() {
-    const DRAWS: usize = 200;
-    let strategy = broad_call();
-    let mut runner = TestRunner::deterministic();
-    let mut counts: BTreeMap<KernelKind, usize> = BTreeMap::new();
-    for draw in 0..DRAWS {
-        let spec = strategy.new_tree(&mut runner).expect("a draw").current();
-        let summary = catch_unwind(AssertUnwindSafe(|| spec.run()))
-            .unwrap_or_else(|_| panic!("draw {draw} failed: {spec:?}"));
-        let mut kernels = summary.dispatches.clone();
-        kernels.sort();
-        kernels.dedup();
-        for kernel in kernels {
-            *counts.entry(kernel).or_default() += 1;
-        }
-    }
-    eprintln!("calls per kernel over {DRAWS} broad draws: {counts:?}");
-    for kernel in [
-        KernelKind::Contiguous,
-        KernelKind::Rows,
-        KernelKind::ShiftedRows,
-        KernelKind::Gather,
-        KernelKind::Tile,
-        KernelKind::Scatter,
-    ] {
-        assert!(
-            counts.get(&kernel).is_some_and(|&n| n > 0),
-            "no broad draw reached {kernel:?}: {counts:?}"
-        );
-    }
-}
-
-/// Draws calls from every kernel's generator and from [`broad_call`] with a fixed seed, and
-/// runs each as BIT_NOT (or LOGICAL_NOT on `u8` and `u32`, for about half of them) of A, its
-/// B made A (the library reads a one-input operator's input in B's place too): every byte
-/// against the reference, the kernels those of the binary twin on the same bindings (XOR of
-/// A with itself), and every kernel family reached.
-#[test]
-fn not_runs_every_kernel_as_its_binary_twin() {
-    const DRAWS: usize = 160;
-    let all = &DataType::DIRECTML;
-    let strategy = prop_oneof![
-        dml_call(all, contiguous_core).boxed(),
-        dml_call(all, rows_core).boxed(),
-        dml_call(all, tile_core).boxed(),
-        dml_call(all, shifted_core).boxed(),
-        dml_call(all, scatter_core).boxed(),
-        dml_call(all, gather_core).boxed(),
-        broad_call().boxed(),
-    ];
-    let mut runner = TestRunner::deterministic();
-    let mut counts: BTreeMap<KernelKind, usize> = BTreeMap::new();
-    for draw in 0..DRAWS {
-        let spec = strategy.new_tree(&mut runner).expect("a draw").current();
-        let mut case = spec.case();
-        case.b = case.a.clone();
-        case.places[TB] = case.places[TA];
-        let logical = spec.seed % 2 == 0 && matches!(spec.dt, DataType::U8 | DataType::U32);
-        let (not, twin) = if logical {
-            (Operator::LogicalNot, Operator::LogicalXor)
-        } else {
-            (Operator::BitNot, Operator::BitXor)
-        };
-        let ctx = if spec.windows { small_windows() } else { ctx() };
-        let run = |op: Operator| {
-            let mut case = case.clone();
-            case.op = op;
-            catch_unwind(AssertUnwindSafe(|| case.check_on(ctx)))
-                .unwrap_or_else(|_| panic!("draw {draw} failed as {op:?}: {spec:?}"))
-        };
-        let summary = run(not);
-        assert_eq!(
-            summary.dispatches,
-            run(twin).dispatches,
-            "draw {draw}: NOT and its binary twin ran other kernels\n{spec:?}"
-        );
-        let mut kernels = summary.dispatches.clone();
-        kernels.sort();
-        kernels.dedup();
-        for kernel in kernels {
-            *counts.entry(kernel).or_default() += 1;
-        }
-    }
-    eprintln!("NOT calls per kernel over {DRAWS} draws: {counts:?}");
-    for kernel in KernelKind::DISPATCHING {
-        assert!(
-            counts.get(&kernel).is_some_and(|&n| n > 0),
-            "no NOT draw reached {kernel:?}: {counts:?}"
-        );
-    }
 }

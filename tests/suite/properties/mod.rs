@@ -1,0 +1,269 @@
+//! Property tests: random types, shapes, strides, offsets and binding patterns on the GPU,
+//! every byte against the reference.
+//!
+//! The first two properties draw small layouts of every kind. The rest draw, per kernel
+//! family, layouts that land on that family by construction (the rules are
+//! `core/src/schedule/select.rs`), check every byte of every buffer against the reference, and
+//! check from the [`gpu_xor::inspect::RecordSummary`] that the family's kernel is the one that ran.
+//! A last test draws from one broad generator that knows nothing of those rules and counts
+//! the calls that reach each kernel.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use gpu_xor::inspect::{KernelKind, RecordSummary};
+use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
+use gpu_xor_testkit::shift_amounts;
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
+
+use crate::common::{
+    Check, CheckOv, DIRECTML, DmlCase, Operator, OperatorExt, OvCase, assert_kernel,
+    assert_kernels, channel_or, ctx, place, random_bytes, scatter_kind, small_windows, tile_kernel,
+    tuned,
+};
+
+mod cores;
+mod layouts;
+mod openvino;
+
+use cores::*;
+use layouts::*;
+use openvino::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn bit_xor_matches_reference_everywhere(
+        dt in proptest::sample::select(DataType::DIRECTML.to_vec()),
+        sizes in proptest::collection::vec(1u32..6, 1..5),
+        layouts in (layout(true), layout(true), layout(false)),
+        offsets in proptest::array::uniform3((0u64..4).prop_map(|k| k * 16)),
+        pattern in pattern(),
+        seed in any::<u64>(),
+        windows in any::<bool>(),
+    ) {
+        let case = build(Operator::BitXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], offsets, pattern, seed);
+        if windows {
+            case.check_on(small_windows());
+        } else {
+            case.check();
+        }
+    }
+
+    #[test]
+    fn logical_xor_matches_reference_everywhere(
+        dt in proptest::sample::select(vec![DataType::U8, DataType::U32]),
+        sizes in proptest::collection::vec(1u32..6, 1..5),
+        layouts in (layout(true), layout(true), layout(false)),
+        pattern in pattern(),
+        seed in any::<u64>(),
+        sparse in any::<bool>(),
+    ) {
+        let mut case = build(Operator::LogicalXor, dt, &sizes, [layouts.0, layouts.1, layouts.2], [0, 16, 32], pattern, seed);
+        if sparse {
+            // Mostly zeros, so that both truth values are common.
+            for buf in &mut case.buffers {
+                for (i, byte) in buf.iter_mut().enumerate() {
+                    if !(i as u64 ^ seed).is_multiple_of(3) { *byte = 0; }
+                }
+            }
+        }
+        case.check();
+    }
+}
+
+// Layouts that land on one kernel family each.
+//
+// A layout is drawn in coalesced form (a `Core`: the dimensions the kernels will see, the
+// output's strides decreasing), then dressed: dimensions split into factors, size-1
+// dimensions with arbitrary strides inserted, all dimensions permuted alike. Coalescing undoes
+// every one of those, so the dressed description reaches the same kernel as the core while
+// the descriptions themselves vary in rank and order.
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn contiguous_layouts_run_the_contiguous_kernel(
+        spec in dml_call(&DataType::DIRECTML, contiguous_core),
+    ) {
+        assert_kernel(&spec.run(), KernelKind::Contiguous);
+    }
+
+    #[test]
+    fn long_aligned_rows_run_the_rows_kernel(spec in dml_call(&DataType::DIRECTML, rows_core)) {
+        // Unless an input repeats one element across each row: then the contiguous kernel
+        // (a channel broadcast) or the shifted-rows kernel. A window piece of one row is no
+        // channel broadcast, and a piece may be one where the whole is not: a call cut into
+        // windows may mix them (a call of one piece runs the oracle's kernel).
+        let case = spec.case();
+        let kernel = gpu_xor_testkit::expect::rows_kernel(&case.out, [&case.a, &case.b]);
+        let kernels = if kernel == KernelKind::Contiguous {
+            vec![kernel, KernelKind::ShiftedRows]
+        } else {
+            vec![kernel, KernelKind::Contiguous]
+        };
+        assert_kernels(&spec.run(), &kernels);
+    }
+
+    #[test]
+    fn transposed_inputs_run_the_tile_kernel(spec in dml_call(&DataType::DIRECTML, tile_core)) {
+        // Both tunings on every adapter: where both inputs are read across their rows, a
+        // context tuned for a CPU writes 32- and 64-bit elements in the inputs' order.
+        let case = spec.case();
+        for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+            let kernel = tile_kernel(&case.out, [&case.a, &case.b], tuning);
+            assert_kernel(&case.check_on(tuned(tuning)), kernel);
+        }
+    }
+
+    #[test]
+    fn long_rows_off_16_byte_boundaries_run_the_shifted_rows_kernel(
+        spec in dml_call(&DataType::DIRECTML, shifted_core),
+    ) {
+        // Unless the output's rows are packed and an input repeats one element per row.
+        assert_kernels(&spec.run(), &channel_or(&spec.case(), KernelKind::ShiftedRows));
+    }
+
+    #[test]
+    fn strided_outputs_run_the_scatter_kernel(
+        spec in dml_call(&DataType::DIRECTML, scatter_core),
+    ) {
+        // Words that output elements share written by their owner, lanes stored alone where
+        // no element shares a word; a window's piece may be spaced where the whole is not.
+        let summary = spec.run();
+        if spec.windows {
+            prop_assert!(
+                summary
+                    .dispatches
+                    .iter()
+                    .all(|k| matches!(k, KernelKind::Scatter | KernelKind::Spaced)),
+                "{summary:?}"
+            );
+        } else {
+            assert_kernel(&summary, scatter_kind(&spec.case().out));
+        }
+    }
+
+    #[test]
+    fn other_strided_inputs_run_the_gather_kernel(
+        spec in dml_call(&DataType::DIRECTML, gather_core),
+    ) {
+        assert_kernels(&spec.run(), &channel_or(&spec.case(), KernelKind::Gather));
+    }
+
+    #[test]
+    fn bitwise_xor_broadcasts_run_their_kernel(spec in bitwise_xor_call()) {
+        let (_, summary) = spec.case().check_on(if spec.windows { small_windows() } else { ctx() });
+        assert_kernel(&summary, spec.kernel);
+    }
+}
+
+/// Draws calls from [`broad_call`] with a fixed seed, checks each against the reference, and
+/// counts the calls that ran each kernel: every family must be reached.
+#[test]
+fn broad_layouts_reach_every_kernel() {
+    const DRAWS: usize = 200;
+    let strategy = broad_call();
+    let mut runner = TestRunner::deterministic();
+    let mut counts: BTreeMap<KernelKind, usize> = BTreeMap::new();
+    for draw in 0..DRAWS {
+        let spec = strategy.new_tree(&mut runner).expect("a draw").current();
+        let summary = catch_unwind(AssertUnwindSafe(|| spec.run()))
+            .unwrap_or_else(|_| panic!("draw {draw} failed: {spec:?}"));
+        let mut kernels = summary.dispatches.clone();
+        kernels.sort();
+        kernels.dedup();
+        for kernel in kernels {
+            *counts.entry(kernel).or_default() += 1;
+        }
+    }
+    eprintln!("calls per kernel over {DRAWS} broad draws: {counts:?}");
+    for kernel in [
+        KernelKind::Contiguous,
+        KernelKind::Rows,
+        KernelKind::ShiftedRows,
+        KernelKind::Gather,
+        KernelKind::Tile,
+        KernelKind::Scatter,
+    ] {
+        assert!(
+            counts.get(&kernel).is_some_and(|&n| n > 0),
+            "no broad draw reached {kernel:?}: {counts:?}"
+        );
+    }
+}
+
+/// Draws calls from every kernel's generator and from [`broad_call`] with a fixed seed, and
+/// runs each as a NOT of the table that takes its type (BIT_NOT, or LOGICAL_NOT on `u8` and
+/// `u32` for about half of them) of A, its
+/// B made A (the library reads a one-input operator's input in B's place too): every byte
+/// against the reference, the kernels those of the binary twin on the same bindings (XOR of
+/// A with itself), and every kernel family reached.
+#[test]
+fn not_runs_every_kernel_as_its_binary_twin() {
+    const DRAWS: usize = 160;
+    let all = &DataType::DIRECTML;
+    let strategy = prop_oneof![
+        dml_call(all, contiguous_core).boxed(),
+        dml_call(all, rows_core).boxed(),
+        dml_call(all, tile_core).boxed(),
+        dml_call(all, shifted_core).boxed(),
+        dml_call(all, scatter_core).boxed(),
+        dml_call(all, gather_core).boxed(),
+        broad_call().boxed(),
+    ];
+    let mut runner = TestRunner::deterministic();
+    let mut counts: BTreeMap<KernelKind, usize> = BTreeMap::new();
+    for draw in 0..DRAWS {
+        let spec = strategy.new_tree(&mut runner).expect("a draw").current();
+        let mut case = spec.case();
+        case.b = case.a.clone();
+        case.places[TB] = case.places[TA];
+        // A one-input operator of the table that takes the type and keeps its width, and its
+        // binary twin: the XOR of its kind (bitwise or logical).
+        let nots: Vec<Operator> = DIRECTML
+            .into_iter()
+            .filter(|op| op.inputs() == 1 && op.in_place() && op.takes(spec.dt))
+            .collect();
+        let not = nots[spec.seed as usize % nots.len()];
+        let twin = DIRECTML
+            .into_iter()
+            .find(|t| {
+                t.inputs() == 2
+                    && t.spec().function == gpu_xor::BitFunction::Xor
+                    && t.logical() == not.logical()
+            })
+            .expect("an XOR of every kind");
+        let ctx = if spec.windows { small_windows() } else { ctx() };
+        let run = |op: Operator| {
+            let mut case = case.clone();
+            case.op = op;
+            catch_unwind(AssertUnwindSafe(|| case.check_on(ctx)))
+                .unwrap_or_else(|_| panic!("draw {draw} failed as {op:?}: {spec:?}"))
+        };
+        let summary = run(not);
+        assert_eq!(
+            summary.dispatches,
+            run(twin).dispatches,
+            "draw {draw}: NOT and its binary twin ran other kernels\n{spec:?}"
+        );
+        let mut kernels = summary.dispatches.clone();
+        kernels.sort();
+        kernels.dedup();
+        for kernel in kernels {
+            *counts.entry(kernel).or_default() += 1;
+        }
+    }
+    eprintln!("NOT calls per kernel over {DRAWS} draws: {counts:?}");
+    for kernel in KernelKind::DISPATCHING {
+        assert!(
+            counts.get(&kernel).is_some_and(|&n| n > 0),
+            "no NOT draw reached {kernel:?}: {counts:?}"
+        );
+    }
+}
