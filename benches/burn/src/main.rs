@@ -6,6 +6,11 @@
 //! cargo run --release -- --tuning cpu,gpu,measured [--quick] [--case NAME]
 //! ```
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark binary waits for the device and for burn's profile windows"
+)]
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
