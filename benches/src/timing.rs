@@ -13,7 +13,6 @@
 //! ([`submitted`]): those are the host's costs, and stay on the wall clock.
 
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gpu_xor::Context;
@@ -26,25 +25,21 @@ static LAST_CLOCK: AtomicU8 = AtomicU8::new(0);
 const GPU: u8 = 1;
 const WALL: u8 = 2;
 
-/// What timing on the GPU's clock needs, made once per device: two timestamps, the buffer
-/// they resolve into, and a mappable copy of it.
+/// What timing on the GPU's clock needs: two timestamps, the buffer they resolve into, and a
+/// mappable copy of it. Made for each measurement (a query set and two 16-byte buffers, made
+/// outside the timed span): a cache keyed by device would need a device identity that holds
+/// across wgpu instances, and the benchmarks' contexts may each have their own.
 struct Stamps {
-    device: wgpu::Device,
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     read: wgpu::Buffer,
 }
 
 /// The device's timestamp set, where it has `TIMESTAMP_QUERY`.
-fn stamps(ctx: &Context) -> Option<Arc<Stamps>> {
-    static MADE: Mutex<Vec<Arc<Stamps>>> = Mutex::new(Vec::new());
+fn stamps(ctx: &Context) -> Option<Stamps> {
     let device = ctx.device();
     if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
         return None;
-    }
-    let mut made = MADE.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(s) = made.iter().find(|s| &s.device == device) {
-        return Some(s.clone());
     }
     let buffer = |label, usage| {
         device.create_buffer(&wgpu::BufferDescriptor {
@@ -54,8 +49,7 @@ fn stamps(ctx: &Context) -> Option<Arc<Stamps>> {
             mapped_at_creation: false,
         })
     };
-    let stamps = Arc::new(Stamps {
-        device: device.clone(),
+    Some(Stamps {
         queries: device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("bench timestamps"),
             ty: wgpu::QueryType::Timestamp,
@@ -69,9 +63,7 @@ fn stamps(ctx: &Context) -> Option<Arc<Stamps>> {
             "bench timestamps read",
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         ),
-    });
-    made.push(stamps.clone());
-    Some(stamps)
+    })
 }
 
 impl Stamps {
@@ -138,7 +130,7 @@ pub fn time(
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("poll");
     let wall = start.elapsed();
-    per_call(ctx, stamps.as_deref(), wall, iters)
+    per_call(ctx, stamps.as_ref(), wall, iters)
 }
 
 /// The GPU's time of the submission just waited for, or `wall`, over `iters` calls; records
@@ -185,7 +177,7 @@ pub fn frame(ctx: &Context, body: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Du
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("the frame finished");
     let wall = start.elapsed();
-    per_call(ctx, stamps.as_deref(), wall, 1)
+    per_call(ctx, stamps.as_ref(), wall, 1)
 }
 
 /// The clock of the last throughput figure: `GPU timestamps`, or `wall clock` where the
