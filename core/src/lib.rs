@@ -38,9 +38,10 @@ pub mod schedule;
 
 pub use desc::{
     AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnaryDesc, DmlUnaryOp, ElementFunction, FeatureLevel, LogicalXorDesc, Operand, Operands,
-    Operator, OperatorGroup, OperatorSpec, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
-    Standard, TensorDesc, TensorFlags, TensorName, Truth, TypeTable, infer_output_shape,
+    DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
+    FeatureLevel, LogicalXorDesc, Operand, Operands, Operator, OperatorGroup, OperatorSpec,
+    OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, Standard, TensorDesc, TensorFlags,
+    TensorName, Truth, TypeTable, infer_output_shape,
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use layout::{BindingPattern, KernelKind, Plan};

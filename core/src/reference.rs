@@ -21,8 +21,8 @@
 //! ```
 
 use crate::desc::{
-    AutoBroadcast, DataType, DmlBinaryOp, DmlUnaryOp, ElementFunction, Operator, OvBinaryDesc,
-    OvBinaryOp, OvUnaryOp, TensorName, check_operand_type,
+    AutoBroadcast, DataType, DmlBinaryOp, DmlUnaryOp, ElementFunction, ExprDesc, ExprNode,
+    FeatureLevel, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryOp, TensorName, check_operand_type,
 };
 use crate::error::Error;
 
@@ -267,6 +267,116 @@ pub fn ov_unary(
         );
     }
     Ok(out)
+}
+
+/// A fused expression ([`ExprDesc`]) over the bytes of its inputs and output, each from its
+/// tensor's first element (its binding offset) on, laid out by its description's strides:
+/// the nodes evaluated one by one per output element, each by the reference's function of
+/// its operator ([`element`]). Every rule of the description is checked first (at
+/// `feature_level`), and each tensor's bytes must hold its `TotalTensorSizeInBytes`
+/// ([`Error::BindingTooSmall`] names the tensor). Bytes of `output` that no element occupies
+/// keep their values.
+///
+/// ```
+/// use gpu_xor_core::reference::expression;
+/// use gpu_xor_core::{DataType, Expr, FeatureLevel, Operator, TensorDesc};
+///
+/// // (w >> 4) & 0xF: the high nibbles of int4 pairs.
+/// let mut e = Expr::new();
+/// let w = e.input(TensorDesc::new(DataType::U8, &[16]));
+/// let four = e.constant(DataType::U8, 4);
+/// let mask = e.constant(DataType::U8, 0xF);
+/// let high = e.apply(Operator::BitShiftRight, &[w, four]);
+/// let nibble = e.apply(Operator::BitAnd, &[high, mask]);
+/// let desc = e.output(nibble, TensorDesc::new(DataType::U8, &[16]));
+/// let weights: Vec<u8> = (0..16).map(|i| i * 17).collect();
+/// let mut out = [0u8; 16];
+/// expression(&desc, FeatureLevel::default(), &[&weights], &mut out).unwrap();
+/// assert_eq!(out[3], 3);
+/// ```
+pub fn expression(
+    desc: &ExprDesc,
+    feature_level: FeatureLevel,
+    inputs: &[&[u8]],
+    output: &mut [u8],
+) -> Result<(), Error> {
+    let operands = desc.operands(feature_level)?;
+    if inputs.len() != desc.inputs.len() {
+        return Err(Error::ExprCount {
+            what: "input byte slices",
+            count: inputs.len(),
+            min: desc.inputs.len(),
+            max: desc.inputs.len(),
+        });
+    }
+    let required = |tensor, spec: &crate::desc::Operand, len: usize| {
+        if (len as u64) < spec.required_binding_size() {
+            return Err(Error::BindingTooSmall {
+                tensor,
+                size: len as u64,
+                required: spec.required_binding_size(),
+            });
+        }
+        Ok(())
+    };
+    for (k, bytes) in inputs.iter().enumerate() {
+        required(TensorName::Input(k as u8), operands.input(k), bytes.len())?;
+    }
+    required(TensorName::Output, operands.output(), output.len())?;
+
+    // Every size and stride fits in usize: the tensors' bytes are in memory, and every
+    // element lies inside them (validation bounds the last element by the total size).
+    let sizes: Vec<usize> = operands.sizes().iter().map(|&n| n as usize).collect();
+    let rank = sizes.len();
+    // Per input, its strides over the output's dimensions: 0 where it has no dimension or a
+    // size of 1 (numpy's broadcast).
+    let strides: Vec<Vec<usize>> = (0..inputs.len())
+        .map(|k| {
+            let input = operands.input(k);
+            let mut v = vec![0usize; rank];
+            for (d, (&n, &s)) in input.sizes().iter().zip(input.strides()).enumerate() {
+                if n != 1 {
+                    v[input.axis() + d] = s as usize;
+                }
+            }
+            v
+        })
+        .collect();
+    let out_strides: Vec<usize> = operands
+        .output()
+        .strides()
+        .iter()
+        .map(|&s| s as usize)
+        .collect();
+    let widths: Vec<usize> = (0..inputs.len())
+        .map(|k| operands.input_type(k).size_in_bytes() as usize)
+        .collect();
+    let out_width = operands.out_type().size_in_bytes() as usize;
+    let count: usize = sizes.iter().product();
+    let mut index = vec![0usize; rank];
+    let mut values = vec![0u64; operands.nodes().len()];
+    for i in 0..count {
+        unravel(i, &sizes, &mut index);
+        let at =
+            |strides: &[usize]| -> usize { index.iter().zip(strides).map(|(&i, &s)| i * s).sum() };
+        for (n, node) in operands.nodes().iter().enumerate() {
+            values[n] = match *node {
+                ExprNode::Input(k) => read(inputs[k], at(&strides[k]) * widths[k], widths[k]),
+                ExprNode::Constant { bits, .. } => bits,
+                ExprNode::Apply { op, a, b, .. } => {
+                    let data_type = operands.node_type(a);
+                    element(op.function(data_type), data_type, values[a], values[b])
+                }
+            };
+        }
+        write(
+            output,
+            at(&out_strides) * out_width,
+            out_width,
+            values[operands.result()],
+        );
+    }
+    Ok(())
 }
 
 /// The packed index of the input element that output index `index` reads, for an input of

@@ -316,7 +316,7 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
         .clamp(1, 8)
         .min(keys.len());
     if threads <= 1 {
-        for &key in keys {
+        for key in keys {
             shared.kernels.pipeline(&shared.device, &shared.late, key)?;
         }
         return Ok(());
@@ -326,7 +326,7 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
-                    for &key in keys.iter().skip(t).step_by(threads) {
+                    for key in keys.iter().skip(t).step_by(threads) {
                         shared.kernels.pipeline(&shared.device, &shared.late, key)?;
                     }
                     Ok::<(), Error>(())
@@ -350,7 +350,7 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
 
 #[cfg(target_arch = "wasm32")]
 fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
-    for &key in keys {
+    for key in keys {
         shared.kernels.pipeline(&shared.device, &shared.late, key)?;
     }
     Ok(())
@@ -363,10 +363,11 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
 /// the batch is prepared if it is not yet.
 fn compile(shared: &Shared, pieces: &[crate::schedule::lower::LoweredPiece]) -> Result<(), Error> {
     for piece in pieces {
-        let key = match &piece.records[..] {
-            [one] => direct_form(piece.key, &one.params).unwrap_or(piece.key),
-            _ => piece.key,
+        let direct = match &piece.records[..] {
+            [one] => direct_form(&piece.key, &one.params),
+            _ => None,
         };
+        let key = direct.as_ref().unwrap_or(&piece.key);
         shared.kernels.pipeline(&shared.device, &shared.late, key)?;
     }
     Ok(())

@@ -174,7 +174,11 @@ impl Prepared {
             let pipeline = match keys.iter().position(|k| *k == key) {
                 Some(i) => i,
                 None => {
-                    pipelines.push(shared.kernels.pipeline(&shared.device, &shared.late, key)?);
+                    pipelines.push(
+                        shared
+                            .kernels
+                            .pipeline(&shared.device, &shared.late, &key)?,
+                    );
                     keys.push(key);
                     pipelines.len() - 1
                 }
@@ -431,30 +435,41 @@ fn bind_group(
         None => shared.dummy.as_entire_binding(),
     };
     shared.created.bind_groups.fetch_add(1, Ordering::Relaxed);
+    // The records, the output, then the inputs: two for an operator, four for a fused
+    // expression.
+    let entries = [
+        wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: records,
+                offset: 0,
+                size: NonZeroU64::new(MERGE_MAX as u64 * RECORD_BYTES),
+            }),
+        },
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: storage(0),
+        },
+        wgpu::BindGroupEntry {
+            binding: 2,
+            resource: storage(1),
+        },
+        wgpu::BindGroupEntry {
+            binding: 3,
+            resource: storage(2),
+        },
+        wgpu::BindGroupEntry {
+            binding: 4,
+            resource: storage(3),
+        },
+        wgpu::BindGroupEntry {
+            binding: 5,
+            resource: storage(4),
+        },
+    ];
     shared.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("gpu-xor"),
-        layout: shared.kernels.bind_group_layout(set.inputs_rw),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: records,
-                    offset: 0,
-                    size: NonZeroU64::new(MERGE_MAX as u64 * RECORD_BYTES),
-                }),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: storage(0),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: storage(1),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: storage(2),
-            },
-        ],
+        layout: shared.kernels.bind_group_layout(set.inputs_rw, set.fused),
+        entries: &entries[..if set.fused { 6 } else { 4 }],
     })
 }

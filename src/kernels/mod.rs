@@ -3,5 +3,6 @@
 //! device, in `gpu_xor_core::schedule`. Every kernel sees only `u32` words, so no optional
 //! device feature (SHADER_INT64, SHADER_F16) is ever needed.
 
+pub(crate) mod fused;
 pub(crate) mod pipelines;
 pub(crate) mod shaders;

@@ -2,22 +2,32 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
-use super::shaders;
+use super::{fused, shaders};
 use crate::error::{Error, WgpuError};
 use crate::layout::KernelKind;
 use crate::schedule::PipelineKey;
+use crate::schedule::fused::FusedKernel;
 use crate::schedule::params::{RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::scope::{Late, capture};
 use crate::sync::lock;
 
-/// The two bind group layouts (inputs read-only, inputs read-write) and the pipelines made
-/// so far.
+/// What one shader module is made from: a fixed kernel's source (its family, its inputs
+/// read-write or not), or a fused expression's generated one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum ModuleKey {
+    Fixed(KernelKind, bool),
+    Fused(Arc<FusedKernel>),
+}
+
+/// The bind group layouts (the operators' four bindings and the fused kernels' six, each
+/// with read-only and read-write inputs) and the pipelines made so far.
 pub(crate) struct KernelCache {
-    layouts: [(wgpu::BindGroupLayout, wgpu::PipelineLayout); 2],
-    modules: Mutex<HashMap<(KernelKind, bool), wgpu::ShaderModule>>,
+    /// Indexed by [`layout_index`].
+    layouts: [(wgpu::BindGroupLayout, wgpu::PipelineLayout); 4],
+    modules: Mutex<HashMap<ModuleKey, wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
     /// The caller's pipeline cache, when the device supports one.
     cache: Option<wgpu::PipelineCache>,
@@ -27,7 +37,7 @@ pub(crate) struct KernelCache {
 
 impl KernelCache {
     pub fn new(device: &wgpu::Device, cache: Option<wgpu::PipelineCache>) -> KernelCache {
-        let layout = |inputs_rw: bool| {
+        let layout = |inputs_rw: bool, inputs: u32| {
             let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
                 binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
@@ -38,28 +48,28 @@ impl KernelCache {
                 },
                 count: None,
             };
+            let mut entries = vec![
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        // One bind group serves many dispatches, each starting at
+                        // its own records.
+                        has_dynamic_offset: true,
+                        min_binding_size: NonZeroU64::new(
+                            RECORDS_PER_BINDING as u64 * RECORD_BYTES,
+                        ),
+                    },
+                    count: None,
+                },
+                storage(1, false),
+            ];
+            entries.extend((0..inputs).map(|k| storage(2 + k, !inputs_rw)));
             let bind_group_layout =
                 device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                     label: Some("gpu-xor"),
-                    entries: &[
-                        wgpu::BindGroupLayoutEntry {
-                            binding: 0,
-                            visibility: wgpu::ShaderStages::COMPUTE,
-                            ty: wgpu::BindingType::Buffer {
-                                ty: wgpu::BufferBindingType::Uniform,
-                                // One bind group serves many dispatches, each starting at
-                                // its own records.
-                                has_dynamic_offset: true,
-                                min_binding_size: NonZeroU64::new(
-                                    RECORDS_PER_BINDING as u64 * RECORD_BYTES,
-                                ),
-                            },
-                            count: None,
-                        },
-                        storage(1, false),
-                        storage(2, !inputs_rw),
-                        storage(3, !inputs_rw),
-                    ],
+                    entries: &entries,
                 });
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("gpu-xor"),
@@ -69,7 +79,12 @@ impl KernelCache {
             (bind_group_layout, pipeline_layout)
         };
         KernelCache {
-            layouts: [layout(false), layout(true)],
+            layouts: [
+                layout(false, 2),
+                layout(true, 2),
+                layout(false, fused::INPUT_BINDINGS),
+                layout(true, fused::INPUT_BINDINGS),
+            ],
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             cache,
@@ -77,9 +92,10 @@ impl KernelCache {
         }
     }
 
-    /// The bind group layout for read-only or read-write input bindings.
-    pub fn bind_group_layout(&self, inputs_rw: bool) -> &wgpu::BindGroupLayout {
-        &self.layouts[usize::from(inputs_rw)].0
+    /// The bind group layout for read-only or read-write input bindings, of the operators'
+    /// kernels or of the fused ones.
+    pub fn bind_group_layout(&self, inputs_rw: bool, fused: bool) -> &wgpu::BindGroupLayout {
+        &self.layouts[layout_index(inputs_rw, fused)].0
     }
 
     /// How many shader modules and compute pipelines have been made.
@@ -101,27 +117,48 @@ impl KernelCache {
         &self,
         device: &wgpu::Device,
         late: &Late,
-        key: PipelineKey,
+        key: &PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
-        if let Some(p) = lock(&self.pipelines).get(&key) {
+        if let Some(p) = lock(&self.pipelines).get(key) {
             return Ok(p.clone());
         }
-        let source = shaders::source(key.kernel, key.inputs_rw).ok_or_else(|| {
-            Error::Pipeline(WgpuError::message_only(format!(
-                "no kernel for {:?}",
-                key.kernel
-            )))
-        })?;
-        let module_key = (key.kernel, key.inputs_rw);
+        // A fixed kernel's source, or a fused expression's, generated from its structure.
+        let (name, entry_point, module_key, text) = match &key.fused {
+            Some(kernel) => (
+                "fused expression",
+                "main",
+                ModuleKey::Fused(kernel.clone()),
+                None,
+            ),
+            None => {
+                let source = shaders::source(key.kernel, key.inputs_rw).ok_or_else(|| {
+                    Error::Pipeline(WgpuError::message_only(format!(
+                        "no kernel for {:?}",
+                        key.kernel
+                    )))
+                })?;
+                (
+                    source.name,
+                    source.entry_point,
+                    ModuleKey::Fixed(key.kernel, key.inputs_rw),
+                    Some(source.source),
+                )
+            }
+        };
         let module = {
             let mut modules = lock(&self.modules);
             match modules.get(&module_key) {
                 Some(m) => m.clone(),
                 None => {
+                    let text = match (text, &key.fused) {
+                        (Some(text), _) => std::borrow::Cow::Borrowed(text),
+                        (None, Some(kernel)) => std::borrow::Cow::Owned(fused::source(kernel)),
+                        (None, None) => unreachable!("a fixed kernel has its source"),
+                    };
                     let m = capture_errors(device, late, || {
                         device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                            label: Some(source.name),
-                            source: wgpu::ShaderSource::Wgsl(source.source.into()),
+                            label: Some(name),
+                            source: wgpu::ShaderSource::Wgsl(text),
                         })
                     })?;
                     self.made[0].fetch_add(1, Ordering::Relaxed);
@@ -131,14 +168,16 @@ impl KernelCache {
             }
         };
         let constants = key.overrides.constants();
+        let constants: &[(&str, f64)] = if key.fused.is_some() { &[] } else { &constants };
+        let layout = &self.layouts[layout_index(key.inputs_rw, key.fused.is_some())].1;
         let pipeline = capture_errors(device, late, || {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(source.name),
-                layout: Some(&self.layouts[usize::from(key.inputs_rw)].1),
+                label: Some(name),
+                layout: Some(layout),
                 module: &module,
-                entry_point: Some(source.entry_point),
+                entry_point: Some(entry_point),
                 compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
+                    constants,
                     // Only the tile kernel uses workgroup memory, and it reads back exactly
                     // the slots it wrote before the barrier, under the same bounds
                     // condition: nothing reads memory it did not write, so zeroing it first
@@ -149,9 +188,15 @@ impl KernelCache {
             })
         })?;
         self.made[1].fetch_add(1, Ordering::Relaxed);
-        lock(&self.pipelines).insert(key, pipeline.clone());
+        lock(&self.pipelines).insert(key.clone(), pipeline.clone());
         Ok(pipeline)
     }
+}
+
+/// The index of a bind group layout: the operators' or the fused kernels', inputs read-only
+/// or read-write.
+fn layout_index(inputs_rw: bool, fused: bool) -> usize {
+    usize::from(inputs_rw) + 2 * usize::from(fused)
 }
 
 fn capture_errors<T>(

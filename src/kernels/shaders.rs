@@ -42,6 +42,8 @@ macro_rules! kernel {
             source: concat!(
                 include_str!("../../shaders/shared/common.wgsl"),
                 "\n",
+                include_str!("../../shaders/shared/math.wgsl"),
+                "\n",
                 include_str!(concat!("../../shaders/shared/inputs_", $inputs, ".wgsl")),
                 "\n",
                 include_str!(concat!("../../shaders/shared/", $output, ".wgsl")),
@@ -135,7 +137,7 @@ pub fn source(kernel: KernelKind, inputs_read_write: bool) -> Option<&'static Sh
 /// by naga and translated to SPIR-V (Vulkan), MSL (Metal), HLSL (DX12) and GLSL ES 3.1 (GL),
 /// so that backends without hardware here are still checked. Pure CPU: no adapter needed.
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::layout::BindingPattern;
     use crate::schedule::Overrides;
@@ -330,7 +332,78 @@ mod tests {
         }
     }
 
-    fn validator() -> Validator {
+    /// Translates a validated module to SPIR-V, MSL, HLSL and GLSL ES 3.1, each checked for
+    /// its entry point: what every kernel, fixed or generated, must pass.
+    pub(crate) fn translate(
+        module: &naga::Module,
+        info: &naga::valid::ModuleInfo,
+        entry_point: &str,
+        what: &str,
+    ) {
+        let words = spv::write_vec(
+            module,
+            info,
+            &spv::Options::default(),
+            Some(&spv::PipelineOptions {
+                shader_stage: naga::ShaderStage::Compute,
+                entry_point: entry_point.to_string(),
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{what}: SPIR-V: {e}"));
+        assert_eq!(words[0], 0x0723_0203, "{what}: SPIR-V magic");
+
+        let (metal, _) = msl::write_string(
+            module,
+            info,
+            &msl::Options {
+                lang_version: (2, 1),
+                ..msl::Options::default()
+            },
+            &msl::PipelineOptions {
+                entry_point: Some((naga::ShaderStage::Compute, entry_point.to_string())),
+                ..msl::PipelineOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{what}: MSL: {e}"));
+        assert!(metal.contains("kernel void"), "{what}: MSL has no kernel");
+
+        let mut hlsl_out = String::new();
+        hlsl::Writer::new(
+            &mut hlsl_out,
+            &hlsl::Options::default(),
+            &hlsl::PipelineOptions {
+                entry_point: Some((naga::ShaderStage::Compute, entry_point.to_string())),
+            },
+        )
+        .write(module, info, None)
+        .unwrap_or_else(|e| panic!("{what}: HLSL: {e}"));
+        assert!(hlsl_out.contains("[numthreads("), "{what}: HLSL");
+
+        let mut glsl_out = String::new();
+        glsl::Writer::new(
+            &mut glsl_out,
+            module,
+            info,
+            &glsl::Options {
+                version: glsl::Version::Embedded {
+                    version: 310,
+                    is_webgl: false,
+                },
+                ..glsl::Options::default()
+            },
+            &glsl::PipelineOptions {
+                shader_stage: naga::ShaderStage::Compute,
+                entry_point: entry_point.to_string(),
+                multiview: None,
+            },
+            naga::proc::BoundsCheckPolicies::default(),
+        )
+        .and_then(|mut w| w.write().map(|_| ()))
+        .unwrap_or_else(|e| panic!("{what}: GLSL: {e}"));
+        assert!(glsl_out.contains("layout(local_size_x = "), "{what}: GLSL");
+    }
+
+    pub(crate) fn validator() -> Validator {
         // No optional capability: the kernels must run on every adapter.
         Validator::new(ValidationFlags::all(), Capabilities::empty())
     }
@@ -425,73 +498,7 @@ mod tests {
                                 .unwrap_or_else(|e| panic!("{what}: {e:?}"));
                             drop(info_again);
 
-                            let words = spv::write_vec(
-                                &module,
-                                &info,
-                                &spv::Options::default(),
-                                Some(&spv::PipelineOptions {
-                                    shader_stage: naga::ShaderStage::Compute,
-                                    entry_point: kernel.entry_point.to_string(),
-                                }),
-                            )
-                            .unwrap_or_else(|e| panic!("{what}: SPIR-V: {e}"));
-                            assert_eq!(words[0], 0x0723_0203, "{what}: SPIR-V magic");
-
-                            let (metal, _) = msl::write_string(
-                                &module,
-                                &info,
-                                &msl::Options {
-                                    lang_version: (2, 1),
-                                    ..msl::Options::default()
-                                },
-                                &msl::PipelineOptions {
-                                    entry_point: Some((
-                                        naga::ShaderStage::Compute,
-                                        kernel.entry_point.to_string(),
-                                    )),
-                                    ..msl::PipelineOptions::default()
-                                },
-                            )
-                            .unwrap_or_else(|e| panic!("{what}: MSL: {e}"));
-                            assert!(metal.contains("kernel void"), "{what}: MSL has no kernel");
-
-                            let mut hlsl_out = String::new();
-                            hlsl::Writer::new(
-                                &mut hlsl_out,
-                                &hlsl::Options::default(),
-                                &hlsl::PipelineOptions {
-                                    entry_point: Some((
-                                        naga::ShaderStage::Compute,
-                                        kernel.entry_point.to_string(),
-                                    )),
-                                },
-                            )
-                            .write(&module, &info, None)
-                            .unwrap_or_else(|e| panic!("{what}: HLSL: {e}"));
-                            assert!(hlsl_out.contains("[numthreads("), "{what}: HLSL");
-
-                            let mut glsl_out = String::new();
-                            glsl::Writer::new(
-                                &mut glsl_out,
-                                &module,
-                                &info,
-                                &glsl::Options {
-                                    version: glsl::Version::Embedded {
-                                        version: 310,
-                                        is_webgl: false,
-                                    },
-                                    ..glsl::Options::default()
-                                },
-                                &glsl::PipelineOptions {
-                                    shader_stage: naga::ShaderStage::Compute,
-                                    entry_point: kernel.entry_point.to_string(),
-                                    multiview: None,
-                                },
-                                naga::proc::BoundsCheckPolicies::default(),
-                            )
-                            .and_then(|mut w| w.write().map(|_| ()))
-                            .unwrap_or_else(|e| panic!("{what}: GLSL: {e}"));
-                            assert!(glsl_out.contains("layout(local_size_x = "), "{what}: GLSL");
+                            translate(&module, &info, kernel.entry_point, &what);
                             translated += 1;
                         }
                     }

@@ -7,6 +7,7 @@
 mod auto_broadcast;
 mod broadcast;
 mod data_type;
+mod expr;
 mod feature_level;
 mod function;
 mod names;
@@ -19,6 +20,10 @@ mod tensor;
 pub use auto_broadcast::AutoBroadcast;
 pub use broadcast::{BitwiseXorDesc, OvBinaryDesc, OvUnaryDesc, infer_output_shape};
 pub use data_type::DataType;
+pub use expr::{
+    Expr, ExprDesc, ExprNode, ExprOperands, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, MAX_EXPR_NODES,
+    Node,
+};
 pub use feature_level::FeatureLevel;
 pub use function::{BitFunction, ElementFunction};
 pub use names::TensorName;

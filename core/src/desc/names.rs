@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// One of an operator's three tensors.
+/// One of an operator's three tensors, or an input of a fused expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TensorName {
     /// The first input (`ATensor`, OpenVINO's `arg0`); the one input of a NOT operator
@@ -12,6 +12,10 @@ pub enum TensorName {
     B,
     /// The output (`OutputTensor`).
     Output,
+    /// Input `k` of a fused expression ([`crate::ExprDesc::inputs`]). Where an operator's
+    /// tensors are looked up by name ([`crate::Plan::strides`], [`crate::Operands::operand`]),
+    /// input 0 is A and every later input B (an operator has two at most).
+    Input(u8),
 }
 
 impl TensorName {
@@ -21,10 +25,11 @@ impl TensorName {
 
 impl fmt::Display for TensorName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TensorName::A => "ATensor",
-            TensorName::B => "BTensor",
-            TensorName::Output => "OutputTensor",
-        })
+        match self {
+            TensorName::A => f.write_str("ATensor"),
+            TensorName::B => f.write_str("BTensor"),
+            TensorName::Output => f.write_str("OutputTensor"),
+            TensorName::Input(k) => write!(f, "input {k}"),
+        }
     }
 }

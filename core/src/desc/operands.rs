@@ -138,8 +138,8 @@ impl Operands {
     /// One tensor's operand.
     pub fn operand(&self, tensor: TensorName) -> &Operand {
         &self.operands[match tensor {
-            TensorName::A => 0,
-            TensorName::B => 1,
+            TensorName::A | TensorName::Input(0) => 0,
+            TensorName::B | TensorName::Input(_) => 1,
             TensorName::Output => 2,
         }]
     }

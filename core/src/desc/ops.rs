@@ -413,7 +413,7 @@ pub(crate) fn check_operand_type(
 
 /// Check 6 for one tensor; returns its operand: its sizes and strides, and what its binding
 /// needs.
-fn check_tensor(tensor: TensorName, t: &TensorDesc) -> Result<Operand, Error> {
+pub(crate) fn check_tensor(tensor: TensorName, t: &TensorDesc) -> Result<Operand, Error> {
     if t.sizes.contains(&0) {
         return Err(Error::ZeroSize {
             tensor,

@@ -712,6 +712,123 @@ errors! {
             output: (u64, u64),
         } => PartialOverlap,
 
+        // ----- Fused expressions ------------------------------------------------------------
+        /// An expression holds too few or too many inputs, nodes or constants
+        /// ([`crate::MAX_EXPR_INPUTS`], [`crate::MAX_EXPR_NODES`], [`crate::MAX_EXPR_CONSTANTS`]).
+        #[error("an expression holds {count} {what}; it takes {min} to {max}")]
+        ExprCount {
+            /// What was counted: `inputs`, `nodes` or `constants`.
+            what: &'static str,
+            /// How many it holds.
+            count: usize,
+            /// The fewest it takes.
+            min: usize,
+            /// The most it takes.
+            max: usize,
+        } => ExprCount,
+
+        /// A node of an expression names something that is not there: an input past the last,
+        /// a node that is not before it (the nodes are in an order they can be evaluated in),
+        /// an operand too many for its operator, or a result node past the last.
+        #[error("expression node {node} refers to {refers}: {what}")]
+        ExprReference {
+            /// The node.
+            node: usize,
+            /// The index it names.
+            refers: usize,
+            /// What is wrong with it.
+            what: &'static str,
+        } => ExprReference,
+
+        /// A constant of an expression has bits above its type's width.
+        #[error(
+            "expression node {node}: the constant {bits:#x} does not fit {}",
+            data_type.directml_name()
+        )]
+        ExprConstant {
+            /// The constant's node.
+            node: usize,
+            /// Its bits.
+            bits: u64,
+            /// Its type.
+            data_type: DataType,
+        } => ExprConstant,
+
+        /// The two operands of an expression's operator have different types (each operator
+        /// of the table takes operands of one type).
+        #[error(
+            "expression node {node}: {operator} takes operands of one type, not {} and {}",
+            a.directml_name(), b.directml_name()
+        )]
+        ExprTypeMismatch {
+            /// The node.
+            node: usize,
+            /// Its operator.
+            operator: Operator,
+            /// The first operand's type.
+            a: DataType,
+            /// The second operand's type.
+            b: DataType,
+        } => DtypeMismatch,
+
+        /// An expression's operator does not take its operands' type (at the expression's
+        /// feature level, for DirectML's operators), or `BIT_COUNT` is asked for an output
+        /// type it does not write (`UINT8` or `UINT32`).
+        #[error(
+            "expression node {node}: {operator} does not take {}{}",
+            data_type.directml_name(),
+            if operator.is_directml() { format!(" at {feature_level}") } else { String::new() }
+        )]
+        ExprUnsupportedType {
+            /// The node.
+            node: usize,
+            /// Its operator.
+            operator: Operator,
+            /// The refused type.
+            data_type: DataType,
+            /// The feature level the expression was checked at.
+            feature_level: FeatureLevel,
+        } => UnsupportedDtype,
+
+        /// The type of an expression's result is not its output tensor's.
+        #[error(
+            "the expression's result (node {result}) is {}, its OutputTensor {}",
+            data_type.directml_name(), output.directml_name()
+        )]
+        ExprOutputType {
+            /// The result node.
+            result: usize,
+            /// Its type.
+            data_type: DataType,
+            /// The output tensor's type.
+            output: DataType,
+        } => DtypeMismatch,
+
+        /// An input of an expression does not broadcast to the output's sizes by numpy's rule
+        /// (aligned from the right, each size the output's or 1, no more dimensions than the
+        /// output's).
+        #[error(
+            "expression input {input} Sizes {} do not broadcast to the OutputTensor Sizes {}",
+            Dims(sizes), Dims(output)
+        )]
+        ExprBroadcast {
+            /// The input.
+            input: usize,
+            /// Its sizes.
+            sizes: Vec<u32>,
+            /// The output's sizes.
+            output: Vec<u32>,
+        } => ShapeMismatch,
+
+        /// A tensor of an expression has no dimension or more than eight.
+        #[error("expression {tensor} has {rank} dimensions; it takes 1 to 8")]
+        ExprRank {
+            /// The tensor.
+            tensor: TensorName,
+            /// Its DimensionCount.
+            rank: usize,
+        } => RankOutOfRange,
+
         /// A binding window cannot hold what one piece of a call reads through it. Operands of one
         /// buffer that lie far apart are given bindings of their own first, so this is left only
         /// for a window too small for single elements.
@@ -996,6 +1113,12 @@ errors! {
         PartialOverlap => "partial_overlap", Binding,
         /// [`Error::SharedBufferSpanTooLarge`].
         SharedBufferSpanTooLarge => "shared_buffer_span_too_large", Binding,
+        /// [`Error::ExprCount`].
+        ExprCount => "expr_count", Description,
+        /// [`Error::ExprReference`].
+        ExprReference => "expr_reference", Description,
+        /// [`Error::ExprConstant`].
+        ExprConstant => "expr_constant", Description,
         /// [`Error::ReadOutOfBounds`].
         ReadOutOfBounds => "read_out_of_bounds", HostData,
         /// [`Error::ContextMismatch`].

@@ -15,11 +15,12 @@ use super::Layout;
 /// Coalesces `layout`. The result visits exactly the same (out, a, b) offset triples. An empty
 /// layout (a zero size) is returned with its zero; a single element becomes one dimension of
 /// size 1 with unit strides.
-pub(crate) fn coalesce(layout: &Layout) -> Layout {
+pub(crate) fn coalesce<const N: usize>(layout: &Layout<N>) -> Layout<N> {
+    let unit = || std::array::from_fn(|_| vec![1]);
     if layout.sizes.contains(&0) {
         return Layout {
             sizes: vec![0],
-            strides: [vec![1], vec![1], vec![1]],
+            strides: unit(),
         };
     }
     // Step 1.
@@ -30,11 +31,11 @@ pub(crate) fn coalesce(layout: &Layout) -> Layout {
     dims.sort_by(|&x, &y| layout.strides[0][y].cmp(&layout.strides[0][x]));
 
     let mut sizes: Vec<u64> = Vec::with_capacity(dims.len());
-    let mut strides: [Vec<u64>; 3] = Default::default();
+    let mut strides: [Vec<u64>; N] = std::array::from_fn(|_| Vec::new());
     for d in dims {
         let size = layout.sizes[d];
         let merges = !sizes.is_empty()
-            && (0..3).all(|o| {
+            && (0..N).all(|o| {
                 let outer = *strides[o].last().expect("non-empty");
                 layout.strides[o][d].checked_mul(size) == Some(outer)
             });
@@ -56,7 +57,7 @@ pub(crate) fn coalesce(layout: &Layout) -> Layout {
     if sizes.is_empty() {
         return Layout {
             sizes: vec![1],
-            strides: [vec![1], vec![1], vec![1]],
+            strides: unit(),
         };
     }
     Layout { sizes, strides }

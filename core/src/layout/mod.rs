@@ -6,6 +6,7 @@
 
 mod broadcast;
 mod coalesce;
+mod fused;
 mod overlap;
 mod plan;
 mod windows;
@@ -13,8 +14,10 @@ mod windows;
 /// The execution layer's names for what the descriptions define.
 pub(crate) use crate::desc::Operand as OperandSpec;
 pub use overlap::BindingPattern;
-pub(crate) use overlap::{BoundOperand, Sharing, analyze_bindings};
+pub(crate) use overlap::{BoundOperand, Sharing, alias, analyze_bindings};
 // The scheduling machinery's (`crate::schedule`), not this crate's API.
+pub(crate) use fused::FUSED_OPERANDS;
+pub use fused::FusedPlan;
 #[doc(hidden)]
 pub use plan::slot;
 pub use plan::{KernelKind, Plan};
@@ -36,9 +39,9 @@ pub const B: usize = 2;
 /// operator but `BIT_COUNT`, whose output's type is not its input's. A single width converts
 /// into three equal ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Widths(pub [u64; 3]);
+pub(crate) struct Widths<const N: usize = 3>(pub [u64; N]);
 
-impl Widths {
+impl<const N: usize> Widths<N> {
     /// Operand `o`'s element size.
     pub fn of(self, o: usize) -> u64 {
         self.0[o]
@@ -53,27 +56,28 @@ impl Widths {
     /// they differ, only the contiguous kernel (aligned dense runs) and those that load and
     /// store element by element do (gather, scatter, spaced).
     pub fn uniform(self) -> bool {
-        self.0[A] == self.0[OUT] && self.0[B] == self.0[OUT]
+        self.0.iter().all(|&w| w == self.0[OUT])
     }
 }
 
-impl From<u64> for Widths {
-    fn from(width: u64) -> Widths {
-        Widths([width; 3])
+impl<const N: usize> From<u64> for Widths<N> {
+    fn from(width: u64) -> Widths<N> {
+        Widths([width; N])
     }
 }
 
-/// A strided iteration space shared by the three operands: one size per dimension and, per
-/// operand, one element stride per dimension (0 repeats an element).
+/// A strided iteration space shared by the operands (three for an operator, the output and
+/// the inputs for a fused expression): one size per dimension and, per operand, one element
+/// stride per dimension (0 repeats an element).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Layout {
+pub(crate) struct Layout<const N: usize = 3> {
     /// Sizes, outermost first.
     pub sizes: Vec<u64>,
-    /// Element strides per operand, indexed by [`OUT`], [`A`], [`B`].
-    pub strides: [Vec<u64>; 3],
+    /// Element strides per operand, indexed by [`OUT`], [`A`], [`B`] (the output first).
+    pub strides: [Vec<u64>; N],
 }
 
-impl Layout {
+impl<const N: usize> Layout<N> {
     pub fn rank(&self) -> usize {
         self.sizes.len()
     }

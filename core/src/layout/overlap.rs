@@ -81,48 +81,14 @@ pub(crate) fn analyze_bindings(
     specs: &[Operand; 3],
 ) -> Result<Sharing, Error> {
     let out = &bound[OUT];
-    // Bindings are checked to lie inside their buffers first, so these ends fit; saturating
-    // keeps the analysis total on any input.
-    let out_range = (
-        out.offset,
-        out.offset.saturating_add(specs[OUT].required_bytes),
-    );
     let mut in_place = [false; 2];
     for (i, (x, tensor)) in [(A, TensorName::A), (B, TensorName::B)]
         .into_iter()
         .enumerate()
     {
-        if bound[x].buffer != out.buffer {
-            continue;
+        if bound[x].buffer == out.buffer {
+            in_place[i] = alias(tensor, (bound[x], &specs[x]), (*out, &specs[OUT]), true)?;
         }
-        let range = (
-            bound[x].offset,
-            bound[x].offset.saturating_add(specs[x].required_bytes),
-        );
-        let overlaps = range.0 < out_range.1 && out_range.0 < range.1;
-        if !overlaps {
-            continue;
-        }
-        if range.0 != out_range.0 {
-            return Err(Error::PartialOverlap {
-                tensor,
-                input: range,
-                output: out_range,
-            });
-        }
-        let field = if specs[x].sizes != specs[OUT].sizes {
-            Some("Sizes")
-        } else if specs[x].strides != specs[OUT].strides {
-            Some("Strides")
-        } else if specs[x].required_bytes != specs[OUT].required_bytes {
-            Some("TotalTensorSizeInBytes")
-        } else {
-            None
-        };
-        if let Some(field) = field {
-            return Err(Error::AliasDescMismatch { tensor, field });
-        }
-        in_place[i] = true;
     }
 
     let a_out = bound[A].buffer == out.buffer;
@@ -140,6 +106,54 @@ pub(crate) fn analyze_bindings(
         slot: pattern.slots(),
         in_place,
     })
+}
+
+/// Whether an input bound in the output's buffer runs in place: `false` where the two
+/// ranges (`TotalTensorSizeInBytes` from each offset) are disjoint, `true` where they are the
+/// same range and the descriptions agree (sizes, strides, total size and, as `same_type`
+/// says, the element type); any other overlap is an error.
+pub(crate) fn alias(
+    tensor: TensorName,
+    (input, input_spec): (BoundOperand, &Operand),
+    (out, out_spec): (BoundOperand, &Operand),
+    same_type: bool,
+) -> Result<bool, Error> {
+    // Bindings are checked to lie inside their buffers first, so these ends fit; saturating
+    // keeps the analysis total on any input.
+    let out_range = (
+        out.offset,
+        out.offset.saturating_add(out_spec.required_bytes),
+    );
+    let range = (
+        input.offset,
+        input.offset.saturating_add(input_spec.required_bytes),
+    );
+    let overlaps = range.0 < out_range.1 && out_range.0 < range.1;
+    if !overlaps {
+        return Ok(false);
+    }
+    if range.0 != out_range.0 {
+        return Err(Error::PartialOverlap {
+            tensor,
+            input: range,
+            output: out_range,
+        });
+    }
+    let field = if input_spec.sizes != out_spec.sizes {
+        Some("Sizes")
+    } else if input_spec.strides != out_spec.strides {
+        Some("Strides")
+    } else if input_spec.required_bytes != out_spec.required_bytes {
+        Some("TotalTensorSizeInBytes")
+    } else if !same_type {
+        Some("DataType")
+    } else {
+        None
+    };
+    match field {
+        Some(field) => Err(Error::AliasDescMismatch { tensor, field }),
+        None => Ok(true),
+    }
 }
 
 #[cfg(test)]

@@ -44,6 +44,16 @@ pub enum KernelKind {
     /// scatter kernel with plain stores, each lane through a mask, no atomics. Chosen per
     /// piece.
     Spaced,
+    /// A fused expression ([`crate::ExprDesc`]) over one dimension where every operand is
+    /// dense or one repeated element: each invocation a block of elements, 16 bytes of the
+    /// widest operand, read and written as whole words, the expression evaluated word by
+    /// word where its functions allow. Its kernel is generated from the expression.
+    FusedBlocks,
+    /// A fused expression over any layout: each invocation one output element, its inputs'
+    /// elements found by unravelling its index; 8- and 16-bit outputs whose elements share
+    /// words are written word by word by each word's owner, as [`KernelKind::Scatter`]
+    /// writes them. Its kernel is generated from the expression.
+    FusedElements,
 }
 
 impl KernelKind {
@@ -199,8 +209,8 @@ const SLOTS: [TensorName; 3] = [TensorName::Output, TensorName::A, TensorName::B
 pub fn slot(tensor: TensorName) -> usize {
     match tensor {
         TensorName::Output => OUT,
-        TensorName::A => A,
-        TensorName::B => B,
+        TensorName::A | TensorName::Input(0) => A,
+        TensorName::B | TensorName::Input(_) => B,
     }
 }
 

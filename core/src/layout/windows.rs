@@ -24,39 +24,39 @@ pub struct Limits {
 
 /// One dispatch's share of the work.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Piece {
+pub(crate) struct Piece<const N: usize = 3> {
     /// Sizes of the box, outermost first (at most `max_rank`).
     pub sizes: Vec<u64>,
     /// Element strides per operand over `sizes`.
-    pub strides: [Vec<u64>; 3],
+    pub strides: [Vec<u64>; N],
     /// Element offset of each operand's first element, from the operand's base.
-    pub origin: [u64; 3],
+    pub origin: [u64; N],
     /// Per binding slot, the byte range `[start, end)` the piece reads or writes, with `start`
     /// aligned down to `offset_alignment` and `end` exact; `end` rounded up to 16 still lies
     /// within `max_window` of `start`. `None` for a slot that no operand uses.
-    pub windows: [Option<(u64, u64)>; 3],
+    pub windows: [Option<(u64, u64)>; N],
 }
 
-impl Piece {
+impl<const N: usize> Piece<N> {
     /// The whole of `layout` as one piece, bound nowhere yet: what a plan's kernel choices
     /// and pipelines are judged on before any call is cut into windows.
-    pub(crate) fn whole(layout: &Layout) -> Piece {
+    pub(crate) fn whole(layout: &Layout<N>) -> Piece<N> {
         Piece {
             sizes: layout.sizes.clone(),
             strides: layout.strides.clone(),
-            origin: [0; 3],
-            windows: [None; 3],
+            origin: [0; N],
+            windows: [None; N],
         }
     }
 
     /// A piece of `sizes` and `strides` at the start of 1 MiB windows, for unit tests.
     #[cfg(test)]
-    pub(crate) fn test(sizes: &[u64], strides: [&[u64]; 3]) -> Piece {
+    pub(crate) fn test(sizes: &[u64], strides: [&[u64]; N]) -> Piece<N> {
         Piece {
             sizes: sizes.to_vec(),
             strides: strides.map(<[u64]>::to_vec),
-            origin: [0; 3],
-            windows: [Some((0, 1 << 20)); 3],
+            origin: [0; N],
+            windows: [Some((0, 1 << 20)); N],
         }
     }
 
@@ -78,13 +78,13 @@ impl Piece {
 /// shares a slot already spans more than a window (the operands are too far apart in their
 /// buffer), or with [`Error::SizeOverflow`] when an operand's last byte, rounded up to 16,
 /// does not fit in 64 bits (bindings checked against their buffers never do).
-pub(crate) fn split(
-    layout: &Layout,
-    base: [u64; 3],
-    slot: [usize; 3],
-    widths: impl Into<Widths>,
+pub(crate) fn split<const N: usize>(
+    layout: &Layout<N>,
+    base: [u64; N],
+    slot: [usize; N],
+    widths: impl Into<Widths<N>>,
     limits: Limits,
-) -> Result<Vec<Piece>, Error> {
+) -> Result<Vec<Piece<N>>, Error> {
     let widths = widths.into();
     let mut pieces = Vec::new();
     if layout.element_count() == 0 {
@@ -126,20 +126,20 @@ pub(crate) fn split(
         widths,
         limits,
     };
-    splitter.split_dim(0, [0; 3], &mut pieces)?;
+    splitter.split_dim(0, [0; N], &mut pieces)?;
     Ok(pieces)
 }
 
-struct Splitter<'a> {
-    layout: &'a Layout,
-    base: [u64; 3],
-    slot: [usize; 3],
-    widths: Widths,
+struct Splitter<'a, const N: usize> {
+    layout: &'a Layout<N>,
+    base: [u64; N],
+    slot: [usize; N],
+    widths: Widths<N>,
     limits: Limits,
 }
 
-impl Splitter<'_> {
-    fn split_dim(&self, k: usize, origin: [u64; 3], out: &mut Vec<Piece>) -> Result<(), Error> {
+impl<const N: usize> Splitter<'_, N> {
+    fn split_dim(&self, k: usize, origin: [u64; N], out: &mut Vec<Piece<N>>) -> Result<(), Error> {
         let n = self.layout.sizes[k];
         let rank = self.layout.rank();
         let mut i = 0;
@@ -176,7 +176,7 @@ impl Splitter<'_> {
         Ok(())
     }
 
-    fn advance(&self, origin: [u64; 3], k: usize, i: u64) -> [u64; 3] {
+    fn advance(&self, origin: [u64; N], k: usize, i: u64) -> [u64; N] {
         let mut at = origin;
         for (o, slot) in at.iter_mut().enumerate() {
             *slot += i * self.layout.strides[o][k];
@@ -185,7 +185,7 @@ impl Splitter<'_> {
     }
 
     /// The largest `count <= max` with a box of `count` indices on dimension `k` fitting.
-    fn longest_fit(&self, k: usize, at: [u64; 3], max: u64) -> u64 {
+    fn longest_fit(&self, k: usize, at: [u64; N], max: u64) -> u64 {
         let fits = |c: u64| self.windows(k, at, c).1 <= self.limits.max_window;
         if fits(max) {
             return max;
@@ -203,9 +203,9 @@ impl Splitter<'_> {
     }
 
     /// Per-slot windows of a box, and the widest span among them.
-    fn windows(&self, k: usize, at: [u64; 3], count: u64) -> ([Option<(u64, u64)>; 3], u64) {
-        let mut windows: [Option<(u64, u64)>; 3] = [None; 3];
-        for o in 0..3 {
+    fn windows(&self, k: usize, at: [u64; N], count: u64) -> ([Option<(u64, u64)>; N], u64) {
+        let mut windows: [Option<(u64, u64)>; N] = [None; N];
+        for o in 0..N {
             let s = &self.layout.strides[o];
             let reach: u64 = (count - 1) * s[k]
                 + (k + 1..self.layout.rank())
@@ -228,7 +228,7 @@ impl Splitter<'_> {
         (windows, widest)
     }
 
-    fn piece(&self, k: usize, at: [u64; 3], count: u64) -> Piece {
+    fn piece(&self, k: usize, at: [u64; N], count: u64) -> Piece<N> {
         let mut sizes = vec![count];
         sizes.extend_from_slice(&self.layout.sizes[k + 1..]);
         let strides = std::array::from_fn(|o| {

@@ -1,17 +1,24 @@
 //! What tells one compute pipeline from another: the kernel family, whether its inputs are
-//! bound `read_write`, and the override constants it is compiled with.
+//! bound `read_write`, the override constants it is compiled with, and for a fused
+//! expression the structure its source is generated from.
 
+use std::sync::Arc;
+
+use super::fused::FusedKernel;
 use crate::layout::KernelKind;
 
 /// What distinguishes one pipeline from another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PipelineKey {
     /// The kernel family.
     pub kernel: KernelKind,
     /// Whether the input bindings are `read_write`.
     pub inputs_rw: bool,
-    /// The override constants.
+    /// The override constants (none for a fused kernel).
     pub overrides: Overrides,
+    /// A fused expression's kernel: what its source is generated from (`None` for the
+    /// operators' kernels, whose sources are fixed).
+    pub fused: Option<Arc<FusedKernel>>,
 }
 
 /// The override constants of one pipeline (see `shaders/shared/common.wgsl`).
@@ -47,6 +54,23 @@ pub struct Overrides {
 }
 
 impl Overrides {
+    /// Every constant 0: a kernel that takes none (the fused kernels).
+    pub const fn none() -> Overrides {
+        Overrides {
+            width: 0,
+            function: 0,
+            logical: false,
+            a_src: 0,
+            b_src: 0,
+            a_mode: 0,
+            b_mode: 0,
+            rank: 0,
+            direct: false,
+            tail: false,
+            in_width: 0,
+        }
+    }
+
     /// The constants by name, as pipeline creation takes them.
     pub fn constants(&self) -> [(&'static str, f64); 11] {
         [

@@ -94,6 +94,10 @@ impl Access {
     }
 }
 
+/// Binding slots a piece may use: the output's and one per input of a fused expression
+/// (an operator uses the first three).
+pub const MAX_SLOTS: usize = 5;
+
 /// One piece of a call, ready to merge and encode.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoweredPiece {
@@ -102,11 +106,11 @@ pub struct LoweredPiece {
     /// One record, or several for a tile piece of more than `max_groups` tile rows.
     pub records: Vec<Dispatch>,
     /// The range bound in each slot (`None` for an unused slot).
-    pub slots: [Option<Range>; 3],
+    pub slots: [Option<Range>; MAX_SLOTS],
     /// Whether the input slots are bound `read_write`.
     pub inputs_rw: bool,
     /// What the piece reads and writes (output first).
-    pub accesses: [Access; 3],
+    pub accesses: Vec<Access>,
 }
 
 /// A call lowered to pieces.
@@ -212,9 +216,9 @@ pub fn lower_with(
         lowered.push(LoweredPiece {
             key,
             records,
-            slots: range,
+            slots: [range[0], range[1], range[2], None, None],
             inputs_rw,
-            accesses: accesses(piece, start, widths, keys),
+            accesses: accesses(piece, start, widths, keys).to_vec(),
         });
     }
     Ok(Lowered {
@@ -265,6 +269,7 @@ fn pipeline_key(
     PipelineKey {
         kernel,
         inputs_rw,
+        fused: None,
         overrides: Overrides {
             width,
             function: plan.function.function.code(),
@@ -469,9 +474,9 @@ fn bound_ranges(
 
 /// Whether a writable binding (the output's slot 0, or the input slots when `inputs_rw`)
 /// overlaps another binding of the same buffer: what WebGPU forbids in one dispatch.
-pub(crate) fn overlapping(ranges: &[Option<Range>; 3], inputs_rw: bool) -> bool {
-    (0..3).any(|i| {
-        (i + 1..3).any(|j| match (ranges[i], ranges[j]) {
+pub(crate) fn overlapping(ranges: &[Option<Range>], inputs_rw: bool) -> bool {
+    (0..ranges.len()).any(|i| {
+        (i + 1..ranges.len()).any(|j| match (ranges[i], ranges[j]) {
             (Some(x), Some(y)) => {
                 (i == 0 || inputs_rw) && x.buffer == y.buffer && x.start < y.end && y.start < x.end
             }
@@ -486,7 +491,7 @@ pub(crate) fn overlapping(ranges: &[Option<Range>; 3], inputs_rw: bool) -> bool 
 /// rounded up to 16 where the buffer allows, so that an operand at an aligned offset starts
 /// its binding (the contiguous kernel's direct form). `used_start` is already aligned for a
 /// binding offset.
-fn bind_range(
+pub(crate) fn bind_range(
     buffer_size: u64,
     used_start: u64,
     used_end: u64,
@@ -673,7 +678,7 @@ mod tests {
             };
             let l = lower(&p, bound([0, 1, 2], [0; 3], 4096), &t).unwrap();
             assert_eq!(l.summary.dispatches, [KernelKind::Contiguous]);
-            l.pieces[0].key
+            l.pieces[0].key.clone()
         };
         let u8_key = key(DataType::U8, false);
         for data_type in DataType::DIRECTML {

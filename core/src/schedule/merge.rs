@@ -4,21 +4,25 @@
 use std::collections::HashMap;
 
 use super::key::PipelineKey;
-use super::lower::{Access, LoweredPiece, Range};
+use super::lower::{Access, LoweredPiece, MAX_SLOTS, Range};
 use super::params::{Params, RECORDS_PER_BINDING};
 use crate::layout::KernelKind;
 
 /// Calls one dispatch can hold (one per workgroup layer in z).
 pub const MERGE_MAX: usize = RECORDS_PER_BINDING;
 
-/// What one bind group binds: three ranges (buffers by index), with read-only or read-write
-/// inputs.
+/// What one bind group binds: a range per slot (buffers by index), with read-only or
+/// read-write inputs, in an operator's layout of bindings (output, A, B) or a fused
+/// expression's (output and four inputs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BindSet {
-    /// The range bound in each slot (output, A, B); `None` for an unused slot.
-    pub slots: [Option<Range>; 3],
+    /// The range bound in each slot (output, A, B, then a fused expression's third and
+    /// fourth inputs); `None` for an unused slot.
+    pub slots: [Option<Range>; MAX_SLOTS],
     /// Whether the input slots are bound `read_write`.
     pub inputs_rw: bool,
+    /// Whether the bind group has a fused expression's layout (six bindings).
+    pub fused: bool,
 }
 
 /// One dispatch: consecutive records run by one pipeline on one bind group.
@@ -41,9 +45,9 @@ pub struct Group {
 /// The contiguous kernel's direct form of `key` for a dispatch whose one record is `record`,
 /// where every operand starts its binding: no record index and no offsets to read (see
 /// contiguous.wgsl). `None` for other kernels and for records with offsets.
-pub fn direct_form(key: PipelineKey, record: &Params) -> Option<PipelineKey> {
+pub fn direct_form(key: &PipelineKey, record: &Params) -> Option<PipelineKey> {
     (key.kernel == KernelKind::Contiguous && record.base[..3] == [0, 0, 0]).then(|| {
-        let mut direct = key;
+        let mut direct = key.clone();
         direct.overrides.direct = true;
         direct
     })
@@ -82,6 +86,7 @@ impl Schedule {
             let set = BindSet {
                 slots: piece.slots.map(global),
                 inputs_rw: piece.inputs_rw,
+                fused: piece.key.fused.is_some(),
             };
             let bind = match self.bind_index.get(&set) {
                 Some(&i) => i,
@@ -128,7 +133,7 @@ impl Schedule {
                 }
             } else {
                 self.groups.push(Group {
-                    key: piece.key,
+                    key: piece.key.clone(),
                     bind,
                     grid: d.groups,
                     first: index,
@@ -144,11 +149,11 @@ impl Schedule {
     /// finished schedule knows which dispatches hold one record.
     pub fn dispatch_key(&self, group: &Group) -> PipelineKey {
         if group.count == 1
-            && let Some(direct) = direct_form(group.key, &self.records[group.first])
+            && let Some(direct) = direct_form(&group.key, &self.records[group.first])
         {
             return direct;
         }
-        group.key
+        group.key.clone()
     }
 
     /// The metadata buffers: consecutive groups packed into chunks of at most `chunk` records
@@ -183,6 +188,7 @@ mod tests {
 
     fn key(kernel: KernelKind) -> PipelineKey {
         PipelineKey {
+            fused: None,
             kernel,
             inputs_rw: false,
             overrides: Overrides {
@@ -226,9 +232,9 @@ mod tests {
                 };
                 records
             ],
-            slots: [range(0), range(1), range(2)],
+            slots: [range(0), range(1), range(2), None, None],
             inputs_rw: false,
-            accesses: [access(0, true), access(1, false), access(2, false)],
+            accesses: vec![access(0, true), access(1, false), access(2, false)],
         }
     }
 

@@ -11,9 +11,12 @@
 //! - `tune.rs`: measured kernel choices: their key, their table and its bytes, the rule
 //!   that turns timings into a choice.
 //! - `lower.rs`: one call lowered to pieces, each with its pipeline, records and bindings.
+//! - `fused.rs`: fused expressions lowered to pieces, the structure their kernels are
+//!   generated from ([`fused::FusedKernel`]) and their records.
 //! - `merge.rs`: pieces of many calls merged into shared dispatches.
 
 pub mod dispatch;
+pub mod fused;
 pub mod key;
 pub mod lower;
 pub mod merge;

@@ -263,7 +263,7 @@ fn fits(
         }
         KernelKind::ShiftedRows => shifted_layout(piece, width),
         KernelKind::Gather | KernelKind::Scatter => kernel == planned,
-        KernelKind::Empty => false,
+        KernelKind::Empty | KernelKind::FusedBlocks | KernelKind::FusedElements => false,
     }
 }
 
@@ -466,7 +466,7 @@ fn shifted_layout(piece: &Piece, width: u64) -> bool {
 /// after the whole of the one before. The scatter kernel's owner of a shared word finds the
 /// word's other elements right after its own in index order only there, and the
 /// shifted-rows kernel needs its rows so.
-fn nested(piece: &Piece) -> bool {
+pub(crate) fn nested<const N: usize>(piece: &Piece<N>) -> bool {
     // Elements from the first to the last of the block inside the dimension, plus one.
     let mut extent = 1u64;
     for d in (0..piece.sizes.len()).rev().filter(|&d| piece.sizes[d] > 1) {
@@ -486,7 +486,7 @@ fn nested(piece: &Piece) -> bool {
 /// innermost dimension of more than one element (a piece of one element is nested), each cut
 /// again until nested. The pieces run as dispatches of their own, one after another, so a
 /// word two of them share is written by each in turn.
-fn owned_pieces(piece: Piece, width: u64) -> Vec<Piece> {
+pub(crate) fn owned_pieces<const N: usize>(piece: Piece<N>, width: u64) -> Vec<Piece<N>> {
     if nested(&piece) || spaced(&piece, width) {
         return vec![piece];
     }
@@ -498,7 +498,7 @@ fn owned_pieces(piece: Piece, width: u64) -> Vec<Piece> {
         .flat_map(|i| {
             let mut part = piece.clone();
             part.sizes[d] = 1;
-            for o in 0..3 {
+            for o in 0..N {
                 part.origin[o] += i * piece.strides[o][d];
             }
             owned_pieces(part, width)
@@ -510,7 +510,7 @@ fn owned_pieces(piece: Piece, width: u64) -> Vec<Piece> {
 /// elements (a valid output never overlaps itself); for 8- and 16-bit ones, where the output
 /// visits memory in index order without interleaving (dimensions are sorted by output stride)
 /// and each element starts at least 4 bytes after the one before it.
-fn spaced(piece: &Piece, width: u64) -> bool {
+pub(crate) fn spaced<const N: usize>(piece: &Piece<N>, width: u64) -> bool {
     if width >= 4 {
         return true;
     }

@@ -185,6 +185,8 @@ fn kernel_code(kernel: KernelKind) -> u8 {
         KernelKind::Tile => 5,
         KernelKind::Scatter => 6,
         KernelKind::Spaced => 7,
+        KernelKind::FusedBlocks => 8,
+        KernelKind::FusedElements => 9,
     }
 }
 
@@ -198,6 +200,8 @@ fn kernel_of(code: u8) -> Option<KernelKind> {
         5 => KernelKind::Tile,
         6 => KernelKind::Scatter,
         7 => KernelKind::Spaced,
+        8 => KernelKind::FusedBlocks,
+        9 => KernelKind::FusedElements,
         _ => return None,
     })
 }

@@ -1,0 +1,630 @@
+//! Fused expressions lowered to pieces: the structure their kernel is generated from
+//! ([`FusedKernel`]), the metadata record it reads ([`FusedParams`]), and the binding rules,
+//! slots, windows and records of one call ([`lower_fused`]). Pure CPU, as the operators'
+//! lowering is.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::Target;
+use super::dispatch::{self, Dispatch, WORKGROUP_SIZE};
+use super::key::{Overrides, PipelineKey};
+use super::lower::{
+    Access, Lowered, LoweredPiece, MAX_SLOTS, Operand, Range, RecordSummary, bind_range,
+    check_binding, overlapping,
+};
+use super::params::{Divisor, Params};
+use super::select::{nested, owned_pieces, spaced};
+use crate::desc::{ElementFunction, ExprNode, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, TensorName};
+use crate::error::Error;
+use crate::layout::{
+    BindingPattern, BoundOperand, FUSED_OPERANDS, FusedPlan, KernelKind, Limits, OUT, Piece,
+    Widths, alias, split,
+};
+
+/// Dimensions the fused kernels take; a call of more, once coalesced, is cut into pieces.
+pub const FUSED_MAX_RANK: usize = 4;
+
+/// The metadata record of a fused call (binding 0 of its kernel), 256 bytes as every record
+/// is: the generated WGSL declares the same fields (`struct Params` there).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct FusedParams {
+    /// Work units (blocks or elements), rank, invocations per grid row, elements.
+    pub head: [u32; 4],
+    /// Element offsets of the output and of each input inside their bound windows.
+    pub base: [u32; 8],
+    /// Sizes, outermost first (unused dimensions 0).
+    pub sizes: [u32; FUSED_MAX_RANK],
+    /// Element strides of the output, then of each input.
+    pub strides: [[u32; FUSED_MAX_RANK]; FUSED_OPERANDS],
+    /// Per dimension, the multiplier that divides by its size (`Divisor`).
+    pub size_magic: [u32; FUSED_MAX_RANK],
+    /// Per dimension, the two shifts of the size's divisor, a byte each.
+    pub shifts: [u32; FUSED_MAX_RANK],
+    /// The constants' bits, low word first.
+    pub constants: [[u32; 2]; MAX_EXPR_CONSTANTS],
+    /// Unused: the record is 256 bytes.
+    pub pad: [u32; 4],
+}
+
+impl Default for FusedParams {
+    fn default() -> FusedParams {
+        FusedParams::zeroed()
+    }
+}
+
+/// One node of a fused kernel, as its source computes it: the constants' values are not
+/// part of it (they are the record's), so expressions that differ only in them share a
+/// pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelNode {
+    /// An element of input `k`.
+    Input(u8),
+    /// Constant `slot` of the record, `width` bytes.
+    Constant {
+        /// Its index among the record's constants.
+        slot: u8,
+        /// Its size in bytes.
+        width: u8,
+    },
+    /// `function` of nodes `a` and `b` (`b` is `a` for a function of one input), on
+    /// operands of `width` bytes, giving a value of `out_width` bytes.
+    Apply {
+        /// The element function.
+        function: ElementFunction,
+        /// The operands' size in bytes.
+        width: u8,
+        /// The value's size in bytes (the operands' but for a count of ones).
+        out_width: u8,
+        /// The first operand.
+        a: u8,
+        /// The second operand.
+        b: u8,
+        /// Whether `b` is a constant, so that a shift moves every lane by one amount.
+        b_constant: bool,
+    },
+}
+
+/// What a fused kernel's source is generated from: the live nodes of the expression, the
+/// operands' widths, where each input is read from, and the form. Two calls with equal
+/// values run one pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FusedKernel {
+    /// [`KernelKind::FusedBlocks`] or [`KernelKind::FusedElements`].
+    pub form: KernelKind,
+    /// The nodes the result depends on, each after its operands.
+    pub nodes: Vec<KernelNode>,
+    /// The result node.
+    pub result: u8,
+    /// Each input's element size in bytes (0 for an input the expression does not have).
+    pub input_widths: [u8; MAX_EXPR_INPUTS],
+    /// The output's element size in bytes.
+    pub out_width: u8,
+    /// The binding each input is read from: 0 the output's, 1 to 4 the input bindings.
+    pub sources: [u8; MAX_EXPR_INPUTS],
+    /// Block form: whether each input is one element repeated over the whole piece.
+    pub splat: [bool; MAX_EXPR_INPUTS],
+    /// Whether the input bindings are `read_write`.
+    pub inputs_rw: bool,
+    /// The rank compiled in (element form; 1 for the block form).
+    pub rank: u8,
+    /// Element form: the output's elements share words (8- and 16-bit elements closer than
+    /// 4 bytes), so each word is written by its owner, the invocation of its first element.
+    pub shared_words: bool,
+}
+
+impl FusedKernel {
+    /// Elements one invocation of the block form computes: 16 bytes of the widest value, at
+    /// least a word of the narrowest.
+    pub fn block_elements(&self) -> u32 {
+        let widths = self.value_widths();
+        let widest = widths.iter().copied().max().unwrap_or(4);
+        let narrowest = widths.iter().copied().min().unwrap_or(4);
+        (16 / widest).max(4 / narrowest)
+    }
+
+    /// The sizes of every value the kernel holds: its inputs', its nodes', its output's.
+    fn value_widths(&self) -> Vec<u32> {
+        let mut widths = vec![u32::from(self.out_width)];
+        for node in &self.nodes {
+            match *node {
+                KernelNode::Input(k) => widths.push(u32::from(self.input_widths[usize::from(k)])),
+                KernelNode::Constant { width, .. } => widths.push(u32::from(width)),
+                KernelNode::Apply { out_width, .. } => widths.push(u32::from(out_width)),
+            }
+        }
+        widths
+    }
+}
+
+/// The structure of `plan`'s expression: its live nodes renumbered, constants by slot.
+fn kernel_nodes(plan: &FusedPlan) -> (Vec<KernelNode>, u8) {
+    let expr = &plan.expr;
+    let nodes = expr.nodes();
+    let mut live = vec![false; nodes.len()];
+    live[expr.result()] = true;
+    for n in (0..nodes.len()).rev() {
+        if let (true, ExprNode::Apply { a, b, op, .. }) = (live[n], nodes[n]) {
+            live[a] = true;
+            if op.inputs() == 2 {
+                live[b] = true;
+            }
+        }
+    }
+    let mut index = vec![0u8; nodes.len()];
+    let mut out = Vec::new();
+    let mut constant = 0u8;
+    for (n, &node) in nodes.iter().enumerate() {
+        let slot = constant;
+        if matches!(node, ExprNode::Constant { .. }) {
+            constant += 1;
+        }
+        if !live[n] {
+            continue;
+        }
+        index[n] = out.len() as u8;
+        let width = |n: usize| expr.node_type(n).size_in_bytes() as u8;
+        out.push(match node {
+            ExprNode::Input(k) => KernelNode::Input(k as u8),
+            ExprNode::Constant { data_type, .. } => KernelNode::Constant {
+                slot,
+                width: data_type.size_in_bytes() as u8,
+            },
+            ExprNode::Apply { op, a, b, .. } => {
+                let b = if op.inputs() == 2 { b } else { a };
+                KernelNode::Apply {
+                    function: op.function(expr.node_type(a)),
+                    width: width(a),
+                    out_width: width(n),
+                    a: index[a],
+                    b: index[b],
+                    b_constant: matches!(nodes[b], ExprNode::Constant { .. }),
+                }
+            }
+        });
+    }
+    (out, index[expr.result()])
+}
+
+/// The record's constants: each constant node's bits, in node order.
+fn constants(plan: &FusedPlan) -> [[u32; 2]; MAX_EXPR_CONSTANTS] {
+    let mut out = [[0u32; 2]; MAX_EXPR_CONSTANTS];
+    let bits = plan.expr.nodes().iter().filter_map(|n| match n {
+        ExprNode::Constant { bits, .. } => Some(*bits),
+        _ => None,
+    });
+    for (slot, bits) in out.iter_mut().zip(bits) {
+        *slot = [bits as u32, (bits >> 32) as u32];
+    }
+    out
+}
+
+/// The name of operand `o` (the output, then the inputs) in errors.
+fn name(o: usize) -> TensorName {
+    if o == OUT {
+        TensorName::Output
+    } else {
+        TensorName::Input((o - 1) as u8)
+    }
+}
+
+/// Lowers one call of `plan` on `bound` (the output, then each input), as [`super::lower::lower_with`]
+/// lowers an operator's call: the binding rules (each binding's offset, bounds and size; an
+/// input in the output's buffer either apart from it or exactly on it, in place), the
+/// binding slots (operands of one buffer share a binding where a window holds them all),
+/// windows, the form of each piece and its record.
+pub fn lower_fused(
+    plan: &FusedPlan,
+    bound: &[Operand],
+    target: &Target,
+    share: bool,
+) -> Result<Lowered, Error> {
+    let inputs = plan.expr.input_count();
+    let spec = |o: usize| {
+        if o == OUT {
+            plan.expr.output()
+        } else {
+            plan.expr.input(o - 1)
+        }
+    };
+    if bound.len() != 1 + inputs {
+        return Err(Error::ExprCount {
+            what: "bindings",
+            count: bound.len(),
+            min: 1 + inputs,
+            max: 1 + inputs,
+        });
+    }
+    for (o, b) in bound.iter().enumerate() {
+        check_binding(name(o), b, spec(o))?;
+    }
+    let widths = plan.widths();
+    let out_bound = BoundOperand {
+        buffer: bound[OUT].buffer,
+        offset: bound[OUT].offset,
+    };
+    let mut in_place = [false; MAX_EXPR_INPUTS];
+    for k in 0..inputs {
+        let o = 1 + k;
+        if bound[o].buffer == bound[OUT].buffer {
+            in_place[k] = alias(
+                name(o),
+                (
+                    BoundOperand {
+                        buffer: bound[o].buffer,
+                        offset: bound[o].offset,
+                    },
+                    spec(o),
+                ),
+                (out_bound, spec(OUT)),
+                widths.of(o) == widths.out(),
+            )?;
+        }
+    }
+    let mut summary = RecordSummary {
+        binding_pattern: pattern(bound),
+        a_in_place: in_place.iter().any(|&p| p),
+        b_in_place: false,
+        dispatches: Vec::new(),
+        overlapping_bindings: 0,
+    };
+    if plan.elements == 0 {
+        return Ok(Lowered {
+            summary,
+            pieces: Vec::new(),
+        });
+    }
+    // Unused operands stand where the first input does.
+    let operand = |o: usize| if o <= inputs { o } else { 1 };
+    let start: [u64; FUSED_OPERANDS] = std::array::from_fn(|o| bound[operand(o)].offset);
+    let keys: [usize; FUSED_OPERANDS] = std::array::from_fn(|o| bound[operand(o)].buffer);
+    let sizes: [u64; FUSED_OPERANDS] = std::array::from_fn(|o| bound[operand(o)].buffer_size);
+    let (slot, inputs_rw, pieces, window) =
+        choose_slots(plan, start, keys, sizes, &in_place, target)?;
+    let buffers = |s: usize| {
+        (0..FUSED_OPERANDS)
+            .find(|&o| slot[o] == s)
+            .map(|o| (keys[o], sizes[o]))
+    };
+    let (nodes, result) = kernel_nodes(plan);
+    let constants = constants(plan);
+    let mut lowered = Vec::with_capacity(pieces.len());
+    for whole in pieces {
+        let ranges: [Option<Range>; MAX_SLOTS] = std::array::from_fn(|s| {
+            let (used_start, used_end) = (*whole.windows.get(s)?)?;
+            let (buffer, size) = buffers(s)?;
+            let (start, end) = bind_range(size, used_start, used_end, window, share);
+            Some(Range { buffer, start, end })
+        });
+        let window_start: [u64; FUSED_OPERANDS] =
+            std::array::from_fn(|o| ranges[slot[o]].map_or(0, |r| r.start));
+        let blocks = block_form(&whole, start, window_start, widths, inputs);
+        let parts = if blocks || widths.out() >= 4 {
+            vec![whole]
+        } else {
+            owned_pieces(whole, widths.out())
+        };
+        for piece in parts {
+            let form = if blocks {
+                KernelKind::FusedBlocks
+            } else {
+                KernelKind::FusedElements
+            };
+            let kernel = FusedKernel {
+                form,
+                nodes: nodes.clone(),
+                result,
+                input_widths: std::array::from_fn(|k| {
+                    if k < inputs {
+                        widths.of(1 + k) as u8
+                    } else {
+                        0
+                    }
+                }),
+                out_width: widths.out() as u8,
+                sources: std::array::from_fn(|k| slot[1 + k] as u8),
+                splat: std::array::from_fn(|k| blocks && piece.strides[1 + k][0] == 0),
+                inputs_rw,
+                rank: piece.sizes.len() as u8,
+                shared_words: !blocks && widths.out() < 4 && !spaced(&piece, widths.out()),
+            };
+            debug_assert!(!kernel.shared_words || nested(&piece));
+            let record = record(
+                &kernel,
+                &piece,
+                start,
+                window_start,
+                widths,
+                constants,
+                target.max_groups,
+            );
+            if overlapping(&ranges, inputs_rw) {
+                summary.overlapping_bindings += 1;
+            }
+            summary.dispatches.push(form);
+            let accesses = (0..=inputs)
+                .map(|o| {
+                    let width = widths.of(o);
+                    let first = start[o] + piece.origin[o] * width;
+                    let end = first + (piece.reach(o) + 1) * width;
+                    Access {
+                        buffer: keys[o],
+                        start: first - first % 16,
+                        end: end.div_ceil(16) * 16,
+                        write: o == OUT,
+                    }
+                })
+                .collect();
+            lowered.push(LoweredPiece {
+                key: fused_key(kernel),
+                records: vec![record],
+                slots: ranges,
+                inputs_rw,
+                accesses,
+            });
+        }
+    }
+    Ok(Lowered {
+        summary,
+        pieces: lowered,
+    })
+}
+
+/// The pipeline key of a fused kernel: its structure, and no override constants.
+fn fused_key(kernel: FusedKernel) -> PipelineKey {
+    PipelineKey {
+        kernel: kernel.form,
+        inputs_rw: kernel.inputs_rw,
+        overrides: Overrides::none(),
+        fused: Some(Arc::new(kernel)),
+    }
+}
+
+/// How the call's buffers are shared, in the operators' terms: the output sharing an
+/// input's buffer is [`BindingPattern::OutputSharesA`] whichever input it is, inputs sharing
+/// one buffer among themselves [`BindingPattern::InputsShareBuffer`].
+fn pattern(bound: &[Operand]) -> BindingPattern {
+    let out = bound[OUT].buffer;
+    let inputs = &bound[1..];
+    let with_out = inputs.iter().filter(|b| b.buffer == out).count();
+    if with_out == inputs.len() {
+        return BindingPattern::AllShareBuffer;
+    }
+    if with_out > 0 {
+        return BindingPattern::OutputSharesA;
+    }
+    let shared = (0..inputs.len()).any(|i| (0..i).any(|j| inputs[i].buffer == inputs[j].buffer));
+    if shared {
+        BindingPattern::InputsShareBuffer
+    } else {
+        BindingPattern::Distinct
+    }
+}
+
+/// Whether `piece` runs the block form: one dimension, the output dense, every input dense
+/// or one repeated element, and each dense operand's first element on a word of its binding.
+fn block_form(
+    piece: &Piece<FUSED_OPERANDS>,
+    start: [u64; FUSED_OPERANDS],
+    window_start: [u64; FUSED_OPERANDS],
+    widths: Widths<FUSED_OPERANDS>,
+    inputs: usize,
+) -> bool {
+    piece.sizes.len() == 1
+        && piece.strides[OUT][0] == 1
+        && (0..=inputs).all(|o| {
+            let stride = piece.strides[o][0];
+            let byte = start[o] + piece.origin[o] * widths.of(o) - window_start[o];
+            stride == 0 || (stride == 1 && byte.is_multiple_of(4))
+        })
+}
+
+/// The record and grid of one piece.
+fn record(
+    kernel: &FusedKernel,
+    piece: &Piece<FUSED_OPERANDS>,
+    start: [u64; FUSED_OPERANDS],
+    window_start: [u64; FUSED_OPERANDS],
+    widths: Widths<FUSED_OPERANDS>,
+    constants: [[u32; 2]; MAX_EXPR_CONSTANTS],
+    max_groups: u32,
+) -> Dispatch {
+    // The split keeps every offset, size and stride of a piece inside its window: below
+    // 2^32 elements.
+    let to_u32 = |v: u64| v as u32;
+    let elements: u64 = piece.sizes.iter().product();
+    let units = if kernel.form == KernelKind::FusedBlocks {
+        elements.div_ceil(u64::from(kernel.block_elements()))
+    } else {
+        elements
+    };
+    let groups = units.div_ceil(u64::from(WORKGROUP_SIZE));
+    let grid = dispatch::grid(groups, u64::from(max_groups.max(1)));
+    let mut params = FusedParams {
+        head: [
+            to_u32(units),
+            piece.sizes.len() as u32,
+            to_u32(grid[0] * u64::from(WORKGROUP_SIZE)),
+            to_u32(elements),
+        ],
+        constants,
+        ..FusedParams::default()
+    };
+    for o in 0..FUSED_OPERANDS {
+        let w = widths.of(o);
+        params.base[o] = to_u32((start[o] + piece.origin[o] * w - window_start[o]) / w);
+    }
+    for (d, &size) in piece.sizes.iter().enumerate() {
+        params.sizes[d] = to_u32(size);
+        for o in 0..FUSED_OPERANDS {
+            params.strides[o][d] = if size > 1 {
+                to_u32(piece.strides[o][d])
+            } else {
+                0
+            };
+        }
+        let by_size = Divisor::new(params.sizes[d]);
+        params.size_magic[d] = by_size.magic;
+        params.shifts[d] = by_size.shift1 | by_size.shift2 << 8;
+    }
+    Dispatch {
+        params: bytemuck::cast(params),
+        groups: [to_u32(grid[0]), to_u32(grid[1])],
+    }
+}
+
+/// How many smaller windows [`choose_slots`] tries for one grouping of the operands.
+const SHRINK_STEPS: usize = 8;
+
+/// The binding slot of each operand, whether the input bindings are `read_write`, the
+/// pieces and the window they were cut to, as the operators' lowering chooses them: operands
+/// of one buffer share its binding where one window holds them all; else inputs in the
+/// output's buffer take bindings of their own (`read_write`), then every input does, with
+/// smaller windows until no writable binding overlaps another of its buffer; where none
+/// keeps them apart, native backends take one binding per input (WebGPU's rule refuses it).
+fn choose_slots(
+    plan: &FusedPlan,
+    start: [u64; FUSED_OPERANDS],
+    keys: [usize; FUSED_OPERANDS],
+    sizes: [u64; FUSED_OPERANDS],
+    in_place: &[bool; MAX_EXPR_INPUTS],
+    target: &Target,
+) -> Result<
+    (
+        [usize; FUSED_OPERANDS],
+        bool,
+        Vec<Piece<FUSED_OPERANDS>>,
+        u64,
+    ),
+    Error,
+> {
+    let inputs = plan.expr.input_count();
+    let limits = Limits {
+        max_rank: FUSED_MAX_RANK,
+        ..target.windows
+    };
+    let widths = plan.widths();
+    // Slots by grouping: `together(o)` says whether input `o` may share the slot of an
+    // earlier operand of its buffer (the output's included when `with_out(o)`).
+    let slots = |with_out: &dyn Fn(usize) -> bool, together: bool| {
+        let mut slot = [0usize; FUSED_OPERANDS];
+        let mut next = 1;
+        for o in 1..=inputs {
+            slot[o] = if keys[o] == keys[OUT] && (with_out(o) || in_place[o - 1]) {
+                0
+            } else if let Some(p) = (1..o).find(|&p| together && keys[p] == keys[o] && slot[p] != 0)
+            {
+                slot[p]
+            } else {
+                next += 1;
+                next - 1
+            };
+        }
+        for o in inputs + 1..FUSED_OPERANDS {
+            slot[o] = slot[1];
+        }
+        slot
+    };
+    let rw =
+        |slot: &[usize; FUSED_OPERANDS]| (1..=inputs).any(|o| slot[o] != 0 && keys[o] == keys[OUT]);
+    let shared = slots(&|_| true, true);
+    let first = match split(&plan.layout, start, shared, widths, limits) {
+        Ok(pieces) => return Ok((shared, rw(&shared), pieces, limits.max_window)),
+        Err(e @ Error::SharedBufferSpanTooLarge { .. }) => e,
+        Err(e) => return Err(e),
+    };
+    let apart = slots(&|_| false, true);
+    let alone = slots(&|_| false, false);
+    let least = limits.offset_alignment + 64;
+    for slot in [apart, alone] {
+        let mut window = limits.max_window;
+        for _ in 0..SHRINK_STEPS {
+            if window < least {
+                break;
+            }
+            let cut = Limits {
+                max_window: window,
+                ..limits
+            };
+            if let Ok(pieces) = split(&plan.layout, start, slot, widths, cut) {
+                let clash = |p: &Piece<FUSED_OPERANDS>| {
+                    let ranges: [Option<Range>; MAX_SLOTS] = std::array::from_fn(|s| {
+                        let (a, b) = (*p.windows.get(s)?)?;
+                        let o = (0..FUSED_OPERANDS).find(|&o| slot[o] == s)?;
+                        let (start, end) = bind_range(sizes[o], a, b, window, true);
+                        Some(Range {
+                            buffer: keys[o],
+                            start,
+                            end,
+                        })
+                    });
+                    overlapping(&ranges, rw(&slot))
+                };
+                if !pieces.iter().any(clash) {
+                    return Ok((slot, rw(&slot), pieces, window));
+                }
+            }
+            window = window / 4 * 3 / 16 * 16;
+        }
+    }
+    if target.strict_aliasing {
+        return Err(first);
+    }
+    let pieces = split(&plan.layout, start, alone, widths, limits)?;
+    Ok((alone, rw(&alone), pieces, limits.max_window))
+}
+
+/// Every pipeline a call of `plan` that fits one window can need on distinct buffers, or
+/// with one input in place (read through the output's binding): what warming a fused
+/// operator up compiles. Other bindings (inputs sharing buffers, windows) may need more.
+pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
+    let mut keys = Vec::new();
+    if plan.elements == 0 {
+        return keys;
+    }
+    let inputs = plan.expr.input_count();
+    let (nodes, result) = kernel_nodes(plan);
+    let widths = plan.widths();
+    let piece = Piece::whole(&plan.layout);
+    let blocks = plan.kernel == KernelKind::FusedBlocks;
+    let distinct: [u8; MAX_EXPR_INPUTS] = std::array::from_fn(|k| (1 + k) as u8);
+    let mut source_sets = vec![distinct];
+    for k in 0..inputs {
+        let (spec, out) = (plan.expr.input(k), plan.expr.output());
+        if spec.sizes() == out.sizes() && spec.strides() == out.strides() {
+            let mut s = distinct;
+            s[k] = 0;
+            source_sets.push(s);
+        }
+    }
+    for sources in source_sets {
+        let kernel = FusedKernel {
+            form: plan.kernel,
+            nodes: nodes.clone(),
+            result,
+            input_widths: std::array::from_fn(|k| {
+                if k < inputs {
+                    widths.of(1 + k) as u8
+                } else {
+                    0
+                }
+            }),
+            out_width: widths.out() as u8,
+            sources: std::array::from_fn(|k| if k < inputs { sources[k] } else { sources[0] }),
+            splat: std::array::from_fn(|k| blocks && piece.strides[1 + k][0] == 0),
+            inputs_rw: false,
+            rank: piece.sizes.len().min(FUSED_MAX_RANK) as u8,
+            shared_words: !blocks && widths.out() < 4 && !spaced(&piece, widths.out()),
+        };
+        let key = fused_key(kernel);
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
+}
+
+// The record is 256 bytes, as every record in the metadata arena is.
+const _: () = assert!(std::mem::size_of::<FusedParams>() == std::mem::size_of::<Params>());
