@@ -653,3 +653,205 @@ fn ones(w: u32) -> u32 {
         _ => 1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desc::{DataType, Expr, FeatureLevel, Operator, TensorDesc};
+    use crate::kernels::shaders::tests::{translate, validator};
+    use crate::layout::FusedPlan;
+    use crate::schedule::fused::{FusedParams, fused_pipeline_keys};
+    use std::mem::offset_of;
+
+    /// The kernel of `desc` at its plan's form, as warming up compiles it.
+    fn kernel_of(desc: &crate::desc::ExprDesc) -> Option<FusedKernel> {
+        let operands = desc.operands(FeatureLevel::Fl6_4).ok()?;
+        let plan = FusedPlan::new(&operands);
+        let key = fused_pipeline_keys(&plan).into_iter().next()?;
+        key.fused.map(|k| (*k).clone())
+    }
+
+    /// One expression per operator and input type of the table (each output type of a count,
+    /// a shift by a constant too), and compositions of several.
+    fn expressions() -> Vec<FusedKernel> {
+        let mut out = Vec::new();
+        let shape = [3u32, 5, 7];
+        for op in Operator::ALL {
+            for data_type in DataType::ALL {
+                let outs: Vec<Option<DataType>> = match op.spec().types.output_types() {
+                    Some(types) => types.iter().copied().map(Some).collect(),
+                    None => vec![None],
+                };
+                for out_type in outs {
+                    for constant_b in [false, true] {
+                        if constant_b && op.inputs() == 1 {
+                            continue;
+                        }
+                        let mut e = Expr::new();
+                        let a = e.input(TensorDesc::new(data_type, &shape));
+                        let node = if op.inputs() == 1 {
+                            match out_type {
+                                Some(t) => e.bit_count(a, t),
+                                None => e.apply(op, &[a]),
+                            }
+                        } else {
+                            let b = if constant_b {
+                                e.constant(data_type, 3)
+                            } else {
+                                e.input(TensorDesc::new(data_type, &shape))
+                            };
+                            e.apply(op, &[a, b])
+                        };
+                        let result = out_type.unwrap_or(data_type);
+                        let desc = e.output(node, TensorDesc::new(result, &shape));
+                        out.extend(kernel_of(&desc));
+                    }
+                }
+            }
+        }
+        // (a ^ b) & (a | b), bit_count(a ^ b) into u8, int4 unpack, a logical chain of four
+        // inputs.
+        for data_type in [DataType::U8, DataType::U16, DataType::U32, DataType::U64] {
+            let mut e = Expr::new();
+            let a = e.input(TensorDesc::new(data_type, &shape));
+            let b = e.input(TensorDesc::new(data_type, &shape));
+            let x = e.apply(Operator::BitXor, &[a, b]);
+            let o = e.apply(Operator::BitOr, &[a, b]);
+            let r = e.apply(Operator::BitAnd, &[x, o]);
+            out.extend(kernel_of(&e.output(r, TensorDesc::new(data_type, &shape))));
+
+            let mut e = Expr::new();
+            let a = e.input(TensorDesc::new(data_type, &shape));
+            let b = e.input(TensorDesc::new(data_type, &[7]));
+            let x = e.apply(Operator::BitXor, &[a, b]);
+            let c = e.bit_count(x, DataType::U8);
+            out.extend(kernel_of(&e.output(c, TensorDesc::new(DataType::U8, &shape))));
+
+            let mut e = Expr::new();
+            let a = e.input(TensorDesc::new(data_type, &shape));
+            let four = e.constant(data_type, 4);
+            let mask = e.constant(data_type, 0xf);
+            let high = e.apply(Operator::BitShiftRight, &[a, four]);
+            let low = e.apply(Operator::BitAnd, &[high, mask]);
+            out.extend(kernel_of(&e.output(low, TensorDesc::new(data_type, &shape))));
+
+            let mut e = Expr::new();
+            let ins: Vec<_> = (0..4)
+                .map(|_| e.input(TensorDesc::new(data_type, &shape)))
+                .collect();
+            let x = e.apply(Operator::LogicalXor, &[ins[0], ins[1]]);
+            let y = e.apply(Operator::LogicalAnd, &[ins[2], ins[3]]);
+            let z = e.apply(Operator::LogicalOr, &[x, y]);
+            let n = e.apply(Operator::LogicalNot, &[z]);
+            out.extend(kernel_of(&e.output(n, TensorDesc::new(data_type, &shape))));
+        }
+        out
+    }
+
+    /// Every variant of a kernel's structure the lowering can choose: both forms, every rank
+    /// of the element form, owners of shared words, repeated inputs, inputs read through the
+    /// output's binding or sharing one binding, `read_write` inputs.
+    fn variants(kernel: &FusedKernel) -> Vec<FusedKernel> {
+        let inputs = inputs(kernel);
+        let mut out = Vec::new();
+        let mut blocks = kernel.clone();
+        blocks.form = KernelKind::FusedBlocks;
+        blocks.rank = 1;
+        blocks.shared_words = false;
+        out.push(blocks.clone());
+        let mut splat = blocks.clone();
+        splat.splat[inputs - 1] = true;
+        out.push(splat);
+        for rank in 1..=FUSED_MAX_RANK as u8 {
+            let mut elements = kernel.clone();
+            elements.form = KernelKind::FusedElements;
+            elements.splat = [false; 4];
+            elements.rank = rank;
+            elements.shared_words = kernel.out_width < 4 && rank % 2 == 1;
+            out.push(elements);
+        }
+        let mut in_place = blocks.clone();
+        in_place.sources[0] = 0;
+        in_place.inputs_rw = true;
+        out.push(in_place);
+        let mut one_binding = kernel.clone();
+        one_binding.form = KernelKind::FusedElements;
+        one_binding.sources = [1; 4];
+        one_binding.rank = 2;
+        out.push(one_binding);
+        out
+    }
+
+    fn module(kernel: &FusedKernel) -> (naga::Module, naga::valid::ModuleInfo, String) {
+        let text = source(kernel);
+        let module = naga::front::wgsl::parse_str(&text)
+            .unwrap_or_else(|e| panic!("{kernel:?}: {}\n{text}", e.emit_to_string(&text)));
+        let info = validator()
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{kernel:?}: {}\n{text}", e.emit_to_string(&text)));
+        (module, info, text)
+    }
+
+    /// Every generated structure parses and validates without optional capabilities; one in
+    /// seven (all of them every few runs of the suite would be slow) translates to SPIR-V,
+    /// MSL, HLSL and GLSL too.
+    #[test]
+    fn generated_kernels_validate_and_translate_to_every_backend() {
+        let kernels = expressions();
+        assert!(kernels.len() > 60, "{} expressions", kernels.len());
+        let mut seen = std::collections::HashSet::new();
+        let mut checked = 0;
+        for kernel in &kernels {
+            for variant in variants(kernel) {
+                if !seen.insert(variant.clone()) {
+                    continue;
+                }
+                let (module, info, text) = module(&variant);
+                assert!(!text.contains("atomic"), "{variant:?} uses atomics");
+                assert!(
+                    module.global_variables.iter().all(|(_, g)| g.space
+                        != naga::AddressSpace::Private
+                        && g.space != naga::AddressSpace::WorkGroup),
+                    "{variant:?} keeps state in a global"
+                );
+                if checked % 7 == 0 {
+                    translate(&module, &info, "main", &format!("{variant:?}"));
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked} variants");
+    }
+
+    /// The record the generated kernels declare is `FusedParams`, field for field.
+    #[test]
+    fn the_generated_record_is_fused_params() {
+        let kernel = expressions().remove(0);
+        let (module, _, _) = module(&kernel);
+        let (handle, ty) = module
+            .types
+            .iter()
+            .find(|(_, t)| t.name.as_deref() == Some("Params"))
+            .expect("struct Params");
+        let naga::TypeInner::Struct { members, span } = &ty.inner else {
+            panic!("Params is not a struct");
+        };
+        let _ = handle;
+        assert_eq!(*span as usize, std::mem::size_of::<FusedParams>());
+        let expected = [
+            ("head", offset_of!(FusedParams, head)),
+            ("base", offset_of!(FusedParams, base)),
+            ("sizes", offset_of!(FusedParams, sizes)),
+            ("strides", offset_of!(FusedParams, strides)),
+            ("size_magic", offset_of!(FusedParams, size_magic)),
+            ("shifts", offset_of!(FusedParams, shifts)),
+            ("constants", offset_of!(FusedParams, constants)),
+            ("pad", offset_of!(FusedParams, pad)),
+        ];
+        assert_eq!(members.len(), expected.len());
+        for (member, (name, offset)) in members.iter().zip(expected) {
+            assert_eq!(member.name.as_deref(), Some(name));
+            assert_eq!(member.offset as usize, offset, "{name}");
+        }
+    }
+}
