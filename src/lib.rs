@@ -139,15 +139,15 @@ use gpu_xor_core::{error, layout, schedule};
 
 pub use desc::{
     AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnaryDesc, DmlUnaryOp, ElementFunction, FeatureLevel, LogicalXorDesc, Operator,
-    OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags, TensorName,
-    infer_output_shape,
+    DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
+    FeatureLevel, LogicalXorDesc, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
+    TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{
     Batch, Bindings, CompiledOperator, Context, ContextOptions, DmlBinary, DmlUnary, Element,
-    Graph, Input, LimitsChoice, OvBinary, OvUnary, OwnedInputs, Prepared, RecordingObjects, Tensor,
-    TensorBinding, TuningReport,
+    ExprBindings, Fused, Graph, Input, LimitsChoice, OvBinary, OvUnary, OwnedInputs, Prepared,
+    RecordingObjects, Tensor, TensorBinding, TuningReport,
 };
 // The XOR aliases of 0.1, deprecated for one release: the types are `DmlBinary` and `OvBinary`.
 #[allow(deprecated)]
@@ -160,7 +160,7 @@ pub use schedule::KernelTuning;
 /// ([`BindingPattern`](inspect::BindingPattern)) and what one call recorded
 /// ([`RecordSummary`](inspect::RecordSummary)). Nothing here is needed to run an operator.
 pub mod inspect {
-    pub use gpu_xor_core::layout::{BindingPattern, KernelKind, Plan};
+    pub use gpu_xor_core::layout::{BindingPattern, FusedPlan, KernelKind, Plan};
     pub use gpu_xor_core::schedule::RecordSummary;
     pub use gpu_xor_core::schedule::tune::{KernelChoices, TuningKey};
 }

@@ -5,16 +5,17 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::binding::{Bindings, Input, TensorBinding, require_usage};
+use super::binding::{Bindings, ExprBindings, Input, TensorBinding, require_usage};
 use super::context::Context;
 use super::encode::Prepared;
 use super::shared::Shared;
-use crate::desc::TensorName;
+use crate::desc::{MAX_EXPR_INPUTS, TensorName};
 use crate::error::Error;
-use crate::layout::{A, B, OUT, Plan};
+use crate::layout::{A, B, FusedPlan, OUT, Plan};
 use crate::schedule::KernelChoices;
 use crate::schedule::PipelineKey;
 use crate::schedule::Target;
+use crate::schedule::fused::lower_fused;
 use crate::schedule::lower::{Operand, RecordSummary, lower_with, pipeline_keys};
 use crate::schedule::merge::{Schedule, direct_form};
 
@@ -147,6 +148,11 @@ impl Context {
 /// can be named.
 pub(crate) type NamedBuffers<'a> = [(TensorName, &'a wgpu::Buffer); 3];
 
+/// Each bound buffer of one fused call with its tensor (the output, then each input; the
+/// slots past the expression's inputs repeat the output).
+pub(crate) type ExprNamedBuffers<'a> =
+    [(Option<TensorName>, &'a wgpu::Buffer); 1 + MAX_EXPR_INPUTS];
+
 impl Batch {
     /// Adds one call of `op` on `bindings`. The bindings are checked now, and the pipelines
     /// the call needs alone are compiled now (where the batch merges it into one dispatch
@@ -212,16 +218,7 @@ impl Batch {
         // Nothing has failed: the call's buffers join the table.
         let mut table = [0usize; 3];
         for o in 0..3 {
-            let buffer = bound[o].buffer;
-            table[keys[o]] = match self.buffer_index.get(buffer) {
-                Some(&i) => i,
-                None => {
-                    self.buffers.push(buffer.clone());
-                    self.buffer_index
-                        .insert(buffer.clone(), self.buffers.len() - 1);
-                    self.buffers.len() - 1
-                }
-            };
+            table[keys[o]] = self.index_of(bound[o].buffer);
         }
         self.schedule.add_call(&lowered.pieces, &table);
         self.summaries.push(lowered.summary.clone());
@@ -231,6 +228,101 @@ impl Batch {
             (TensorName::Output, bindings.output.buffer),
         ];
         Ok((lowered.summary, named))
+    }
+
+    /// Adds one call of the fused expression `plan`; `owned` holds the buffers of the inputs
+    /// the operator owns. Gives back the call's summary, each bound buffer with its tensor
+    /// (the output, then each input), and how many of those there are.
+    pub(crate) fn push_expr<'a>(
+        &mut self,
+        ctx: &Context,
+        plan: &FusedPlan,
+        owned: [Option<&'a wgpu::Buffer>; MAX_EXPR_INPUTS],
+        bindings: &ExprBindings<'a>,
+    ) -> Result<(RecordSummary, ExprNamedBuffers<'a>, usize), Error> {
+        if !std::sync::Arc::ptr_eq(&ctx.shared, &self.ctx.shared) {
+            return Err(Error::ContextMismatch);
+        }
+        let shared = &*self.ctx.shared;
+        if let Some(lost) = shared.known_lost() {
+            return Err(lost);
+        }
+        let inputs = plan.expr().input_count();
+        if bindings.input_count() != inputs {
+            return Err(Error::ExprCount {
+                what: "input bindings",
+                count: bindings.input_count(),
+                min: inputs,
+                max: inputs,
+            });
+        }
+        let mut bound = [bindings.output; 1 + MAX_EXPR_INPUTS];
+        for k in 0..inputs {
+            let tensor = TensorName::Input(k as u8);
+            bound[1 + k] = match (owned[k], bindings.input(k)) {
+                (Some(buffer), Input::Owned) => TensorBinding::new(buffer),
+                (None, Input::Bound(binding)) => binding,
+                (Some(_), Input::Bound(_)) | (None, Input::Owned) => {
+                    return Err(Error::OwnedInputBound { tensor });
+                }
+                (_, Input::Absent) => return Err(Error::MissingBinding { tensor }),
+            };
+        }
+        let count = 1 + inputs;
+        let name = |o: usize| {
+            if o == 0 {
+                TensorName::Output
+            } else {
+                TensorName::Input((o - 1) as u8)
+            }
+        };
+        for (o, b) in bound.iter().enumerate().take(count) {
+            require_usage(b.buffer, Some(name(o)), wgpu::BufferUsages::STORAGE)?;
+        }
+        // Buffer keys: an operand's is that of the first earlier operand in its buffer, else
+        // the next.
+        let mut keys = [0usize; 1 + MAX_EXPR_INPUTS];
+        let mut next = 1;
+        for o in 1..count {
+            keys[o] = match (0..o).find(|&p| bound[p].buffer == bound[o].buffer) {
+                Some(p) => keys[p],
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            };
+        }
+        let operands: [Operand; 1 + MAX_EXPR_INPUTS] = std::array::from_fn(|o| Operand {
+            buffer: keys[o],
+            buffer_size: bound[o].buffer.size(),
+            offset: bound[o].offset,
+            size: bound[o].size,
+        });
+        let target = self.ctx.target();
+        let lowered = lower_fused(plan, &operands[..count], &target, self.share)?;
+        compile(shared, &lowered.pieces)?;
+        let mut table = [0usize; 1 + MAX_EXPR_INPUTS];
+        for o in 0..count {
+            let buffer = bound[o].buffer;
+            table[keys[o]] = self.index_of(buffer);
+        }
+        self.schedule.add_call(&lowered.pieces, &table);
+        self.summaries.push(lowered.summary.clone());
+        let named = std::array::from_fn(|o| (Some(name(o)), bound[o].buffer));
+        Ok((lowered.summary, named, count))
+    }
+
+    /// The index of `buffer` in the batch's table, added if it is new.
+    fn index_of(&mut self, buffer: &wgpu::Buffer) -> usize {
+        match self.buffer_index.get(buffer) {
+            Some(&i) => i,
+            None => {
+                self.buffers.push(buffer.clone());
+                self.buffer_index
+                    .insert(buffer.clone(), self.buffers.len() - 1);
+                self.buffers.len() - 1
+            }
+        }
     }
 
     /// The number of metadata records so far: one per piece of each pushed call (a call
@@ -310,7 +402,7 @@ impl Batch {
 
 /// Compiles `keys`, on several threads where the platform has them.
 #[cfg(not(target_arch = "wasm32"))]
-fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
+pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8)
@@ -349,7 +441,7 @@ fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
+pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
     for key in keys {
         shared.kernels.pipeline(&shared.device, &shared.late, key)?;
     }

@@ -230,3 +230,65 @@ pub(crate) fn require_usage(
         }),
     }
 }
+
+/// The bindings of one call of a fused expression ([`crate::Fused`]): each input, in the
+/// order the expression declared them ([`crate::Expr::input`]), and the output. Made without
+/// allocating, and `Copy`: a call in a loop costs nothing to describe.
+///
+/// An input the fused operator owns (flagged [`crate::TensorFlags::OwnedByDml`], its bytes
+/// given to [`crate::Fused::with_owned_inputs`]) is [`Input::Owned`]; every other input is
+/// bound, and the count must be the expression's (`expr_count` otherwise).
+#[derive(Clone, Copy, Debug)]
+pub struct ExprBindings<'a> {
+    inputs: [Input<'a>; crate::desc::MAX_EXPR_INPUTS],
+    count: usize,
+    /// The output.
+    pub output: TensorBinding<'a>,
+}
+
+impl<'a> ExprBindings<'a> {
+    /// Every input bound in this call, in the expression's order, and the output.
+    ///
+    /// ```
+    /// # fn f(a: &wgpu::Buffer, b: &wgpu::Buffer, out: &wgpu::Buffer) {
+    /// use gpu_xor::{ExprBindings, TensorBinding};
+    /// let call = ExprBindings::new(&[TensorBinding::new(a), TensorBinding::new(b)], TensorBinding::new(out));
+    /// assert_eq!(call.input_count(), 2);
+    /// # }
+    /// ```
+    pub fn new(inputs: &[TensorBinding<'a>], output: TensorBinding<'a>) -> ExprBindings<'a> {
+        let mut all = [Input::Absent; crate::desc::MAX_EXPR_INPUTS];
+        for (slot, &binding) in all.iter_mut().zip(inputs) {
+            *slot = Input::Bound(binding);
+        }
+        ExprBindings {
+            inputs: all,
+            count: inputs.len(),
+            output,
+        }
+    }
+
+    /// Inputs given each as bound or owned ([`Input::Owned`] for an input the operator
+    /// owns), in the expression's order, and the output.
+    pub fn with_inputs(inputs: &[Input<'a>], output: TensorBinding<'a>) -> ExprBindings<'a> {
+        let mut all = [Input::Absent; crate::desc::MAX_EXPR_INPUTS];
+        for (slot, &input) in all.iter_mut().zip(inputs) {
+            *slot = input;
+        }
+        ExprBindings {
+            inputs: all,
+            count: inputs.len(),
+            output,
+        }
+    }
+
+    /// How many inputs were given.
+    pub fn input_count(&self) -> usize {
+        self.count
+    }
+
+    /// Input `k` as given ([`Input::Absent`] past the last).
+    pub fn input(&self, k: usize) -> Input<'a> {
+        self.inputs.get(k).copied().unwrap_or(Input::Absent)
+    }
+}

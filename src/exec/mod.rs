@@ -23,8 +23,9 @@
 //! 11. `batch.rs`: [`Batch`], and [`CompiledOperator`], what it asks of an operator.
 //! 12. `tune.rs`: warming up: pipelines compiled, kernel choices measured on the device.
 //! 13. `operator.rs`: the compiled operators.
-//! 14. `tensor.rs`: typed GPU tensors.
-//! 15. `convenience.rs`: the one-call forms on tensors.
+//! 14. `fused.rs`: fused expressions, compiled.
+//! 15. `tensor.rs`: typed GPU tensors.
+//! 16. `convenience.rs`: the one-call forms on tensors.
 
 mod arena;
 mod batch;
@@ -34,6 +35,7 @@ mod convenience;
 mod encode;
 mod env;
 mod fault;
+mod fused;
 mod graph;
 mod operator;
 mod readback;
@@ -43,10 +45,11 @@ mod tensor;
 mod tune;
 
 pub use batch::{Batch, CompiledOperator};
-pub use binding::{Bindings, Input, OwnedInputs, TensorBinding};
+pub use binding::{Bindings, ExprBindings, Input, OwnedInputs, TensorBinding};
 pub use context::{Context, ContextOptions, RecordingObjects};
 pub use encode::Prepared;
 pub use env::LimitsChoice;
+pub use fused::Fused;
 pub use graph::Graph;
 // The XOR aliases of 0.1, deprecated: one name per operator type.
 #[allow(deprecated)]

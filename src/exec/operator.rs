@@ -45,7 +45,7 @@ impl Compiled {
         let mut owned = [None, None];
         for i in 0..2 {
             if let Some(binding) = given[i] {
-                owned[i] = Some(own(ctx, &plan, names[i], &binding)?);
+                owned[i] = Some(own(ctx, plan.operand(names[i]), names[i], &binding)?);
             }
         }
         Ok(Compiled {
@@ -111,29 +111,10 @@ impl Compiled {
         &self,
         bindings: &Bindings<'_>,
     ) -> Result<(RecordSummary, wgpu::SubmissionIndex), Error> {
-        let shared = &*self.ctx.shared;
-        let device = &shared.device;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("gpu-xor run"),
-        });
-        let (summary, named) = self.record_named(&mut encoder, bindings)?;
-        // wgpu checks at submission that no bound buffer has been destroyed or mapped since
-        // it was recorded; the scope turns a refusal into an error instead of a panic in the
-        // device's uncaptured-error handler.
-        let index = capture(
-            device,
-            &shared.late,
-            |e| Error::Wgpu {
-                call: "Queue::submit",
-                source: WgpuError::new(e),
-            },
-            || shared.queue.submit([encoder.finish()]),
-        )
-        .map_err(|e| {
-            let buffers = named.map(|(t, b)| (Some(t), b));
-            shared.fault("Queue::submit", e, &buffers)
-        })?;
-        Ok((summary, index))
+        submit_recorded(&self.ctx, |encoder| {
+            self.record_named(encoder, bindings)
+                .map(|(summary, named)| (summary, named.map(|(t, b)| (Some(t), b))))
+        })
     }
 
     async fn run_async(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
@@ -143,35 +124,72 @@ impl Compiled {
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the blocking form, for native callers"
-    )]
     fn run(&self, bindings: &Bindings<'_>) -> Result<RecordSummary, Error> {
-        let shared = &*self.ctx.shared;
         let (summary, index) = self.submit(bindings)?;
-        shared
-            .device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            })
-            .map_err(|e| shared.lost_or(Error::Poll(WgpuError::new(e))))?;
+        wait_for(&self.ctx, index)?;
         Ok(summary)
     }
+}
+
+/// Records with `record` into a new encoder and submits it, without waiting; a refusal at
+/// submission names the first of the buffers `record` gives back that wgpu refuses.
+pub(super) fn submit_recorded<'a, const N: usize>(
+    ctx: &Context,
+    record: impl FnOnce(
+        &mut wgpu::CommandEncoder,
+    )
+        -> Result<(RecordSummary, [(Option<TensorName>, &'a wgpu::Buffer); N]), Error>,
+) -> Result<(RecordSummary, wgpu::SubmissionIndex), Error> {
+    let shared = &*ctx.shared;
+    let device = &shared.device;
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("gpu-xor run"),
+    });
+    let (summary, named) = record(&mut encoder)?;
+    // wgpu checks at submission that no bound buffer has been destroyed or mapped since it
+    // was recorded; the scope turns a refusal into an error instead of a panic in the
+    // device's uncaptured-error handler.
+    let index = capture(
+        device,
+        &shared.late,
+        |e| Error::Wgpu {
+            call: "Queue::submit",
+            source: WgpuError::new(e),
+        },
+        || shared.queue.submit([encoder.finish()]),
+    )
+    .map_err(|e| shared.fault("Queue::submit", e, &named))?;
+    Ok((summary, index))
+}
+
+/// Blocks until submission `index` has finished.
+#[cfg(not(target_arch = "wasm32"))]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the blocking form, for native callers"
+)]
+pub(super) fn wait_for(ctx: &Context, index: wgpu::SubmissionIndex) -> Result<(), Error> {
+    let shared = &*ctx.shared;
+    shared
+        .device
+        .poll(wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: None,
+        })
+        .map_err(|e| shared.lost_or(Error::Poll(WgpuError::new(e))))?;
+    Ok(())
 }
 
 /// Copies the bytes of an owned input (`TotalTensorSizeInBytes` from its binding offset) into
 /// a buffer of the operator's own. The copy is submitted now, so every later submission on
 /// the queue sees it; the caller's buffer may change or go afterwards.
-fn own(
+pub(super) fn own(
     ctx: &Context,
-    plan: &Plan,
+    spec: &crate::desc::Operand,
     tensor: TensorName,
     binding: &TensorBinding<'_>,
 ) -> Result<wgpu::Buffer, Error> {
     let shared = &*ctx.shared;
-    let spec = plan.operand(tensor);
     require_usage(binding.buffer, Some(tensor), wgpu::BufferUsages::COPY_SRC)?;
     check_binding(tensor, binding, spec)?;
     if let Some(lost) = shared.lost() {

@@ -725,7 +725,9 @@ mod tests {
             let b = e.input(TensorDesc::new(data_type, &[7]));
             let x = e.apply(Operator::BitXor, &[a, b]);
             let c = e.bit_count(x, DataType::U8);
-            out.extend(kernel_of(&e.output(c, TensorDesc::new(DataType::U8, &shape))));
+            out.extend(kernel_of(
+                &e.output(c, TensorDesc::new(DataType::U8, &shape)),
+            ));
 
             let mut e = Expr::new();
             let a = e.input(TensorDesc::new(data_type, &shape));
@@ -733,7 +735,9 @@ mod tests {
             let mask = e.constant(data_type, 0xf);
             let high = e.apply(Operator::BitShiftRight, &[a, four]);
             let low = e.apply(Operator::BitAnd, &[high, mask]);
-            out.extend(kernel_of(&e.output(low, TensorDesc::new(data_type, &shape))));
+            out.extend(kernel_of(
+                &e.output(low, TensorDesc::new(data_type, &shape)),
+            ));
 
             let mut e = Expr::new();
             let ins: Vec<_> = (0..4)
@@ -809,9 +813,11 @@ mod tests {
                 let (module, info, text) = module(&variant);
                 assert!(!text.contains("atomic"), "{variant:?} uses atomics");
                 assert!(
-                    module.global_variables.iter().all(|(_, g)| g.space
-                        != naga::AddressSpace::Private
-                        && g.space != naga::AddressSpace::WorkGroup),
+                    module
+                        .global_variables
+                        .iter()
+                        .all(|(_, g)| g.space != naga::AddressSpace::Private
+                            && g.space != naga::AddressSpace::WorkGroup),
                     "{variant:?} keeps state in a global"
                 );
                 if checked % 7 == 0 {

@@ -24,6 +24,7 @@ mod core_path;
 mod errors;
 mod faults;
 mod files;
+mod fused;
 mod in_place;
 mod large;
 mod logical_xor;
