@@ -86,14 +86,14 @@ impl Fused {
             });
         }
         let mut storage: [Option<wgpu::Buffer>; MAX_EXPR_INPUTS] = Default::default();
-        for k in 0..inputs {
+        for (k, slot) in storage.iter_mut().enumerate().take(inputs) {
             let tensor = TensorName::Input(k as u8);
             let flagged = desc.inputs[k].flags == TensorFlags::OwnedByDml;
             match (flagged, owned.get(k).copied().flatten()) {
                 (true, None) => return Err(Error::OwnedInputMissing { tensor }),
                 (false, Some(_)) => return Err(Error::OwnedInputBound { tensor }),
                 (true, Some(binding)) => {
-                    storage[k] = Some(own(ctx, operands.input(k), tensor, &binding)?);
+                    *slot = Some(own(ctx, operands.input(k), tensor, &binding)?);
                 }
                 (false, None) => {}
             }

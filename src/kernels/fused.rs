@@ -65,14 +65,12 @@ pub(crate) fn source(kernel: &FusedKernel) -> String {
     for k in 0..inputs {
         bound[usize::from(kernel.sources[k])] = true;
     }
-    for slot in 1..=INPUT_BINDINGS as usize {
-        if bound[slot] {
-            let _ = writeln!(
-                s,
-                "@group(0) @binding({}) var<storage, {access}> in{slot}: array<u32>;",
-                slot + 1
-            );
-        }
+    for (slot, _) in bound.iter().enumerate().skip(1).filter(|(_, b)| **b) {
+        let _ = writeln!(
+            s,
+            "@group(0) @binding({}) var<storage, {access}> in{slot}: array<u32>;",
+            slot + 1
+        );
     }
     s.push('\n');
     s.push_str(include_str!("../../shaders/shared/math.wgsl"));

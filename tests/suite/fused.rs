@@ -306,7 +306,7 @@ fn int4_unpack() {
     let nibble = e.apply(Operator::BitAnd, &[high, mask]);
     let desc = e.output(nibble, TensorDesc::new(DataType::U8, &[n]));
     let weights = random_bytes(3, n as usize);
-    let (got, want) = run_on(ctx(), &desc, &[weights.clone()], n as usize);
+    let (got, want) = run_on(ctx(), &desc, std::slice::from_ref(&weights), n as usize);
     assert_eq!(got, want);
     for (g, w) in got.iter().zip(&weights) {
         assert_eq!(*g, w >> 4);

@@ -246,10 +246,10 @@ pub fn lower_fused(
         offset: bound[OUT].offset,
     };
     let mut in_place = [false; MAX_EXPR_INPUTS];
-    for k in 0..inputs {
+    for (k, place) in in_place.iter_mut().enumerate().take(inputs) {
         let o = 1 + k;
         if bound[o].buffer == bound[OUT].buffer {
-            in_place[k] = alias(
+            *place = alias(
                 name(o),
                 (
                     BoundOperand {
