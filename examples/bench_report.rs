@@ -24,6 +24,10 @@
 //!   DirectML BIT_COUNT (u64 -> u8, u8 -> u32, u32 -> u32, u8 -> u8) against BIT_XOR of its
 //!   input's type on the DirectML shifts' layouts, with the GB/s of both where the widths
 //!   differ (`--shifts-and-count` runs this alone);
+//! - fused expressions (`Fused`): `(a ^ b) & (a | b)` on u32 and `bit_count(a ^ b)` from u64
+//!   into u8 as one generated kernel against the same operators one by one through
+//!   intermediate tensors, the nibble unpack `(w >> 4) & 0xF` against the copy kernel, and
+//!   the median time of preparing a fused call (`--fused` runs this alone);
 //! - 1,000 small calls batched against 1,000 single submits;
 //! - the latency of one 4 KiB call alone and of one call in a batch of 1,000, against the
 //!   bare kernel on the same ranges;
@@ -68,6 +72,8 @@ fn main() -> Result<(), gpu_xor::Error> {
         Some(Section::AndOrNot)
     } else if flag("--shifts-and-count") || flag("--chapter") {
         Some(Section::ShiftsAndCount)
+    } else if flag("--fused") {
+        Some(Section::Fused)
     } else if flag("--strided") {
         Some(if flag("--tunings") {
             Section::StridedTunings

@@ -54,7 +54,11 @@ pub(crate) fn source(kernel: &FusedKernel) -> String {
         s,
         "\n@group(0) @binding(0) var<uniform> records: array<Params, {RECORDS_PER_BINDING}>;"
     );
-    s.push_str("@group(0) @binding(1) var<storage, read_write> out_buf: array<u32>;\n");
+    let element = if kernel.vectors { "vec4<u32>" } else { "u32" };
+    let _ = writeln!(
+        s,
+        "@group(0) @binding(1) var<storage, read_write> out_buf: array<{element}>;"
+    );
     let access = if kernel.inputs_rw {
         "read_write"
     } else {
@@ -68,7 +72,7 @@ pub(crate) fn source(kernel: &FusedKernel) -> String {
     for (slot, _) in bound.iter().enumerate().skip(1).filter(|(_, b)| **b) {
         let _ = writeln!(
             s,
-            "@group(0) @binding({}) var<storage, {access}> in{slot}: array<u32>;",
+            "@group(0) @binding({}) var<storage, {access}> in{slot}: array<{element}>;",
             slot + 1
         );
     }
@@ -118,6 +122,12 @@ fn constant(slot: u8) -> (String, String) {
     )
 }
 
+/// The two words of constant `slot` as the block form names them, loaded once at the top of
+/// its entry point.
+fn named_constant(slot: u8) -> (String, String) {
+    (format!("c{slot}_lo"), format!("c{slot}_hi"))
+}
+
 /// The kind code of a shift (`BitFunction::code`), for `fx_shift*`.
 fn shift_kind(function: BitFunction) -> Option<u32> {
     match function {
@@ -151,6 +161,16 @@ impl Generator<'_> {
         self.s.push('\n');
     }
 
+    /// Word `index` (a WGSL expression) of the array `array`: an element of an array of
+    /// words, or a lane of an array of `vec4<u32>`.
+    fn word(&self, array: &str, index: &str) -> String {
+        if self.kernel.vectors {
+            format!("{array}[({index}) >> 2u][({index}) & 3u]")
+        } else {
+            format!("{array}[{index}]")
+        }
+    }
+
     /// The width in bytes of node `n`'s value.
     fn width(&self, n: usize) -> u32 {
         match self.kernel.nodes[n] {
@@ -166,34 +186,64 @@ impl Generator<'_> {
         let kernel = self.kernel;
         let e = kernel.block_elements();
         let out_words = e * u32::from(kernel.out_width) / 4;
-        self.s.push_str(
+        // The direct form runs the first record, its operands at the start of their bindings.
+        let call = if kernel.direct { "0u" } else { "wg.z" };
+        let _ = write!(
+            self.s,
             "@compute @workgroup_size(256)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(workgroup_id) wg: vec3<u32>,
-) {
-    let call = wg.z;
+) {{
+    let call = {call};
     let u = gid.y * records[call].head.z + gid.x;
-    if u >= records[call].head.x {
+    if u >= records[call].head.x {{
         return;
-    }
-",
+    }}
+"
         );
+        let base = |o: usize| {
+            if kernel.direct {
+                "0u".to_string()
+            } else {
+                at("base", o)
+            }
+        };
+        // The record's fields, read once.
+        self.line("let elements = records[call].head.w;");
+        for node in &kernel.nodes {
+            if let KernelNode::Constant { slot, .. } = *node {
+                let (lo, hi) = constant(slot);
+                self.line(&format!("let c{slot}_lo = {lo};"));
+                self.line(&format!("let c{slot}_hi = {hi};"));
+            }
+        }
         // Each input's first word (dense) or its one element (repeated).
         for k in 0..inputs(kernel) {
             let w = u32::from(kernel.input_widths[k]);
-            let base = at("base", 1 + k);
+            let base = base(1 + k);
             let src = array(kernel.sources[k]);
             if kernel.splat[k] {
+                let word = |index: &str| self.word(&src, index);
                 match w {
                     8 => {
-                        self.line(&format!("let s{k}_lo = {src}[2u * {base}];"));
-                        self.line(&format!("let s{k}_hi = {src}[2u * {base} + 1u];"));
+                        let (lo, hi) = (
+                            word(&format!("2u * {base}")),
+                            word(&format!("2u * {base} + 1u")),
+                        );
+                        self.line(&format!("let s{k}_lo = {lo};"));
+                        self.line(&format!("let s{k}_hi = {hi};"));
                     }
-                    4 => self.line(&format!("let s{k} = {src}[{base}];")),
-                    _ => self.line(&format!(
-                        "let s{k} = fx_splat({src}[({base} * {w}u) >> 2u] >> ((({base} * {w}u) & 3u) * 8u), {w}u);"
-                    )),
+                    4 => {
+                        let one = word(&base);
+                        self.line(&format!("let s{k} = {one};"));
+                    }
+                    _ => {
+                        let one = word(&format!("({base} * {w}u) >> 2u"));
+                        self.line(&format!(
+                            "let s{k} = fx_splat({one} >> ((({base} * {w}u) & 3u) * 8u), {w}u);"
+                        ));
+                    }
                 }
             } else {
                 self.line(&format!(
@@ -211,18 +261,32 @@ fn main(
         let wo = u32::from(kernel.out_width);
         self.line(&format!(
             "let o = ({} * {wo}u) / 4u + u * {out_words}u;",
-            at("base", 0)
+            base(0)
         ));
         self.line(&format!(
-            "let valid = min({e}u, records[call].head.w - u * {e}u) * {wo}u;"
+            "let valid = min({e}u, elements - u * {e}u) * {wo}u;"
         ));
-        self.line(&format!("if valid == {}u {{", out_words * 4));
-        for j in 0..out_words as usize {
-            let v = self.value[result][j].clone();
-            self.line(&format!("    out_buf[o + {j}u] = {v};"));
+        if kernel.tail {
+            self.line(&format!("if valid == {}u {{", out_words * 4));
+        } else {
+            self.line("{");
         }
-        self.line("} else {");
-        for j in 0..out_words as usize {
+        if kernel.vectors {
+            for m in 0..out_words as usize / 4 {
+                let v = &self.value[result][4 * m..4 * m + 4];
+                let v = v.join(", ");
+                self.line(&format!("    out_buf[(o >> 2u) + {m}u] = vec4<u32>({v});"));
+            }
+        } else {
+            for j in 0..out_words as usize {
+                let v = self.value[result][j].clone();
+                self.line(&format!("    out_buf[o + {j}u] = {v};"));
+            }
+        }
+        if kernel.tail {
+            self.line("} else {");
+        }
+        for j in (0..out_words as usize).filter(|_| kernel.tail) {
             let v = self.value[result][j].clone();
             self.line(&format!(
                 "    fx_store_part(o + {j}u, {v}, valid, {}u);",
@@ -231,23 +295,29 @@ fn main(
         }
         self.line("}");
         self.s.push_str("}\n\n");
-        self.s.push_str(
+        let out = if kernel.vectors {
+            "out_buf[w >> 2u][w & 3u]"
+        } else {
+            "out_buf[w]"
+        };
+        let _ = write!(
+            self.s,
             "// Word `w` of the output from `value`, where only the block's first `valid` bytes are
 // elements and the word starts at byte `first` of the block: whole, through a mask, or not
 // at all. The bytes past the last element keep their values.
-fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {
-    if first >= valid {
+fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {{
+    if first >= valid {{
         return;
-    }
+    }}
     let keep = valid - first;
-    if keep >= 4u {
-        out_buf[w] = value;
+    if keep >= 4u {{
+        {out} = value;
         return;
-    }
+    }}
     let mask = (1u << (keep * 8u)) - 1u;
-    out_buf[w] = (out_buf[w] & ~mask) | (value & mask);
-}
-",
+    {out} = ({out} & ~mask) | (value & mask);
+}}
+"
         );
     }
 
@@ -261,6 +331,17 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {
             KernelNode::Input(k) => {
                 let k = usize::from(k);
                 let src = array(kernel.sources[k]);
+                if kernel.vectors && !kernel.splat[k] {
+                    // Four words at a time.
+                    let lanes = ["x", "y", "z", "w"];
+                    for m in 0..words / 4 {
+                        self.line(&format!("let q{n}_{m} = {src}[(w{k} >> 2u) + {m}u];"));
+                        for (l, lane) in lanes.iter().enumerate() {
+                            self.line(&format!("let {} = q{n}_{m}.{lane};", name(4 * m + l)));
+                        }
+                    }
+                    return (0..words).map(name).collect();
+                }
                 for j in 0..words {
                     let value = if kernel.splat[k] {
                         match w {
@@ -275,7 +356,7 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {
                 }
             }
             KernelNode::Constant { slot, width } => {
-                let (lo, hi) = constant(slot);
+                let (lo, hi) = named_constant(slot);
                 for j in 0..words {
                     let value = match width {
                         8 if j % 2 == 0 => lo.clone(),
@@ -336,7 +417,7 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {
                         // once from the record.
                         let amount = match (b_constant, kernel.nodes[b]) {
                             (true, KernelNode::Constant { slot, .. }) => {
-                                let (lo, _) = constant(slot);
+                                let (lo, _) = named_constant(slot);
                                 Some(format!("({lo} & {:#x}u)", lane_mask(wi)))
                             }
                             _ => None,
@@ -760,18 +841,30 @@ mod tests {
         blocks.form = KernelKind::FusedBlocks;
         blocks.rank = 1;
         blocks.shared_words = false;
-        out.push(blocks.clone());
-        let mut splat = blocks.clone();
-        splat.splat[inputs - 1] = true;
-        out.push(splat);
+        for vectors in [false, true] {
+            blocks.vectors = vectors;
+            out.push(blocks.clone());
+            let mut splat = blocks.clone();
+            splat.splat[inputs - 1] = true;
+            out.push(splat);
+        }
         for rank in 1..=FUSED_MAX_RANK as u8 {
             let mut elements = kernel.clone();
             elements.form = KernelKind::FusedElements;
             elements.splat = [false; 4];
             elements.rank = rank;
             elements.shared_words = kernel.out_width < 4 && rank % 2 == 1;
+            elements.vectors = false;
+            elements.direct = false;
+            elements.tail = false;
             out.push(elements);
         }
+        let mut direct = blocks.clone();
+        direct.direct = true;
+        out.push(direct);
+        let mut tail = blocks.clone();
+        tail.tail = !tail.tail;
+        out.push(tail);
         let mut in_place = blocks.clone();
         in_place.sources[0] = 0;
         in_place.inputs_rw = true;
@@ -780,6 +873,7 @@ mod tests {
         one_binding.form = KernelKind::FusedElements;
         one_binding.sources = [1; 4];
         one_binding.rank = 2;
+        one_binding.vectors = false;
         out.push(one_binding);
         out
     }

@@ -12,6 +12,7 @@ mod chart;
 mod core_path;
 mod format;
 mod full;
+mod fused;
 mod graph;
 mod recording;
 mod shifts_and_count;
@@ -27,7 +28,7 @@ use format::{today, verdict};
 /// A target of the performance issues: what it asks, the figure reached, whether it is met.
 type Target = (String, String, bool);
 
-/// A section that runs alone (`--core`, `--graph`, `--and-or-not`, `--shifts-and-count`, `--strided`,
+/// A section that runs alone (`--core`, `--graph`, `--and-or-not`, `--shifts-and-count`, `--fused`, `--strided`,
 /// `--strided --tunings`), with its own header and targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
@@ -43,6 +44,9 @@ pub enum Section {
     ShiftsAndCount,
     /// Every strided layout against contiguous BIT_XOR and the plain strided kernel.
     Strided,
+    /// Fused expressions against their operators one by one, the nibble unpack against the
+    /// copy kernel, and a fused call's preparation (`--fused`).
+    Fused,
     /// Every strided layout under the fixed kernel rules (`KernelTuning::Cpu`, `Gpu`) and
     /// under the kernels measured on the device (`KernelTuning::Measured`), with the
     /// measurement's cost (`--strided --tunings`).
@@ -118,6 +122,12 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
                 info.name
             );
             return Ok(Some((shifts_and_count_file(&info.name), doc)));
+        }
+        Section::Fused => {
+            let (_, targets) = fused::fused_section(&ctx, quick);
+            for (name, figure, met) in &targets {
+                println!("{name}: {figure} ({})", verdict(*met));
+            }
         }
         Section::Strided => {
             let (_, targets) = strided::strided_section(&ctx, quick);

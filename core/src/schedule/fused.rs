@@ -113,16 +113,26 @@ pub struct FusedKernel {
     /// Element form: the output's elements share words (8- and 16-bit elements closer than
     /// 4 bytes), so each word is written by its owner, the invocation of its first element.
     pub shared_words: bool,
+    /// Block form: the output and the inputs are bound as `array<vec4<u32>>` and each dense
+    /// operand's words are read and written four at a time (every dense operand's first
+    /// element on 16 bytes of its binding, every binding a whole number of 16 bytes).
+    pub vectors: bool,
+    /// Block form, a dispatch of one record whose operands all start their bindings: the
+    /// record is the first and the offsets are zero, so the kernel reads neither (as the
+    /// contiguous kernel's direct form; given by [`super::merge::direct_form`]).
+    pub direct: bool,
+    /// Block form: whether the last block of the piece is partial, so that the kernel masks
+    /// the output's words there (without it, every block is stored whole).
+    pub tail: bool,
 }
 
 impl FusedKernel {
-    /// Elements one invocation of the block form computes: 16 bytes of the widest value, at
-    /// least a word of the narrowest.
+    /// Elements one invocation of the block form computes: 16 bytes of the narrowest value,
+    /// so that every value is a whole number of `vec4<u32>`.
     pub fn block_elements(&self) -> u32 {
         let widths = self.value_widths();
-        let widest = widths.iter().copied().max().unwrap_or(4);
         let narrowest = widths.iter().copied().min().unwrap_or(4);
-        (16 / widest).max(4 / narrowest)
+        16 / narrowest
     }
 
     /// The sizes of every value the kernel holds: its inputs', its nodes', its output's.
@@ -301,6 +311,16 @@ pub fn lower_fused(
         let window_start: [u64; FUSED_OPERANDS] =
             std::array::from_fn(|o| ranges[slot[o]].map_or(0, |r| r.start));
         let blocks = block_form(&whole, start, window_start, widths, inputs);
+        let vectors = blocks
+            && ranges
+                .iter()
+                .flatten()
+                .all(|r| (r.end - r.start).is_multiple_of(16))
+            && (0..=inputs).all(|o| {
+                whole.strides[o][0] == 0
+                    || (start[o] + whole.origin[o] * widths.of(o) - window_start[o])
+                        .is_multiple_of(16)
+            });
         let parts = if blocks || widths.out() >= 4 {
             vec![whole]
         } else {
@@ -329,6 +349,18 @@ pub fn lower_fused(
                 inputs_rw,
                 rank: piece.sizes.len() as u8,
                 shared_words: !blocks && widths.out() < 4 && !spaced(&piece, widths.out()),
+                vectors,
+                direct: false,
+                tail: false,
+            };
+            let kernel = FusedKernel {
+                tail: blocks
+                    && !piece
+                        .sizes
+                        .iter()
+                        .product::<u64>()
+                        .is_multiple_of(u64::from(kernel.block_elements())),
+                ..kernel
             };
             debug_assert!(!kernel.shared_words || nested(&piece));
             let record = record(
@@ -373,7 +405,7 @@ pub fn lower_fused(
 }
 
 /// The pipeline key of a fused kernel: its structure, and no override constants.
-fn fused_key(kernel: FusedKernel) -> PipelineKey {
+pub(crate) fn fused_key(kernel: FusedKernel) -> PipelineKey {
     PipelineKey {
         kernel: kernel.form,
         inputs_rw: kernel.inputs_rw,
@@ -577,8 +609,9 @@ fn choose_slots(
 }
 
 /// Every pipeline a call of `plan` that fits one window can need on distinct buffers, or
-/// with one input in place (read through the output's binding): what warming a fused
-/// operator up compiles. Other bindings (inputs sharing buffers, windows) may need more.
+/// with one input in place (read through the output's binding), the block form's with and
+/// without vectors: what warming a fused operator up compiles. Other bindings (inputs
+/// sharing buffers, windows) may need more.
 pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
     let mut keys = Vec::new();
     if plan.elements == 0 {
@@ -599,7 +632,11 @@ pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
             source_sets.push(s);
         }
     }
-    for sources in source_sets {
+    let vector_forms: &[bool] = if blocks { &[true, false] } else { &[false] };
+    for (sources, &vectors) in source_sets
+        .iter()
+        .flat_map(|s| vector_forms.iter().map(move |v| (*s, v)))
+    {
         let kernel = FusedKernel {
             form: plan.kernel,
             nodes: nodes.clone(),
@@ -617,7 +654,25 @@ pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
             inputs_rw: false,
             rank: piece.sizes.len().min(FUSED_MAX_RANK) as u8,
             shared_words: !blocks && widths.out() < 4 && !spaced(&piece, widths.out()),
+            vectors,
+            direct: false,
+            tail: false,
         };
+        let kernel = FusedKernel {
+            tail: blocks
+                && !plan
+                    .elements
+                    .is_multiple_of(u64::from(kernel.block_elements())),
+            ..kernel
+        };
+        // A call alone on buffers it starts runs the direct form.
+        if vectors && sources == distinct {
+            let direct = FusedKernel {
+                direct: true,
+                ..kernel.clone()
+            };
+            keys.push(fused_key(direct));
+        }
         let key = fused_key(kernel);
         if !keys.contains(&key) {
             keys.push(key);

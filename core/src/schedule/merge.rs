@@ -3,9 +3,11 @@
 
 use std::collections::HashMap;
 
+use super::fused::{FusedKernel, FusedParams, fused_key};
 use super::key::PipelineKey;
 use super::lower::{Access, LoweredPiece, MAX_SLOTS, Range};
 use super::params::{Params, RECORDS_PER_BINDING};
+use crate::layout::FUSED_OPERANDS;
 use crate::layout::KernelKind;
 
 /// Calls one dispatch can hold (one per workgroup layer in z).
@@ -42,10 +44,24 @@ pub struct Group {
     accesses: Vec<Access>,
 }
 
-/// The contiguous kernel's direct form of `key` for a dispatch whose one record is `record`,
-/// where every operand starts its binding: no record index and no offsets to read (see
-/// contiguous.wgsl). `None` for other kernels and for records with offsets.
+/// The direct form of `key` for a dispatch whose one record is `record`, where every operand
+/// starts its binding: no record index and no offsets to read (see contiguous.wgsl, and the
+/// fused block form's `FusedKernel::direct`). `None` for other kernels and for records with
+/// offsets.
 pub fn direct_form(key: &PipelineKey, record: &Params) -> Option<PipelineKey> {
+    if let Some(fused) = &key.fused {
+        let record: FusedParams = bytemuck::cast(*record);
+        let direct = fused.form == KernelKind::FusedBlocks
+            && fused.vectors
+            && !fused.direct
+            && record.base[..FUSED_OPERANDS] == [0; FUSED_OPERANDS];
+        return direct.then(|| {
+            fused_key(FusedKernel {
+                direct: true,
+                ..(**fused).clone()
+            })
+        });
+    }
     (key.kernel == KernelKind::Contiguous && record.base[..3] == [0, 0, 0]).then(|| {
         let mut direct = key.clone();
         direct.overrides.direct = true;
