@@ -485,3 +485,219 @@ impl ExprDesc {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(data_type: DataType, sizes: &[u32]) -> TensorDesc {
+        TensorDesc::new(data_type, sizes)
+    }
+
+    fn rule(desc: &ExprDesc) -> &'static str {
+        match desc.validate(FeatureLevel::Fl6_4) {
+            Ok(()) => "ok",
+            Err(e) => e.rule(),
+        }
+    }
+
+    /// `a op b` on u32 [8] tensors.
+    fn binary(op: Operator) -> ExprDesc {
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let b = e.input(t(DataType::U32, &[8]));
+        let r = e.apply(op, &[a, b]);
+        e.output(r, t(DataType::U32, &[8]))
+    }
+
+    #[test]
+    fn a_valid_expression_validates_and_keeps_its_types() {
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U64, &[4, 8]));
+        let b = e.input(t(DataType::U64, &[8]));
+        let x = e.apply(Operator::BitXor, &[a, b]);
+        let c = e.bit_count(x, DataType::U8);
+        let desc = e.output(c, t(DataType::U8, &[4, 8]));
+        let ops = desc.operands(FeatureLevel::Fl6_4).unwrap();
+        assert_eq!(ops.input_count(), 2);
+        assert_eq!(ops.node_type(2), DataType::U64);
+        assert_eq!(ops.out_type(), DataType::U8);
+        assert_eq!(ops.sizes(), &[4, 8]);
+        assert_eq!(ops.input(1).axis, 1);
+    }
+
+    #[test]
+    fn counts_are_bounded() {
+        let mut e = Expr::new();
+        let ins: Vec<Node> = (0..=MAX_EXPR_INPUTS)
+            .map(|_| e.input(t(DataType::U8, &[4])))
+            .collect();
+        let r = e.apply(Operator::BitXor, &[ins[0], ins[1]]);
+        assert_eq!(rule(&e.output(r, t(DataType::U8, &[4]))), "expr_count");
+
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U8, &[4]));
+        let mut last = a;
+        for k in 0..=MAX_EXPR_CONSTANTS {
+            let c = e.constant(DataType::U8, k as u64);
+            last = e.apply(Operator::BitXor, &[last, c]);
+        }
+        assert_eq!(rule(&e.output(last, t(DataType::U8, &[4]))), "expr_count");
+
+        let mut e = Expr::new();
+        let mut last = e.input(t(DataType::U8, &[4]));
+        for _ in 0..MAX_EXPR_NODES {
+            last = e.apply(Operator::BitNot, &[last]);
+        }
+        assert_eq!(rule(&e.output(last, t(DataType::U8, &[4]))), "expr_count");
+
+        let desc = ExprDesc {
+            inputs: vec![],
+            nodes: vec![ExprNode::Constant {
+                bits: 0,
+                data_type: DataType::U8,
+            }],
+            result: 0,
+            output: t(DataType::U8, &[4]),
+        };
+        assert_eq!(rule(&desc), "expr_count");
+    }
+
+    #[test]
+    fn references_must_name_earlier_nodes_and_the_right_operand_count() {
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let r = e.apply(Operator::BitXor, &[a]);
+        assert_eq!(rule(&e.output(r, t(DataType::U32, &[8]))), "expr_reference");
+
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let r = e.apply(Operator::BitXor, &[a, a, a]);
+        assert_eq!(rule(&e.output(r, t(DataType::U32, &[8]))), "expr_reference");
+
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let r = e.apply(Operator::BitNot, &[a, a]);
+        assert_eq!(rule(&e.output(r, t(DataType::U32, &[8]))), "expr_reference");
+
+        let mut desc = binary(Operator::BitAnd);
+        desc.nodes[2] = ExprNode::Apply {
+            op: Operator::BitAnd,
+            a: 0,
+            b: 2,
+            out_type: None,
+        };
+        assert_eq!(rule(&desc), "expr_reference");
+
+        let mut desc = binary(Operator::BitAnd);
+        desc.nodes[1] = ExprNode::Input(7);
+        assert_eq!(rule(&desc), "expr_reference");
+
+        let mut desc = binary(Operator::BitAnd);
+        desc.result = 9;
+        assert_eq!(rule(&desc), "expr_reference");
+
+        // An output type for an operator that has none.
+        let mut desc = binary(Operator::BitAnd);
+        desc.nodes[2] = ExprNode::Apply {
+            op: Operator::BitAnd,
+            a: 0,
+            b: 1,
+            out_type: Some(DataType::U8),
+        };
+        assert_eq!(rule(&desc), "expr_reference");
+    }
+
+    #[test]
+    fn constants_fit_their_type() {
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U8, &[4]));
+        let c = e.constant(DataType::U8, 0x100);
+        let r = e.apply(Operator::BitXor, &[a, c]);
+        assert_eq!(rule(&e.output(r, t(DataType::U8, &[4]))), "expr_constant");
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U64, &[4]));
+        let c = e.constant(DataType::U64, u64::MAX);
+        let r = e.apply(Operator::BitXor, &[a, c]);
+        assert_eq!(rule(&e.output(r, t(DataType::U64, &[4]))), "ok");
+    }
+
+    #[test]
+    fn types_follow_the_operator_table() {
+        // Operands of two types.
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let b = e.input(t(DataType::U16, &[8]));
+        let r = e.apply(Operator::BitXor, &[a, b]);
+        assert_eq!(rule(&e.output(r, t(DataType::U32, &[8]))), "dtype_mismatch");
+        // A shift of floats.
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::F32, &[8]));
+        let r = e.apply(Operator::BitShiftLeft, &[a, a]);
+        assert_eq!(
+            rule(&e.output(r, t(DataType::F32, &[8]))),
+            "unsupported_dtype"
+        );
+        // A count into u16.
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let r = e.bit_count(a, DataType::U16);
+        assert_eq!(
+            rule(&e.output(r, t(DataType::U16, &[8]))),
+            "unsupported_dtype"
+        );
+        // The result's type is not the output's.
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let r = e.bit_count(a, DataType::U8);
+        assert_eq!(rule(&e.output(r, t(DataType::U32, &[8]))), "dtype_mismatch");
+        // A DirectML operator's types at a feature level that lacks them.
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U64, &[8]));
+        let r = e.apply(Operator::BitShiftLeft, &[a, a]);
+        let desc = e.output(r, t(DataType::U64, &[8]));
+        assert_eq!(
+            desc.validate(FeatureLevel::Fl1_0).map_err(|e| e.rule()),
+            Err("unsupported_dtype")
+        );
+    }
+
+    #[test]
+    fn shapes_broadcast_by_numpy_rule_and_ranks_are_bounded() {
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[3, 8]));
+        let b = e.input(t(DataType::U32, &[4]));
+        let r = e.apply(Operator::BitXor, &[a, b]);
+        assert_eq!(
+            rule(&e.output(r, t(DataType::U32, &[3, 8]))),
+            "shape_mismatch"
+        );
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[9; 1]));
+        let b = e.input(t(DataType::U32, &[1, 1, 1, 1, 1, 1, 1, 1, 9]));
+        let r = e.apply(Operator::BitXor, &[a, b]);
+        assert_eq!(
+            rule(&e.output(r, t(DataType::U32, &[9]))),
+            "rank_out_of_range"
+        );
+        let mut desc = binary(Operator::BitOr);
+        desc.output.flags = TensorFlags::OwnedByDml;
+        assert_eq!(rule(&desc), "owned_by_dml_on_output");
+        let mut desc = binary(Operator::BitOr);
+        desc.output = desc.output.clone().with_strides(&[0]);
+        assert_eq!(rule(&desc), "output_overlap");
+    }
+
+    #[test]
+    fn errors_name_the_input() {
+        let mut e = Expr::new();
+        let a = e.input(t(DataType::U32, &[8]));
+        let b = e.input(t(DataType::U32, &[0]));
+        let r = e.apply(Operator::BitXor, &[a, b]);
+        let err = e
+            .output(r, t(DataType::U32, &[8]))
+            .validate(FeatureLevel::Fl6_4)
+            .unwrap_err();
+        assert!(err.to_string().contains("input 1"), "{err}");
+    }
+}

@@ -712,6 +712,19 @@ errors! {
             output: (u64, u64),
         } => PartialOverlap,
 
+        /// A binding window cannot hold what one piece of a call reads through it. Operands of one
+        /// buffer that lie far apart are given bindings of their own first, so this is left only
+        /// for a window too small for single elements.
+        #[error(
+            "a piece of the call needs {span} bytes in one binding, more than a window ({limit} bytes) holds"
+        )]
+        SharedBufferSpanTooLarge {
+            /// The bytes one binding would have to cover.
+            span: u64,
+            /// The largest binding allowed.
+            limit: u64,
+        } => SharedBufferSpanTooLarge,
+
         // ----- Fused expressions ------------------------------------------------------------
         /// An expression holds too few or too many inputs, nodes or constants
         /// ([`crate::MAX_EXPR_INPUTS`], [`crate::MAX_EXPR_NODES`], [`crate::MAX_EXPR_CONSTANTS`]).
@@ -828,19 +841,6 @@ errors! {
             /// Its DimensionCount.
             rank: usize,
         } => RankOutOfRange,
-
-        /// A binding window cannot hold what one piece of a call reads through it. Operands of one
-        /// buffer that lie far apart are given bindings of their own first, so this is left only
-        /// for a window too small for single elements.
-        #[error(
-            "a piece of the call needs {span} bytes in one binding, more than a window ({limit} bytes) holds"
-        )]
-        SharedBufferSpanTooLarge {
-            /// The bytes one binding would have to cover.
-            span: u64,
-            /// The largest binding allowed.
-            limit: u64,
-        } => SharedBufferSpanTooLarge,
 
         /// A read-back range runs past the last whole word of the buffer (copies move 4-byte
         /// words and may not pass the buffer's declared size).

@@ -145,6 +145,48 @@ fn one_of_each() -> Vec<Error> {
             output: (8, 24),
         },
         Error::SharedBufferSpanTooLarge { span: 2, limit: 1 },
+        Error::ExprCount {
+            what: "inputs",
+            count: 5,
+            min: 1,
+            max: 4,
+        },
+        Error::ExprReference {
+            node: 2,
+            refers: 3,
+            what: "a node that is not before it",
+        },
+        Error::ExprConstant {
+            node: 1,
+            bits: 0x100,
+            data_type: dt,
+        },
+        Error::ExprTypeMismatch {
+            node: 2,
+            operator: op,
+            a: dt,
+            b: DataType::U16,
+        },
+        Error::ExprUnsupportedType {
+            node: 2,
+            operator: Operator::BitShiftLeft,
+            data_type: DataType::F32,
+            feature_level: fl,
+        },
+        Error::ExprOutputType {
+            result: 2,
+            data_type: dt,
+            output: DataType::U32,
+        },
+        Error::ExprBroadcast {
+            input: 0,
+            sizes: vec![3],
+            output: vec![4],
+        },
+        Error::ExprRank {
+            tensor: TensorName::Input(0),
+            rank: 9,
+        },
         Error::ReadOutOfBounds {
             offset: 0,
             size: 8,
@@ -273,6 +315,9 @@ fn every_kind_has_its_declared_category() {
         (K::OwnedByDmlOnOutput, Description),
         (K::OutputOverlap, Description),
         (K::OutputOverlapUndecided, Description),
+        (K::ExprCount, Description),
+        (K::ExprReference, Description),
+        (K::ExprConstant, Description),
         (K::ShapeInconsistent, Description),
         (K::UnsupportedBroadcast, Description),
         (K::OwnedInputMissing, Binding),
