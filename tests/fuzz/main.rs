@@ -47,10 +47,10 @@ use gpu_xor::{
 use gpu_xor_testkit::{SplitMix64, packed_strides};
 
 /// The longest one case may take. The slowest drawn cases lower a call four times into some
-/// ten thousand one-element pieces (1 KiB windows over a scattered operand), 40 to 60 ms on
-/// a 2-core machine; the limit leaves them room and still catches a lowering that grows
-/// faster than its pieces.
-const CASE_TIME_LIMIT: Duration = Duration::from_millis(100);
+/// ten thousand one-element pieces (1 KiB windows over a scattered operand), 40 to 70 ms on
+/// a 2-core machine (CI included); the limit leaves them twice that and still catches a
+/// lowering that grows faster than its pieces.
+const CASE_TIME_LIMIT: Duration = Duration::from_millis(150);
 
 /// The most bytes one case may allocate beyond what was live when it started.
 const CASE_MEMORY_LIMIT: usize = 64 << 20;
