@@ -17,6 +17,7 @@ mod bit_xor;
 mod broadcast;
 mod conformance;
 mod errors;
+mod fused;
 mod kernels;
 mod logical_xor;
 mod strided;

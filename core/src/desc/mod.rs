@@ -11,6 +11,7 @@ mod expr;
 mod feature_level;
 mod function;
 mod names;
+pub mod onnx;
 mod operands;
 mod operators;
 mod ops;
