@@ -12,7 +12,9 @@
 //!   `u * E .. (u + 1) * E` (`E` from [`FusedKernel::block_elements`]), every value a list of
 //!   words named `v{node}_{word}`, the functions applied word by word (lanes of 8- and 16-bit
 //!   elements together, shifts by a constant through one mask), the output's words stored
-//!   whole, or through a mask at the output's end;
+//!   whole, or through a mask in a partial last block (compiled in only with `tail`); with
+//!   `vectors` the output and inputs are `array<vec4<u32>>`, read and written four words at a
+//!   time, and the `direct` form reads the first record with every offset zero;
 //! - the element form ([`KernelKind::FusedElements`]): invocation `u` computes element `u`,
 //!   its operands' offsets unravelled from `u` over the rank compiled in, every value a word
 //!   (a pair of words for 64-bit types); an 8- or 16-bit output whose elements share words is

@@ -1,10 +1,12 @@
 //! The WGSL sources, one table of them.
 //!
-//! Each kernel is `shaders/shared/common.wgsl`, then its input bindings
+//! Each kernel is `shaders/shared/common.wgsl`, then `shaders/shared/math.wgsl` (the index
+//! arithmetic the fused kernels share), then its input bindings
 //! (`shaders/shared/inputs_{blocks,words}_{read,read_write}.wgsl`), then its output binding
 //! and loaders (`shaders/shared/blocks.wgsl` or `words.wgsl`), then the constants of its
 //! table entry, then its own file; WGSL has no includes, so the static parts are joined at compile time. Pipelines
-//! specialise them through `override` constants only.
+//! specialise them through `override` constants only. The fused expressions' kernels are
+//! generated instead (`fused.rs`).
 
 use crate::layout::KernelKind;
 

@@ -524,3 +524,98 @@ fn constants_do_not_make_new_pipelines() {
     assert!(first >= 1);
     assert_eq!(make(0xdead_beef).warm_up().unwrap(), 0);
 }
+
+/// Runs `desc` node by node, each node the table's operator on tensors of the output's
+/// shape (a constant a tensor filled with it): the chain a runtime would run without fusion.
+/// Every input of `desc` has the output's shape, packed. Returns the result's bytes.
+fn node_by_node(ctx: &Context, desc: &ExprDesc, inputs: &[Vec<u8>]) -> Result<Vec<u8>, Error> {
+    use gpu_xor::desc::OperatorGroup;
+    use gpu_xor::{AutoBroadcast, ExprNode, Tensor};
+    let shape: Vec<usize> = desc.output.sizes.iter().map(|&s| s as usize).collect();
+    let elements: usize = shape.iter().product();
+    let mut values: Vec<Tensor> = Vec::new();
+    let mut types: Vec<DataType> = Vec::new();
+    for node in &desc.nodes {
+        let (value, data_type) = match *node {
+            ExprNode::Input(k) => {
+                let t = desc.inputs[k].data_type;
+                let bytes = &inputs[k][..elements * t.size_in_bytes() as usize];
+                (Tensor::from_bytes(ctx, t, &shape, bytes)?, t)
+            }
+            ExprNode::Constant { bits, data_type } => {
+                let width = data_type.size_in_bytes() as usize;
+                let bytes: Vec<u8> = (0..elements)
+                    .flat_map(|_| bits.to_le_bytes()[..width].to_vec())
+                    .collect();
+                (
+                    Tensor::from_bytes(ctx, data_type, &shape, &bytes)?,
+                    data_type,
+                )
+            }
+            ExprNode::Apply { op, a, b, out_type } => {
+                let t = types[a];
+                let out_type = out_type.unwrap_or(t);
+                let value = match op.group() {
+                    OperatorGroup::DmlBinaryOp(o) => ctx.dml_binary(o, &values[a], &values[b])?,
+                    OperatorGroup::DmlUnaryOp(o) => {
+                        let out = Tensor::zeros(ctx, out_type, &shape)?;
+                        ctx.dml_unary_into(o, &values[a], &out)?;
+                        out
+                    }
+                    OperatorGroup::OvBinaryOp(o) => {
+                        ctx.ov_binary(o, &values[a], &values[b], AutoBroadcast::Numpy)?
+                    }
+                    OperatorGroup::OvUnaryOp(o) => ctx.ov_unary(o, &values[a])?,
+                    other => panic!("an operator group this test does not know: {other:?}"),
+                };
+                (value, out_type)
+            }
+            other => panic!("a node kind this test does not know: {other:?}"),
+        };
+        values.push(value);
+        types.push(data_type);
+    }
+    values[desc.result].to_bytes()
+}
+
+/// Random expressions on packed operands of the output's shape, the fused call against the
+/// same operators called one by one on the device, byte for byte (and both against the
+/// reference).
+#[test]
+fn random_expressions_match_their_operators_called_one_by_one() {
+    let ctx = ctx();
+    let mut rng = SplitMix64::new(0x0b1_b1_0b1);
+    let mut run = 0;
+    while run < 40 {
+        let Some(case) = draw(&mut rng, ctx) else {
+            continue;
+        };
+        let mut desc = case.desc;
+        let sizes = desc.output.sizes.clone();
+        for t in &mut desc.inputs {
+            *t = TensorDesc::new(t.data_type, &sizes);
+        }
+        desc.output = TensorDesc::new(desc.output.data_type, &sizes);
+        if Fused::new(ctx, &desc).is_err() {
+            continue;
+        }
+        let inputs: Vec<Vec<u8>> = desc
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(k, t)| random_bytes(rng.next_u64() ^ k as u64, t.total_size().unwrap() as usize))
+            .collect();
+        let len = desc.output.total_size().unwrap() as usize;
+        let (got, want) = run_on(ctx, &desc, &inputs, len);
+        assert_eq!(got, want, "{desc:?}: fused against the reference");
+        let elements: usize = sizes.iter().map(|&s| s as usize).product();
+        let bytes = elements * desc.output.data_type.size_in_bytes() as usize;
+        let chain = node_by_node(ctx, &desc, &inputs).unwrap_or_else(|e| panic!("{desc:?}: {e}"));
+        assert_eq!(
+            &got[..bytes],
+            &chain[..],
+            "{desc:?}: fused against the operators one by one"
+        );
+        run += 1;
+    }
+}
