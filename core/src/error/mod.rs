@@ -727,7 +727,7 @@ errors! {
 
         // ----- Fused expressions ------------------------------------------------------------
         /// An expression holds too few or too many inputs, nodes or constants
-        /// ([`crate::MAX_EXPR_INPUTS`], [`crate::MAX_EXPR_NODES`], [`crate::MAX_EXPR_CONSTANTS`]).
+        /// ([`crate::desc::MAX_EXPR_INPUTS`], [`crate::desc::MAX_EXPR_NODES`], [`crate::desc::MAX_EXPR_CONSTANTS`]).
         #[error("an expression holds {count} {what}; it takes {min} to {max}")]
         ExprCount {
             /// What was counted: `inputs`, `nodes` or `constants`.
