@@ -9,6 +9,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::Target;
 use super::dispatch::{self, Dispatch, WORKGROUP_SIZE};
+pub use super::key::{FusedKernel, KernelNode};
 use super::key::{Overrides, PipelineKey};
 use super::lower::{
     Access, Lowered, LoweredPiece, MAX_SLOTS, Operand, Range, RecordSummary, bind_range,
@@ -16,7 +17,7 @@ use super::lower::{
 };
 use super::params::{Divisor, Params};
 use super::select::{nested, owned_pieces, spaced};
-use crate::desc::{ElementFunction, ExprNode, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, TensorName};
+use crate::desc::{ExprNode, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, TensorName};
 use crate::error::Error;
 use crate::layout::{
     BindingPattern, BoundOperand, FUSED_OPERANDS, FusedPlan, KernelKind, Limits, OUT, Piece,
@@ -52,100 +53,6 @@ pub struct FusedParams {
 impl Default for FusedParams {
     fn default() -> FusedParams {
         FusedParams::zeroed()
-    }
-}
-
-/// One node of a fused kernel, as its source computes it: the constants' values are not
-/// part of it (they are the record's), so expressions that differ only in them share a
-/// pipeline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KernelNode {
-    /// An element of input `k`.
-    Input(u8),
-    /// Constant `slot` of the record, `width` bytes.
-    Constant {
-        /// Its index among the record's constants.
-        slot: u8,
-        /// Its size in bytes.
-        width: u8,
-    },
-    /// `function` of nodes `a` and `b` (`b` is `a` for a function of one input), on
-    /// operands of `width` bytes, giving a value of `out_width` bytes.
-    Apply {
-        /// The element function.
-        function: ElementFunction,
-        /// The operands' size in bytes.
-        width: u8,
-        /// The value's size in bytes (the operands' but for a count of ones).
-        out_width: u8,
-        /// The first operand.
-        a: u8,
-        /// The second operand.
-        b: u8,
-        /// Whether `b` is a constant, so that a shift moves every lane by one amount.
-        b_constant: bool,
-    },
-}
-
-/// What a fused kernel's source is generated from: the live nodes of the expression, the
-/// operands' widths, where each input is read from, and the form. Two calls with equal
-/// values run one pipeline.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FusedKernel {
-    /// [`KernelKind::FusedBlocks`] or [`KernelKind::FusedElements`].
-    pub form: KernelKind,
-    /// The nodes the result depends on, each after its operands.
-    pub nodes: Vec<KernelNode>,
-    /// The result node.
-    pub result: u8,
-    /// Each input's element size in bytes (0 for an input the expression does not have).
-    pub input_widths: [u8; MAX_EXPR_INPUTS],
-    /// The output's element size in bytes.
-    pub out_width: u8,
-    /// The binding each input is read from: 0 the output's, 1 to 4 the input bindings.
-    pub sources: [u8; MAX_EXPR_INPUTS],
-    /// Block form: whether each input is one element repeated over the whole piece.
-    pub splat: [bool; MAX_EXPR_INPUTS],
-    /// Whether the input bindings are `read_write`.
-    pub inputs_rw: bool,
-    /// The rank compiled in (element form; 1 for the block form).
-    pub rank: u8,
-    /// Element form: the output's elements share words (8- and 16-bit elements closer than
-    /// 4 bytes), so each word is written by its owner, the invocation of its first element.
-    pub shared_words: bool,
-    /// Block form: the output and the inputs are bound as `array<vec4<u32>>` and each dense
-    /// operand's words are read and written four at a time (every dense operand's first
-    /// element on 16 bytes of its binding, every binding a whole number of 16 bytes).
-    pub vectors: bool,
-    /// Block form, a dispatch of one record whose operands all start their bindings: the
-    /// record is the first and the offsets are zero, so the kernel reads neither (as the
-    /// contiguous kernel's direct form; given by [`super::merge::direct_form`]).
-    pub direct: bool,
-    /// Block form: whether the last block of the piece is partial, so that the kernel masks
-    /// the output's words there (without it, every block is stored whole).
-    pub tail: bool,
-}
-
-impl FusedKernel {
-    /// Elements one invocation of the block form computes: 16 bytes of the narrowest value,
-    /// so that every value is a whole number of `vec4<u32>`.
-    pub fn block_elements(&self) -> u32 {
-        let widths = self.value_widths();
-        let narrowest = widths.iter().copied().min().unwrap_or(4);
-        16 / narrowest
-    }
-
-    /// The sizes of every value the kernel holds: its inputs', its nodes', its output's.
-    fn value_widths(&self) -> Vec<u32> {
-        let mut widths = vec![u32::from(self.out_width)];
-        for node in &self.nodes {
-            match *node {
-                KernelNode::Input(k) => widths.push(u32::from(self.input_widths[usize::from(k)])),
-                KernelNode::Constant { width, .. } => widths.push(u32::from(width)),
-                KernelNode::Apply { out_width, .. } => widths.push(u32::from(out_width)),
-            }
-        }
-        widths
     }
 }
 
