@@ -209,21 +209,6 @@ fn is_count() -> bool {
     return FUNC == 7u;
 }
 
-// The count of ones of each lane of `x`, in its place: lanes of `bytes` bytes (1, 2 or 4).
-// Bit pairs, then nibbles, then bytes summed in place (SWAR), halves from their bytes.
-fn lane_counts(x: u32, bytes: u32) -> u32 {
-    if bytes >= 4u {
-        return countOneBits(x);
-    }
-    let pairs = x - ((x >> 1u) & 0x55555555u);
-    let nibbles = (pairs & 0x33333333u) + ((pairs >> 2u) & 0x33333333u);
-    let per_byte = (nibbles + (nibbles >> 4u)) & 0x0f0f0f0fu;
-    if bytes == 1u {
-        return per_byte;
-    }
-    return (per_byte + (per_byte >> 8u)) & 0x001f001fu;
-}
-
 // The inputs' element size: IN_WIDTH where it differs from the output's, else WIDTH.
 fn in_width() -> u32 {
     return select(WIDTH, IN_WIDTH, IN_WIDTH != 0u);
@@ -275,33 +260,10 @@ fn shift_word(a: u32, b: u32) -> u32 {
     return r;
 }
 
-// A shift of one 64-bit element as (low word, high word) by the amount (low, high), without
-// branches: both halves' candidates for a shift below 32 and from 32 on, then a select.
+// A shift of one 64-bit element (low word, high word) by the amount (low, high): math.wgsl's
+// `shift64` for this pipeline's function.
 fn shift_pair(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let in_range = b.y == 0u && b.x < 64u;
-    // An arithmetic shift by an amount out of range shifts by 63: the sign in every bit.
-    let s = select(63u, b.x, in_range);
-    let t = s & 31u;
-    let far = s >= 32u;
-    if FUNC == 4u {
-        let carry = select(a.x >> ((32u - t) & 31u), 0u, t == 0u);
-        let near_r = vec2<u32>(a.x << t, (a.y << t) | carry);
-        let far_r = vec2<u32>(0u, a.x << t);
-        return select(vec2<u32>(0u), select(near_r, far_r, far), in_range);
-    }
-    // The high word shifted alone: filling with zeros (5) or the sign (6).
-    var hi = a.y >> t;
-    var fill = 0u;
-    if FUNC == 6u {
-        hi = bitcast<u32>(bitcast<i32>(a.y) >> t);
-        fill = bitcast<u32>(bitcast<i32>(a.y) >> 31u);
-    }
-    let carry = select(a.y << ((32u - t) & 31u), 0u, t == 0u);
-    let r = select(vec2<u32>((a.x >> t) | carry, hi), vec2<u32>(hi, fill), far);
-    if FUNC == 6u {
-        return r;
-    }
-    return select(vec2<u32>(0u), r, in_range);
+    return shift64(a, b, FUNC);
 }
 
 // One element of at most 32 bits, right-aligned in `a` and `b`; the result is right-aligned

@@ -408,7 +408,7 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {{
                     if wi == 8 {
                         for j in 0..words / 2 {
                             self.line(&format!(
-                                "let t{n}_{j} = fx_shift64(vec2<u32>({}, {}), vec2<u32>({}, {}), {kind}u);",
+                                "let t{n}_{j} = shift64(vec2<u32>({}, {}), vec2<u32>({}, {}), {kind}u);",
                                 av[2 * j], av[2 * j + 1], bv[2 * j], bv[2 * j + 1]
                             ));
                             self.line(&format!("let {} = t{n}_{j}.x;", name(2 * j)));
@@ -460,7 +460,7 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {{
         let out_words = (e * wo / 4) as usize;
         if wi == wo {
             for (j, v) in input.iter().enumerate() {
-                self.line(&format!("let {} = fx_lane_counts({v}, {wi}u);", name(j)));
+                self.line(&format!("let {} = lane_counts({v}, {wi}u);", name(j)));
             }
             return (0..out_words).map(name).collect();
         }
@@ -477,7 +477,7 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {{
         } else {
             let lanes = (4 / wi) as usize;
             for (j, v) in input.iter().enumerate() {
-                self.line(&format!("let c{n}_{j} = fx_lane_counts({v}, {wi}u);"));
+                self.line(&format!("let c{n}_{j} = lane_counts({v}, {wi}u);"));
                 for l in 0..lanes {
                     counts.push(format!(
                         "((c{n}_{j} >> {}u) & {:#x}u)",
@@ -696,7 +696,7 @@ fn main(
                     })
                 } else if let Some(kind) = shift_kind(function.function) {
                     if wi == 8 {
-                        format!("fx_shift64({a}, {b}, {kind}u)")
+                        format!("shift64({a}, {b}, {kind}u)")
                     } else {
                         format!("fx_shift({a}, {b}, {}u, {kind}u)", wi * 8)
                     }

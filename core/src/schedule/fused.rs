@@ -234,31 +234,10 @@ pub fn lower_fused(
             owned_pieces(whole, widths.out())
         };
         for piece in parts {
-            let form = if blocks {
-                KernelKind::FusedBlocks
-            } else {
-                KernelKind::FusedElements
-            };
+            let sources = std::array::from_fn(|k| slot[1 + k] as u8);
             let kernel = FusedKernel {
-                form,
-                nodes: nodes.clone(),
-                result,
-                input_widths: std::array::from_fn(|k| {
-                    if k < inputs {
-                        widths.of(1 + k) as u8
-                    } else {
-                        0
-                    }
-                }),
-                out_width: widths.out() as u8,
-                sources: std::array::from_fn(|k| slot[1 + k] as u8),
-                splat: std::array::from_fn(|k| blocks && piece.strides[1 + k][0] == 0),
-                inputs_rw,
-                rank: piece.sizes.len() as u8,
-                shared_words: !blocks && widths.out() < 4 && !spaced(&piece, widths.out()),
                 vectors,
-                direct: false,
-                tail: false,
+                ..kernel_for(plan, (&nodes, result), &piece, blocks, sources, inputs_rw)
             };
             let kernel = FusedKernel {
                 tail: blocks
@@ -282,7 +261,7 @@ pub fn lower_fused(
             if overlapping(&ranges, inputs_rw) {
                 summary.overlapping_bindings += 1;
             }
-            summary.dispatches.push(form);
+            summary.dispatches.push(kernel.form);
             let accesses = (0..=inputs)
                 .map(|o| {
                     let width = widths.of(o);
@@ -309,6 +288,46 @@ pub fn lower_fused(
         summary,
         pieces: lowered,
     })
+}
+
+/// The kernel of `plan` for `piece`, in the block form or the element form, each input read
+/// from its binding slot in `sources`: every field but the block form's variants (`vectors`,
+/// `direct`, `tail`), which start false.
+fn kernel_for(
+    plan: &FusedPlan,
+    (nodes, result): (&[KernelNode], u8),
+    piece: &Piece<FUSED_OPERANDS>,
+    blocks: bool,
+    sources: [u8; MAX_EXPR_INPUTS],
+    inputs_rw: bool,
+) -> FusedKernel {
+    let inputs = plan.expr.input_count();
+    let widths = plan.widths();
+    FusedKernel {
+        form: if blocks {
+            KernelKind::FusedBlocks
+        } else {
+            KernelKind::FusedElements
+        },
+        nodes: nodes.to_vec(),
+        result,
+        input_widths: std::array::from_fn(|k| {
+            if k < inputs {
+                widths.of(1 + k) as u8
+            } else {
+                0
+            }
+        }),
+        out_width: widths.out() as u8,
+        sources,
+        splat: std::array::from_fn(|k| blocks && piece.strides[1 + k][0] == 0),
+        inputs_rw,
+        rank: piece.sizes.len().min(FUSED_MAX_RANK) as u8,
+        shared_words: !blocks && widths.out() < 4 && !spaced(piece, widths.out()),
+        vectors: false,
+        direct: false,
+        tail: false,
+    }
 }
 
 /// The pipeline key of a fused kernel: its structure, and no override constants.
@@ -526,7 +545,6 @@ pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
     }
     let inputs = plan.expr.input_count();
     let (nodes, result) = kernel_nodes(plan);
-    let widths = plan.widths();
     let piece = Piece::whole(&plan.layout);
     let blocks = plan.kernel == KernelKind::FusedBlocks;
     let distinct: [u8; MAX_EXPR_INPUTS] = std::array::from_fn(|k| (1 + k) as u8);
@@ -544,26 +562,10 @@ pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
         .iter()
         .flat_map(|s| vector_forms.iter().map(move |v| (*s, v)))
     {
+        let sources = std::array::from_fn(|k| if k < inputs { sources[k] } else { sources[0] });
         let kernel = FusedKernel {
-            form: plan.kernel,
-            nodes: nodes.clone(),
-            result,
-            input_widths: std::array::from_fn(|k| {
-                if k < inputs {
-                    widths.of(1 + k) as u8
-                } else {
-                    0
-                }
-            }),
-            out_width: widths.out() as u8,
-            sources: std::array::from_fn(|k| if k < inputs { sources[k] } else { sources[0] }),
-            splat: std::array::from_fn(|k| blocks && piece.strides[1 + k][0] == 0),
-            inputs_rw: false,
-            rank: piece.sizes.len().min(FUSED_MAX_RANK) as u8,
-            shared_words: !blocks && widths.out() < 4 && !spaced(&piece, widths.out()),
             vectors,
-            direct: false,
-            tail: false,
+            ..kernel_for(plan, (&nodes, result), &piece, blocks, sources, false)
         };
         let kernel = FusedKernel {
             tail: blocks
