@@ -19,6 +19,10 @@
 //!
 //! The outcomes are tallied by `Error::rule()` (and `ok`) per operator and printed.
 //!
+//! Fused expressions are drawn too (`exprs.rs`, a fifth as many cases): validated, planned,
+//! lowered on drawn bindings under drawn windows and aliasing rules, and run by the reference
+//! where small, each ending in `Ok` or a typed error.
+//!
 //! `GPU_XOR_FUZZ_CASES` sets the number of random cases (default 100,000),
 //! `GPU_XOR_FUZZ_SEED` the seed (decimal or `0x` hex), and `GPU_XOR_FUZZ_ONLY` the index of
 //! the one drawn case to check (the others are drawn, not run: to profile or debug a case).
@@ -140,6 +144,7 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 mod cases;
+mod exprs;
 mod run;
 
 use cases::*;
