@@ -69,10 +69,19 @@ pub const SHIFTS_AND_COUNT_CASES: &str = concat!(
 pub const ONNX_NODE_CASES: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/onnx_nodes.json");
 
+/// Fused expressions (`"op": "expression"`): int4 and int2 unpacking, Hamming distances,
+/// masked blends, strided and broadcast operands and the rules an expression can break,
+/// written by `conformance/cases/expressions.py`.
+pub const EXPRESSION_CASES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/data/expressions.json"
+);
+
 /// Every case file of the repository, in the order the runner runs them with no argument.
-pub const REPO_CASE_FILES: [&str; 4] = [
+pub const REPO_CASE_FILES: [&str; 5] = [
     XOR_CASES,
     AND_OR_NOT_CASES,
     SHIFTS_AND_COUNT_CASES,
     ONNX_NODE_CASES,
+    EXPRESSION_CASES,
 ];

@@ -90,6 +90,19 @@ fn onnx_node_tests_all_pass() {
     }
 }
 
+/// The fused expressions' cases: every one passes, valid and refused alike.
+#[test]
+fn expression_cases_all_pass() {
+    let ctx = crate::common::ctx();
+    let report = runner::run_file(ctx, Path::new(runner::EXPRESSION_CASES))
+        .unwrap_or_else(|e| panic!("{e}"));
+    print!("{}", report.render());
+    let counts = report.counts();
+    assert_eq!(counts.failed, 0, "failed cases:\n{}", report.render());
+    assert_eq!(counts.skipped, 0);
+    assert!(counts.passed >= 24, "{counts}");
+}
+
 /// Every operator of the table has cases in the repository's conformance files, and they pass:
 /// a row added to the table without cases fails here.
 #[test]

@@ -18,6 +18,9 @@ const SHIFTS_AND_COUNT_CASES: &str = include_str!("../../../tests/data/shifts_an
 /// ONNX's backend node tests, converted by `conformance/cases/onnx_nodes.py`.
 const ONNX_NODE_CASES: &str = include_str!("../../../tests/data/onnx_nodes.json");
 
+/// The fused expressions' cases (`conformance/cases/expressions.py`).
+const EXPRESSION_CASES: &str = include_str!("../../../tests/data/expressions.json");
+
 /// The ids of the file's cases tagged `tag`.
 fn tagged(cases: &[Value], tag: &str) -> Vec<String> {
     cases
@@ -129,6 +132,11 @@ async fn every_shift_and_count_case_passes() {
 #[wasm_bindgen_test]
 async fn every_onnx_node_test_passes() {
     whole_file_passes("onnx", ONNX_NODE_CASES).await;
+}
+
+#[wasm_bindgen_test]
+async fn every_expression_case_passes() {
+    whole_file_passes("expressions", EXPRESSION_CASES).await;
 }
 
 /// Broken cases in the conformance format fail, each with its reason; a good one passes.

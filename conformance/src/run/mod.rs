@@ -106,6 +106,32 @@ pub async fn run_case_value(ctx: &Context, value: &Value, index: usize) -> CaseR
         ));
         return report;
     }
+    if is_expression(value) {
+        report.tags = value
+            .get("tags")
+            .and_then(Value::as_array)
+            .map(|t| {
+                t.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let seed = fnv1a(report.id.as_bytes());
+        let device = ctx.device();
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let result = AssertUnwindSafe(run_expression(ctx, value, seed))
+            .catch_unwind()
+            .await;
+        let validation = validation.pop().await;
+        report.outcome = match (result, validation) {
+            (Err(_), _) => Outcome::Failed("panicked".to_string()),
+            (Ok(_), Some(e)) => Outcome::Failed(format!("wgpu reported an error: {e}")),
+            (Ok(Ok(())), None) => Outcome::Passed,
+            (Ok(Err(reason)), None) => Outcome::Failed(reason),
+        };
+        return report;
+    }
     let case = match Case::from_value(value) {
         Ok(case) => case,
         Err(e) => {
@@ -178,11 +204,14 @@ pub fn family(op: Op) -> Option<Family> {
 
 mod dml;
 mod execute;
+mod expr;
 mod ov;
 mod reference_check;
 
 use dml::*;
 use execute::*;
+use expr::run_expression;
+pub use expr::{ExprCase, expression_reference_check, is_expression};
 use ov::*;
 pub use reference_check::reference_check;
 
@@ -196,6 +225,15 @@ mod tests {
         let mut checked = 0;
         let mut failures = Vec::new();
         for value in split_cases(&text).unwrap() {
+            if is_expression(&value) {
+                let case = ExprCase::from_value(&value).unwrap();
+                match expression_reference_check(&case) {
+                    Ok(true) => checked += 1,
+                    Ok(false) => {}
+                    Err(e) => failures.push(format!("{:?}: {e}", value.get("id"))),
+                }
+                continue;
+            }
             let case = Case::from_value(&value).unwrap();
             match reference_check(&case) {
                 Ok(true) => checked += 1,
@@ -213,6 +251,7 @@ mod tests {
         assert!(reference_agrees(crate::AND_OR_NOT_CASES) > 100);
         assert!(reference_agrees(crate::SHIFTS_AND_COUNT_CASES) > 100);
         assert!(reference_agrees(crate::ONNX_NODE_CASES) > 50);
+        assert!(reference_agrees(crate::EXPRESSION_CASES) >= 15);
     }
 
     #[test]

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Writes tests/data/expressions.json: fused expression cases (int4 and int2 unpacking,
+Hamming distances, masked blends, strided and broadcast operands, logical chains, signed
+shifts, 64-bit constants, and the rules an expression can break), every expected value
+computed here with Python integers from the operators' rules, node by node.
+
+Python 3, standard library only: python3 conformance/cases/expressions.py
+"""
+
+import json
+import os
+
+WIDTH = {"u8": 8, "i8": 8, "u16": 16, "i16": 16, "u32": 32, "i32": 32, "u64": 64, "i64": 64,
+         "bool": 8, "f32": 32}
+
+
+def splitmix64(seed):
+    state = seed
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        yield z ^ (z >> 31)
+
+
+def values(seed, count, dtype):
+    stream = splitmix64(seed)
+    bits = WIDTH[dtype]
+    out = []
+    for _ in range(count):
+        z = next(stream)
+        out.append(z >> 63 if dtype == "bool" else z & ((1 << bits) - 1))
+    return out
+
+
+def packed(shape):
+    strides, acc = [], 1
+    for size in reversed(shape):
+        strides.insert(0, acc)
+        acc *= size
+    return strides
+
+
+def indices(shape):
+    if not shape:
+        yield ()
+        return
+    for i in range(shape[0]):
+        for rest in indices(shape[1:]):
+            yield (i,) + rest
+
+
+def signed(v, bits):
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def apply(op, dtype, a, b):
+    """One element of `op` on bit patterns `a` and `b` of `dtype`."""
+    bits = WIDTH[dtype]
+    mask = (1 << bits) - 1
+    truth = lambda v: 1 if v != 0 else 0
+    if op in ("bit_and", "bitwise_and_broadcast") and dtype != "bool":
+        return a & b
+    if op in ("bit_or", "bitwise_or_broadcast") and dtype != "bool":
+        return a | b
+    if op in ("bit_xor", "bitwise_xor_broadcast") and dtype != "bool":
+        return a ^ b
+    if op in ("bit_not", "bitwise_not") and dtype != "bool":
+        return ~a & mask
+    if op in ("logical_and", "logical_and_broadcast", "bitwise_and_broadcast"):
+        return truth(a) & truth(b)
+    if op in ("logical_or", "logical_or_broadcast", "bitwise_or_broadcast"):
+        return truth(a) | truth(b)
+    if op in ("logical_xor", "logical_xor_broadcast", "bitwise_xor_broadcast"):
+        return truth(a) ^ truth(b)
+    if op in ("logical_not", "logical_not_bool", "bitwise_not"):
+        return 1 - truth(a)
+    if op in ("bit_shift_left", "bitwise_left_shift_broadcast"):
+        amount = b if not dtype.startswith("i") else signed(b, bits)
+        return (a << amount) & mask if 0 <= amount < bits else 0
+    if op in ("bit_shift_right", "bitwise_right_shift_broadcast"):
+        if dtype.startswith("i"):
+            # Arithmetic: an amount out of range (negative included) fills with the sign.
+            amount = signed(b, bits)
+            amount = amount if 0 <= amount < bits else bits - 1
+            return (signed(a, bits) >> amount) & mask
+        return a >> b if b < bits else 0
+    raise ValueError(op)
+
+
+def evaluate(case):
+    """The expected output of a valid case, logical row-major."""
+    out_shape = case["output"]["shape"]
+    expected = []
+    for index in indices(out_shape):
+        vals, types = [], []
+        for node in case["nodes"]:
+            if "input" in node:
+                t = case["inputs"][node["input"]]
+                shape, dtype = t["shape"], t["dtype"]
+                strides = t.get("strides", packed(shape))
+                own = index[len(index) - len(shape):]
+                at = sum((0 if s == 1 else i) * st for i, s, st in zip(own, shape, strides))
+                vals.append(t["data"][at])
+                types.append(dtype)
+            elif "constant" in node:
+                vals.append(node["constant"])
+                types.append(node["dtype"])
+            elif node["op"] == "bit_count":
+                vals.append(bin(vals[node["a"]]).count("1"))
+                types.append(node["out_dtype"])
+            else:
+                a = vals[node["a"]]
+                b = vals[node["b"]] if "b" in node else a
+                vals.append(apply(node["op"], types[node["a"]], a, b))
+                types.append(types[node["a"]])
+        expected.append(vals[case["result"]])
+    return expected
+
+
+def tensor(dtype, shape, seed, strides=None):
+    st = strides or packed(shape)
+    physical = sum((s - 1) * x for s, x in zip(shape, st)) + 1
+    t = {"dtype": dtype, "shape": shape, "data": values(seed, physical, dtype)}
+    if strides:
+        t["strides"] = strides
+    return t
+
+
+def case(id, inputs, nodes, result, output, tags, notes):
+    c = {"id": id, "op": "expression", "inputs": inputs, "nodes": nodes, "result": result,
+         "output": output, "tags": ["expression"] + tags, "source": "conformance/cases/expressions.py",
+         "notes": notes}
+    c["expected"] = evaluate(c)
+    return c
+
+
+def error(id, inputs, nodes, result, output, kind, notes):
+    return {"id": id, "op": "expression", "inputs": inputs, "nodes": nodes, "result": result,
+            "output": output, "expect_error": True, "error_kind": kind,
+            "tags": ["expression", "validation_only"], "source": "conformance/cases/expressions.py",
+            "notes": notes}
+
+
+def main():
+    cases = []
+    inp = lambda k: {"input": k}
+    const = lambda bits, dtype: {"constant": bits, "dtype": dtype}
+    node = lambda op, a, b=None, **kw: dict({"op": op, "a": a}, **({} if b is None else {"b": b}), **kw)
+
+    cases.append(case("expr_int4_high_u8", [tensor("u8", [64], 1)],
+        [inp(0), const(4, "u8"), node("bit_shift_right", 0, 1), const(0xF, "u8"), node("bit_and", 2, 3)],
+        4, {"dtype": "u8", "shape": [64]}, ["int4"], "(w >> 4) & 0xF: the high nibbles of int4 pairs"))
+    cases.append(case("expr_int4_low_u8_odd", [tensor("u8", [37], 2)],
+        [inp(0), const(0xF, "u8"), node("bit_and", 0, 1)],
+        2, {"dtype": "u8", "shape": [37]}, ["int4", "odd_length"], "w & 0xF over an odd length: a partial last block"))
+    for i in range(4):
+        cases.append(case(f"expr_int2_field{i}_u8", [tensor("u8", [50], 3)],
+            [inp(0), const(2 * i, "u8"), node("bit_shift_right", 0, 1), const(3, "u8"), node("bit_and", 2, 3)],
+            4, {"dtype": "u8", "shape": [50]}, ["int2"], f"(w >> {2 * i}) & 0x3: field {i} of int2 quads"))
+    cases.append(case("expr_hamming_u64_u8", [tensor("u64", [33], 4), tensor("u64", [33], 5)],
+        [inp(0), inp(1), node("bit_xor", 0, 1), node("bit_count", 2, out_dtype="u8")],
+        3, {"dtype": "u8", "shape": [33]}, ["hamming"], "bit_count(a ^ b) into UINT8: Hamming distances of 64-bit codes"))
+    cases.append(case("expr_hamming_u32_u32", [tensor("u32", [20], 6), tensor("u32", [20], 7)],
+        [inp(0), inp(1), node("bit_xor", 0, 1), node("bit_count", 2, out_dtype="u32")],
+        3, {"dtype": "u32", "shape": [20]}, ["hamming"], "bit_count(a ^ b) into UINT32"))
+    cases.append(case("expr_mask_blend_u16_row", [tensor("u16", [6, 10], 8), tensor("u16", [6, 10], 9), tensor("u16", [10], 10)],
+        [inp(0), inp(1), inp(2), node("bit_and", 0, 2), node("bit_not", 2), node("bit_and", 1, 4), node("bit_or", 3, 5)],
+        6, {"dtype": "u16", "shape": [6, 10]}, ["blend", "broadcast"], "(a & m) | (b & ~m), the mask a row broadcast down the matrix"))
+    cases.append(case("expr_xor_transposed_u32", [tensor("u32", [4, 6], 11, [1, 4]), tensor("u32", [4, 6], 12)],
+        [inp(0), inp(1), node("bit_xor", 0, 1)],
+        2, {"dtype": "u32", "shape": [4, 6]}, ["strides"], "A read transposed (strides [1, 4])"))
+    cases.append(case("expr_or_strided_output_u8", [tensor("u8", [3, 4], 13), tensor("u8", [3, 4], 14)],
+        [inp(0), inp(1), node("bit_or", 0, 1)],
+        2, {"dtype": "u8", "shape": [3, 4], "strides": [1, 3]}, ["out_strides"], "an output written transposed: its bytes share words"))
+    cases.append(case("expr_logical_chain_u8", [tensor("u8", [40], 15), tensor("u8", [40], 16), tensor("u8", [40], 17)],
+        [inp(0), inp(1), inp(2), node("logical_xor", 0, 1), node("logical_not", 2), node("logical_or", 3, 4)],
+        5, {"dtype": "u8", "shape": [40]}, ["logical"], "LOGICAL_OR(LOGICAL_XOR(a, b), LOGICAL_NOT(c)): truth values of any bytes"))
+    a_i8 = tensor("i8", [16], 18)
+    a_i8["data"][:4] = [0x80, 0xFF, 0x7F, 0x01]
+    cases.append(case("expr_arithmetic_shift_i8", [a_i8],
+        [inp(0), const(3, "i8"), node("bitwise_right_shift_broadcast", 0, 1), const(9, "i8"), node("bitwise_right_shift_broadcast", 0, 3),
+         node("bitwise_xor_broadcast", 2, 4)],
+        5, {"dtype": "i8", "shape": [16]}, ["signed", "extreme_int"], "(a >> 3) ^ (a >> 9) on i8: arithmetic, an amount past the width fills with the sign"))
+    cases.append(case("expr_four_inputs_i32", [tensor("i32", [3, 5], 19), tensor("i32", [5], 20), tensor("i32", [1], 21), tensor("i32", [3, 1], 22)],
+        [inp(0), inp(1), inp(2), inp(3), node("bitwise_xor_broadcast", 0, 1), node("bitwise_and_broadcast", 2, 3),
+         node("bitwise_or_broadcast", 4, 5), node("bitwise_not", 6)],
+        7, {"dtype": "i32", "shape": [3, 5]}, ["broadcast"], "~((a ^ row) | (scalar & column)): four inputs broadcast by numpy's rule"))
+    cases.append(case("expr_constant_u64", [tensor("u64", [9], 23)],
+        [inp(0), const(0xDEADBEEFCAFEBABE, "u64"), node("bit_xor", 0, 1), const(63, "u64"), node("bit_shift_left", 2, 3)],
+        4, {"dtype": "u64", "shape": [9]}, ["extreme_int"], "((a ^ 0xDEADBEEFCAFEBABE) << 63) on u64"))
+    cases.append(case("expr_bool_ov", [tensor("bool", [12], 24), tensor("bool", [12], 25)],
+        [inp(0), inp(1), node("logical_and_broadcast", 0, 1), node("bitwise_not", 2)],
+        3, {"dtype": "bool", "shape": [12]}, ["logical"], "BitwiseNot(LogicalAnd(a, b)) on boolean"))
+
+    def t(dtype, shape):
+        count = 1
+        for size in shape:
+            count *= size
+        return {"dtype": dtype, "shape": shape, "data": [0] * count}
+    cases.append(error("expr_err_operand_types", [t("u8", [4]), t("u16", [4])],
+        [inp(0), inp(1), node("bit_xor", 0, 1)], 2, {"dtype": "u8", "shape": [4]}, "dtype_mismatch",
+        "the operands of one operator have two types"))
+    cases.append(error("expr_err_five_inputs", [t("u8", [4])] * 5,
+        [inp(0), inp(1), node("bit_xor", 0, 1)], 5, {"dtype": "u8", "shape": [4]}, "expr_count",
+        "five inputs: an expression takes at most four"))
+    cases.append(error("expr_err_wide_constant", [t("u8", [4])],
+        [inp(0), const(256, "u8"), node("bit_xor", 0, 1)], 2, {"dtype": "u8", "shape": [4]}, "expr_constant",
+        "a u8 constant of 256"))
+    cases.append(error("expr_err_broadcast", [t("u32", [3])],
+        [inp(0), node("bit_not", 0)], 1, {"dtype": "u32", "shape": [4]}, "shape_mismatch",
+        "an input of 3 elements against an output of 4"))
+    cases.append(error("expr_err_shift_float", [t("f32", [4])],
+        [inp(0), node("bit_shift_left", 0, 0)], 1, {"dtype": "f32", "shape": [4]}, "unsupported_dtype",
+        "a shift of floats"))
+    cases.append(error("expr_err_count_u16", [t("u32", [4])],
+        [inp(0), node("bit_count", 0, out_dtype="u16")], 1, {"dtype": "u16", "shape": [4]}, "unsupported_dtype",
+        "BIT_COUNT into u16"))
+    cases.append(error("expr_err_forward_reference", [t("u32", [4])],
+        [inp(0), node("bit_xor", 0, 2), node("bit_not", 0)], 1, {"dtype": "u32", "shape": [4]}, "expr_reference",
+        "a node that names a later node"))
+    cases.append(error("expr_err_result_type", [t("u32", [4])],
+        [inp(0), node("bit_count", 0, out_dtype="u8")], 1, {"dtype": "u32", "shape": [4]}, "dtype_mismatch",
+        "a result of u8 written to a u32 output"))
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "expressions.json")
+    with open(path, "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(c) for c in cases) + "\n]\n")
+    print(f"wrote {len(cases)} cases to {os.path.normpath(path)}")
+
+
+if __name__ == "__main__":
+    main()
