@@ -7,48 +7,15 @@ computed here with Python integers from the operators' rules, node by node.
 Python 3, standard library only: python3 conformance/cases/expressions.py
 """
 
-import json
 import os
+import sys
 
-WIDTH = {"u8": 8, "i8": 8, "u16": 16, "i16": 16, "u32": 32, "i32": 32, "u64": 64, "i64": 64,
-         "bool": 8, "f32": 32}
-
-
-def splitmix64(seed):
-    state = seed
-    while True:
-        state = (state + 0x9E3779B97F4A7C15) & (2**64 - 1)
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
-        yield z ^ (z >> 31)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from casefmt import WIDTH, indices, mask, packed, physical_len, prod, stream, output_path, write_cases  # noqa: E402
 
 
 def values(seed, count, dtype):
-    stream = splitmix64(seed)
-    bits = WIDTH[dtype]
-    out = []
-    for _ in range(count):
-        z = next(stream)
-        out.append(z >> 63 if dtype == "bool" else z & ((1 << bits) - 1))
-    return out
-
-
-def packed(shape):
-    strides, acc = [], 1
-    for size in reversed(shape):
-        strides.insert(0, acc)
-        acc *= size
-    return strides
-
-
-def indices(shape):
-    if not shape:
-        yield ()
-        return
-    for i in range(shape[0]):
-        for rest in indices(shape[1:]):
-            yield (i,) + rest
+    return stream(seed, count, "bool" if dtype == "bool" else "bits", dtype)
 
 
 def signed(v, bits):
@@ -57,8 +24,8 @@ def signed(v, bits):
 
 def apply(op, dtype, a, b):
     """One element of `op` on bit patterns `a` and `b` of `dtype`."""
-    bits = WIDTH[dtype]
-    mask = (1 << bits) - 1
+    bits = 8 * WIDTH[dtype]
+    ones = mask(dtype)
     truth = lambda v: 1 if v != 0 else 0
     if op in ("bit_and", "bitwise_and_broadcast") and dtype != "bool":
         return a & b
@@ -67,7 +34,7 @@ def apply(op, dtype, a, b):
     if op in ("bit_xor", "bitwise_xor_broadcast") and dtype != "bool":
         return a ^ b
     if op in ("bit_not", "bitwise_not") and dtype != "bool":
-        return ~a & mask
+        return ~a & ones
     if op in ("logical_and", "logical_and_broadcast", "bitwise_and_broadcast"):
         return truth(a) & truth(b)
     if op in ("logical_or", "logical_or_broadcast", "bitwise_or_broadcast"):
@@ -78,13 +45,13 @@ def apply(op, dtype, a, b):
         return 1 - truth(a)
     if op in ("bit_shift_left", "bitwise_left_shift_broadcast"):
         amount = b if not dtype.startswith("i") else signed(b, bits)
-        return (a << amount) & mask if 0 <= amount < bits else 0
+        return (a << amount) & ones if 0 <= amount < bits else 0
     if op in ("bit_shift_right", "bitwise_right_shift_broadcast"):
         if dtype.startswith("i"):
             # Arithmetic: an amount out of range (negative included) fills with the sign.
             amount = signed(b, bits)
             amount = amount if 0 <= amount < bits else bits - 1
-            return (signed(a, bits) >> amount) & mask
+            return (signed(a, bits) >> amount) & ones
         return a >> b if b < bits else 0
     raise ValueError(op)
 
@@ -120,8 +87,7 @@ def evaluate(case):
 
 
 def tensor(dtype, shape, seed, strides=None):
-    st = strides or packed(shape)
-    physical = sum((s - 1) * x for s, x in zip(shape, st)) + 1
+    physical = physical_len(shape, strides or packed(shape))
     t = {"dtype": dtype, "shape": shape, "data": values(seed, physical, dtype)}
     if strides:
         t["strides"] = strides
@@ -195,10 +161,7 @@ def main():
         3, {"dtype": "bool", "shape": [12]}, ["logical"], "BitwiseNot(LogicalAnd(a, b)) on boolean"))
 
     def t(dtype, shape):
-        count = 1
-        for size in shape:
-            count *= size
-        return {"dtype": dtype, "shape": shape, "data": [0] * count}
+        return {"dtype": dtype, "shape": shape, "data": [0] * prod(shape)}
     cases.append(error("expr_err_operand_types", [t("u8", [4]), t("u16", [4])],
         [inp(0), inp(1), node("bit_xor", 0, 1)], 2, {"dtype": "u8", "shape": [4]}, "dtype_mismatch",
         "the operands of one operator have two types"))
@@ -224,9 +187,8 @@ def main():
         [inp(0), node("bit_count", 0, out_dtype="u8")], 1, {"dtype": "u32", "shape": [4]}, "dtype_mismatch",
         "a result of u8 written to a u32 output"))
 
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "expressions.json")
-    with open(path, "w") as f:
-        f.write("[\n" + ",\n".join(json.dumps(c) for c in cases) + "\n]\n")
+    path = output_path(__file__, "expressions.json")
+    write_cases(path, cases)
     print(f"wrote {len(cases)} cases to {os.path.normpath(path)}")
 
 

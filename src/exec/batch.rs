@@ -11,12 +11,14 @@ use super::encode::Prepared;
 use super::shared::Shared;
 use crate::desc::{MAX_EXPR_INPUTS, TensorName};
 use crate::error::Error;
-use crate::layout::{A, B, FusedPlan, OUT, Plan};
+use crate::layout::{FusedPlan, Plan};
 use crate::schedule::KernelChoices;
 use crate::schedule::PipelineKey;
 use crate::schedule::Target;
 use crate::schedule::fused::lower_fused;
-use crate::schedule::lower::{Operand, RecordSummary, lower_with, pipeline_keys};
+use crate::schedule::lower::{
+    Lowered, MAX_SLOTS, Operand, RecordSummary, lower_with, pipeline_keys,
+};
 use crate::schedule::merge::{Schedule, direct_form};
 
 /// Many calls recorded together, as few dispatches as their independence allows.
@@ -177,51 +179,22 @@ impl Batch {
         owned: [Option<&'a wgpu::Buffer>; 2],
         bindings: &Bindings<'a>,
     ) -> Result<(RecordSummary, NamedBuffers<'a>), Error> {
-        if !std::sync::Arc::ptr_eq(&ctx.shared, &self.ctx.shared) {
-            return Err(Error::ContextMismatch);
-        }
-        let shared = &*self.ctx.shared;
-        // Only a loss already seen: checking the device on every push would cost an
-        // allocation per call. Preparing always finds a lost device.
-        if let Some(lost) = shared.known_lost() {
-            return Err(lost);
-        }
+        self.ready(ctx)?;
         let [a, b] = resolve(plan, owned, bindings)?;
-        let bound = [&bindings.output, &a, &b];
+        let bound = [bindings.output, a, b];
         let names = [TensorName::Output, TensorName::A, TensorName::B];
-        for o in 0..3 {
-            require_usage(bound[o].buffer, Some(names[o]), wgpu::BufferUsages::STORAGE)?;
-        }
-        // The call's buffers by key: the output's is 0, an input's is that of an earlier
-        // operand in the same buffer, else the next.
-        let key_a = usize::from(bound[A].buffer != bound[OUT].buffer);
-        let key_b = if bound[B].buffer == bound[OUT].buffer {
-            0
-        } else if bound[B].buffer == bound[A].buffer {
-            key_a
-        } else {
-            key_a + 1
-        };
-        let keys = [0, key_a, key_b];
-        let operands = std::array::from_fn(|o| Operand {
-            buffer: keys[o],
-            buffer_size: bound[o].buffer.size(),
-            offset: bound[o].offset,
-            size: bound[o].size,
-        });
+        let (keys, operands) = operands(&bound, |o| names[o])?;
         let mut target = self.ctx.target();
         if let Some(forced) = &self.choices {
             target.choices = Some(forced.clone());
         }
-        let lowered = lower_with(plan, operands, &target, self.share)?;
-        compile(shared, &lowered.pieces)?;
-        // Nothing has failed: the call's buffers join the table.
-        let mut table = [0usize; 3];
-        for o in 0..3 {
-            table[keys[o]] = self.index_of(bound[o].buffer);
-        }
-        self.schedule.add_call(&lowered.pieces, &table);
-        self.summaries.push(lowered.summary.clone());
+        let lowered = lower_with(
+            plan,
+            [operands[0], operands[1], operands[2]],
+            &target,
+            self.share,
+        )?;
+        self.join(&lowered, &bound, &keys)?;
         let named = [
             (TensorName::A, a.buffer),
             (TensorName::B, b.buffer),
@@ -240,13 +213,7 @@ impl Batch {
         owned: [Option<&'a wgpu::Buffer>; MAX_EXPR_INPUTS],
         bindings: &ExprBindings<'a>,
     ) -> Result<(RecordSummary, ExprNamedBuffers<'a>, usize), Error> {
-        if !std::sync::Arc::ptr_eq(&ctx.shared, &self.ctx.shared) {
-            return Err(Error::ContextMismatch);
-        }
-        let shared = &*self.ctx.shared;
-        if let Some(lost) = shared.known_lost() {
-            return Err(lost);
-        }
+        self.ready(ctx)?;
         let inputs = plan.expr().input_count();
         if bindings.input_count() != inputs {
             return Err(Error::ExprCount {
@@ -276,40 +243,44 @@ impl Batch {
                 TensorName::Input((o - 1) as u8)
             }
         };
-        for (o, b) in bound.iter().enumerate().take(count) {
-            require_usage(b.buffer, Some(name(o)), wgpu::BufferUsages::STORAGE)?;
-        }
-        // Buffer keys: an operand's is that of the first earlier operand in its buffer, else
-        // the next.
-        let mut keys = [0usize; 1 + MAX_EXPR_INPUTS];
-        let mut next = 1;
-        for o in 1..count {
-            keys[o] = match (0..o).find(|&p| bound[p].buffer == bound[o].buffer) {
-                Some(p) => keys[p],
-                None => {
-                    next += 1;
-                    next - 1
-                }
-            };
-        }
-        let operands: [Operand; 1 + MAX_EXPR_INPUTS] = std::array::from_fn(|o| Operand {
-            buffer: keys[o],
-            buffer_size: bound[o].buffer.size(),
-            offset: bound[o].offset,
-            size: bound[o].size,
-        });
+        let (keys, operands) = operands(&bound[..count], name)?;
         let target = self.ctx.target();
         let lowered = lower_fused(plan, &operands[..count], &target, self.share)?;
-        compile(shared, &lowered.pieces)?;
-        let mut table = [0usize; 1 + MAX_EXPR_INPUTS];
-        for o in 0..count {
-            let buffer = bound[o].buffer;
-            table[keys[o]] = self.index_of(buffer);
+        self.join(&lowered, &bound[..count], &keys)?;
+        let named = std::array::from_fn(|o| (Some(name(o)), bound[o].buffer));
+        Ok((lowered.summary, named, count))
+    }
+
+    /// Whether a call on `ctx` may be pushed: the batch's context, and no loss already seen
+    /// (checking the device on every push would cost an allocation per call; preparing
+    /// always finds a lost device).
+    fn ready(&self, ctx: &Context) -> Result<(), Error> {
+        if !std::sync::Arc::ptr_eq(&ctx.shared, &self.ctx.shared) {
+            return Err(Error::ContextMismatch);
+        }
+        match self.ctx.shared.known_lost() {
+            Some(lost) => Err(lost),
+            None => Ok(()),
+        }
+    }
+
+    /// Adds a lowered call whose operands are `bound`, known by `keys`: the pipelines its
+    /// pieces run alone are compiled, then (nothing having failed) its buffers join the
+    /// table and its pieces the schedule.
+    fn join(
+        &mut self,
+        lowered: &Lowered,
+        bound: &[TensorBinding<'_>],
+        keys: &[usize],
+    ) -> Result<(), Error> {
+        compile(&self.ctx.shared, &lowered.pieces)?;
+        let mut table = [0usize; MAX_SLOTS];
+        for (b, &key) in bound.iter().zip(keys) {
+            table[key] = self.index_of(b.buffer);
         }
         self.schedule.add_call(&lowered.pieces, &table);
         self.summaries.push(lowered.summary.clone());
-        let named = std::array::from_fn(|o| (Some(name(o)), bound[o].buffer));
-        Ok((lowered.summary, named, count))
+        Ok(())
     }
 
     /// The index of `buffer` in the batch's table, added if it is new.
@@ -446,6 +417,37 @@ pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), E
         shared.kernels.pipeline(&shared.device, &shared.late, key)?;
     }
     Ok(())
+}
+
+/// The operands of a call bound to `bound` (the output first), each buffer checked for
+/// `STORAGE` (`name` gives each operand's tensor) and known by a key: the output's is 0, an
+/// input's that of the first earlier operand in its buffer, else the next.
+fn operands(
+    bound: &[TensorBinding<'_>],
+    name: impl Fn(usize) -> TensorName,
+) -> Result<([usize; MAX_SLOTS], [Operand; MAX_SLOTS]), Error> {
+    let mut keys = [0usize; MAX_SLOTS];
+    let mut next = 0;
+    for (o, b) in bound.iter().enumerate() {
+        require_usage(b.buffer, Some(name(o)), wgpu::BufferUsages::STORAGE)?;
+        keys[o] = match (0..o).find(|&p| bound[p].buffer == b.buffer) {
+            Some(p) => keys[p],
+            None => {
+                next += 1;
+                next - 1
+            }
+        };
+    }
+    let operands = std::array::from_fn(|o| {
+        let b = bound.get(o).unwrap_or(&bound[0]);
+        Operand {
+            buffer: keys[o],
+            buffer_size: b.buffer.size(),
+            offset: b.offset,
+            size: b.size,
+        }
+    });
+    Ok((keys, operands))
 }
 
 /// Compiles the pipeline each of `pieces` runs alone: the contiguous kernel's direct form

@@ -257,27 +257,29 @@ impl<'a> ExprBindings<'a> {
     /// # }
     /// ```
     pub fn new(inputs: &[TensorBinding<'a>], output: TensorBinding<'a>) -> ExprBindings<'a> {
-        let mut all = [Input::Absent; crate::desc::MAX_EXPR_INPUTS];
-        for (slot, &binding) in all.iter_mut().zip(inputs) {
-            *slot = Input::Bound(binding);
-        }
-        ExprBindings {
-            inputs: all,
-            count: inputs.len(),
-            output,
-        }
+        ExprBindings::collect(inputs.iter().map(|&b| Input::Bound(b)), output)
     }
 
     /// Inputs given each as bound or owned ([`Input::Owned`] for an input the operator
     /// owns), in the expression's order, and the output.
     pub fn with_inputs(inputs: &[Input<'a>], output: TensorBinding<'a>) -> ExprBindings<'a> {
+        ExprBindings::collect(inputs.iter().copied(), output)
+    }
+
+    /// The first inputs of `inputs` in the slots, all of them counted (more than an
+    /// expression takes is refused when the call is pushed).
+    fn collect(
+        inputs: impl ExactSizeIterator<Item = Input<'a>>,
+        output: TensorBinding<'a>,
+    ) -> ExprBindings<'a> {
+        let count = inputs.len();
         let mut all = [Input::Absent; crate::desc::MAX_EXPR_INPUTS];
-        for (slot, &input) in all.iter_mut().zip(inputs) {
+        for (slot, input) in all.iter_mut().zip(inputs) {
             *slot = input;
         }
         ExprBindings {
             inputs: all,
-            count: inputs.len(),
+            count,
             output,
         }
     }
