@@ -14,18 +14,33 @@
 //!    before that encoder runs. Such records are dead: the slab keeps them until it has no
 //!    live record left, and is then dropped (wgpu keeps the buffer for encoders that still
 //!    name it). Records never recorded are reused at once.
-//! 4. Slabs grow geometrically from [`FIRST_SLAB_RECORDS`] to [`MAX_SLAB_RECORDS`] (or to the
+//! 4. Records recorded by a call that is dropped at once (a one-shot call: `record`, `run`,
+//!    `submit`, a `Batch` recorded once) are *pending*, not dead: the call hands them to a
+//!    [`Returning`] guard that the encoder it was recorded into holds
+//!    (`CommandEncoder::on_submitted_work_done`). When that encoder's submission has finished
+//!    on the GPU, or the encoder is dropped without being submitted (nothing of it will ever
+//!    run), the guard gives the runs back, and the next lease takes them back into the free
+//!    runs ([`SharedArena::drain`]). So a steady loop of one-shot calls reuses the same
+//!    records and makes no buffer after its first few. A slab is kept while any of its
+//!    records is lent or pending; at most one slab with nothing lent, pending or dead is kept
+//!    (the largest), for the next call; the others are dropped.
+//!
+//! 5. Each slab keeps a few bind groups made for one-shot calls, keyed by what they bind
+//!    ([`Arena::groups`]): they name the slab's buffer, so they go with it, and a slab's
+//!    cache is bounded.
+//!
+//! 6. Slabs grow geometrically from [`FIRST_SLAB_RECORDS`] to [`MAX_SLAB_RECORDS`] (or to the
 //!    run asked for), so a context with a few calls holds a few KiB, and a graph of thousands
 //!    of calls about one record each.
 //!
-//! 5. Records are written into a host copy of their slab, and a slab's written span goes to
+//! 7. Records are written into a host copy of their slab, and a slab's written span goes to
 //!    the device in one queue write when the next recording needs it ([`Arena::flush`]):
 //!    preparing a call allocates nothing on the device (a queue write per call would make a
 //!    staging buffer per call, and drivers' allocators search longer the more buffers a
 //!    program holds). Rewriting a span rewrites records already on the device, dead ones
 //!    included, with the bytes they hold, which changes nothing an encoder reads.
 //!
-//! 6. A recording that finds nothing to flush may rely on every record written before it
+//! 8. A recording that finds nothing to flush may rely on every record written before it
 //!    being on the queue already ([`SharedArena::flush`]): the mark that says records wait
 //!    for the device is cleared only after their queue writes were made, under the lock. A
 //!    mark cleared before the writes let a recording on another thread skip the flush and
@@ -36,8 +51,8 @@
 //! The allocator is generic over the buffer it hands out, so that its rules are tested
 //! without a device.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::sync::lock;
 
@@ -46,6 +61,12 @@ pub(crate) const FIRST_SLAB_RECORDS: usize = 64;
 
 /// The most records a slab is grown to (1 MiB), unless one run needs more.
 pub(crate) const MAX_SLAB_RECORDS: usize = 4096;
+
+/// The most bind groups one slab keeps for one-shot calls (invariant 5).
+pub(crate) const GROUPS_PER_SLAB: usize = 16;
+
+/// A run of records by slab, first record and length: what a [`Returning`] guard gives back.
+pub(crate) type Run = (u64, usize, usize);
 
 /// Consecutive records of one slab, lent to one prepared call's chunk of dispatches.
 #[derive(Clone, Debug)]
@@ -59,26 +80,38 @@ pub(crate) struct Lease<B> {
     pub len: usize,
 }
 
-/// One shared buffer and the state of its records.
+/// One shared buffer, the state of its records, and the bind groups kept on it.
 #[derive(Debug)]
-struct Slab<B> {
+struct Slab<B, G> {
     id: u64,
     buffer: B,
     /// Records that can be lent (the room after them excluded: invariant 2).
     capacity: usize,
     /// Records below this were lent at some point; above it, never.
     top: usize,
+    /// Whether it lends to one-shot calls only (invariant 4), or to prepared calls only.
+    one_shot: bool,
     /// Records lent now.
     live: usize,
+    /// Records recorded by one-shot calls whose work may not have finished (invariant 4).
+    pending: usize,
     /// Runs given back before they were recorded, (first, len), sorted, never touching.
     free: Vec<(usize, usize)>,
-    /// What the device should hold: every record written so far (invariant 5).
+    /// What the device should hold: every record written so far (invariant 7).
     host: Vec<u8>,
     /// Records `[dirty.0, dirty.1)` were written since the last flush (empty when equal).
     dirty: (usize, usize),
+    /// Bind groups made for one-shot calls on this slab's records, most recently used last
+    /// (invariant 5).
+    groups: Vec<G>,
 }
 
-impl<B> Slab<B> {
+impl<B, G> Slab<B, G> {
+    /// Nothing lent, pending or dead: the slab is as new.
+    fn is_empty(&self) -> bool {
+        self.live == 0 && self.pending == 0 && self.top == 0
+    }
+
     /// The first record of a run of `len` in this slab, taken from the free runs first.
     fn take(&mut self, len: usize) -> Option<usize> {
         if let Some(i) = self.free.iter().position(|&(_, n)| n >= len) {
@@ -132,12 +165,16 @@ pub(crate) struct ArenaUsage {
     pub records: u64,
     /// Records lent to prepared calls alive now.
     pub live_records: u64,
+    /// Records of one-shot calls whose work may not have finished.
+    pub pending_records: u64,
+    /// Bind groups kept for one-shot calls.
+    pub groups: u64,
 }
 
-/// Every slab of a context.
+/// Every slab of a context; `G` is what a slab keeps of the bind groups made on it.
 #[derive(Debug)]
-pub(crate) struct Arena<B> {
-    slabs: Vec<Slab<B>>,
+pub(crate) struct Arena<B, G = ()> {
+    slabs: Vec<Slab<B, G>>,
     next_id: u64,
     /// Records of room after each slab's last lendable record (`MERGE_MAX`).
     room: usize,
@@ -145,10 +182,10 @@ pub(crate) struct Arena<B> {
     record_bytes: usize,
 }
 
-impl<B: Clone> Arena<B> {
+impl<B: Clone, G> Arena<B, G> {
     /// An empty arena of `record_bytes`-byte records whose slabs keep `room` records free
     /// after their last lendable one.
-    pub fn new(room: usize, record_bytes: usize) -> Arena<B> {
+    pub fn new(room: usize, record_bytes: usize) -> Arena<B, G> {
         Arena {
             slabs: Vec::new(),
             next_id: 0,
@@ -158,14 +195,21 @@ impl<B: Clone> Arena<B> {
     }
 
     /// Writes `bytes` (whole records) at the start of `lease`'s run, on the host; the next
-    /// [`Arena::flush`] takes them to the device.
-    pub fn write(&mut self, lease: &Lease<B>, bytes: &[u8]) {
+    /// [`Arena::flush`] takes them to the device. Records that already hold those bytes are
+    /// not written again (a one-shot call repeated on the same bindings finds its own
+    /// records of the last time): whether anything waits for a flush.
+    pub fn write(&mut self, lease: &Lease<B>, bytes: &[u8]) -> bool {
         let Some(slab) = self.slabs.iter_mut().find(|s| s.id == lease.slab) else {
-            return;
+            return false;
         };
         let records = bytes.len() / self.record_bytes;
         debug_assert!(records <= lease.len);
         let at = lease.first * self.record_bytes;
+        // The host copy is what the device holds once the pending flush is made (invariant
+        // 7): equal bytes need no write.
+        if slab.host[at..at + bytes.len()] == *bytes {
+            return false;
+        }
         slab.host[at..at + bytes.len()].copy_from_slice(bytes);
         let (lo, hi) = slab.dirty;
         slab.dirty = if lo == hi {
@@ -173,6 +217,7 @@ impl<B: Clone> Arena<B> {
         } else {
             (lo.min(lease.first), hi.max(lease.first + records))
         };
+        true
     }
 
     /// Whether records were written since the last flush.
@@ -201,16 +246,26 @@ impl<B: Clone> Arena<B> {
         all
     }
 
-    /// Lends a run of `len` records (at least one): from a slab that has one free, else from
-    /// a new slab made by `make` with the number of records it must hold (its room
-    /// included). On an error of `make` nothing changes.
+    /// Lends a run of `len` records (at least one) for a prepared call, or a `one_shot` call:
+    /// from a slab of that kind that has one free, else from a new slab made by `make` with
+    /// the number of records it must hold (its room included). On an error of `make` nothing
+    /// changes.
+    ///
+    /// The two kinds never share a slab: a prepared call dropped after it was recorded
+    /// leaves dead records, which would keep a slab of one-shot calls from ever being empty.
     pub fn lease<E>(
         &mut self,
         len: usize,
+        one_shot: bool,
         make: impl FnOnce(usize) -> Result<B, E>,
     ) -> Result<Lease<B>, E> {
         let len = len.max(1);
-        for slab in self.slabs.iter_mut().rev() {
+        for slab in self
+            .slabs
+            .iter_mut()
+            .rev()
+            .filter(|s| s.one_shot == one_shot)
+        {
             if let Some(first) = slab.take(len) {
                 return Ok(Lease {
                     slab: slab.id,
@@ -220,7 +275,7 @@ impl<B: Clone> Arena<B> {
                 });
             }
         }
-        let grown = match self.slabs.last() {
+        let grown = match self.slabs.iter().rev().find(|s| s.one_shot == one_shot) {
             Some(last) => (last.capacity * 4).min(MAX_SLAB_RECORDS),
             None => FIRST_SLAB_RECORDS,
         };
@@ -233,10 +288,13 @@ impl<B: Clone> Arena<B> {
             buffer,
             capacity,
             top: 0,
+            one_shot,
             live: 0,
+            pending: 0,
             free: Vec::new(),
             host: vec![0; capacity * self.record_bytes],
             dirty: (0, 0),
+            groups: Vec::new(),
         };
         let first = slab.take(len).expect("a new slab holds the run");
         let lease = Lease {
@@ -261,17 +319,80 @@ impl<B: Clone> Arena<B> {
         if reusable {
             slab.put_back(lease.first, lease.len);
         }
-        if slab.live == 0 {
-            if slab.top == 0 {
-                // Everything came back unrecorded: the slab is as new. Keep the last one for
-                // the next call; drop an older empty one.
-                if i + 1 != self.slabs.len() {
-                    self.slabs.remove(i);
-                }
-            } else {
-                self.slabs.remove(i);
-            }
+        self.tidy(i);
+    }
+
+    /// Takes a run back that was recorded by a one-shot call: pending until [`Arena::revive`]
+    /// says its work has finished (invariant 4).
+    pub fn retire(&mut self, lease: &Lease<B>) {
+        let Some(slab) = self.slabs.iter_mut().find(|s| s.id == lease.slab) else {
+            return;
+        };
+        slab.live -= lease.len;
+        slab.pending += lease.len;
+    }
+
+    /// Makes a pending run lendable again: the work that recorded it has finished, or will
+    /// never run. A run of a slab already dropped is forgotten.
+    pub fn revive(&mut self, (id, first, len): Run) {
+        let Some(i) = self.slabs.iter().position(|s| s.id == id) else {
+            return;
+        };
+        let slab = &mut self.slabs[i];
+        slab.pending -= len;
+        slab.put_back(first, len);
+        self.tidy(i);
+    }
+
+    /// Drops slab `i` when nothing of it is lent or pending, unless it is as new and no
+    /// larger slab of its kind is (invariant 4): then it is kept, and a smaller empty one
+    /// dropped.
+    fn tidy(&mut self, i: usize) {
+        let slab = &self.slabs[i];
+        if slab.live != 0 || slab.pending != 0 {
+            return;
         }
+        if slab.top != 0 {
+            // Dead records only: nothing can be lent from them again.
+            self.slabs.remove(i);
+            return;
+        }
+        let capacity = slab.capacity;
+        let one_shot = slab.one_shot;
+        let other = (0..self.slabs.len())
+            .find(|&j| j != i && self.slabs[j].is_empty() && self.slabs[j].one_shot == one_shot);
+        if let Some(j) = other {
+            // Keep the larger of the two (the later one on a tie).
+            let drop = if self.slabs[j].capacity > capacity
+                || (self.slabs[j].capacity == capacity && j > i)
+            {
+                i
+            } else {
+                j
+            };
+            self.slabs.remove(drop);
+        }
+    }
+
+    /// The bind groups kept on the slab of `lease` (invariant 5); `None` once it is dropped.
+    pub fn groups(&mut self, lease: &Lease<B>) -> Option<&mut Vec<G>> {
+        self.slabs
+            .iter_mut()
+            .find(|s| s.id == lease.slab)
+            .map(|s| &mut s.groups)
+    }
+
+    /// Every bind group kept, slab by slab.
+    pub fn all_groups(&mut self) -> impl Iterator<Item = &mut Vec<G>> {
+        self.slabs.iter_mut().map(|s| &mut s.groups)
+    }
+
+    /// Drops every kept bind group, and every slab with nothing lent, pending or dead.
+    pub fn trim(&mut self) {
+        for slab in &mut self.slabs {
+            slab.groups.clear();
+        }
+        self.slabs.retain(|s| !s.is_empty());
     }
 
     /// What the arena holds now.
@@ -284,26 +405,86 @@ impl<B: Clone> Arena<B> {
                 .map(|s| (s.capacity + self.room) as u64)
                 .sum(),
             live_records: self.slabs.iter().map(|s| s.live as u64).sum(),
+            pending_records: self.slabs.iter().map(|s| s.pending as u64).sum(),
+            groups: self.slabs.iter().map(|s| s.groups.len() as u64).sum(),
         }
     }
 }
 
-/// The arena of a context, shared by its threads, and whether records written into its host
-/// copies still wait for the device (invariants 5 and 6).
+/// Pending runs of one one-shot call, given back when the guard is dropped: by the callback
+/// of the encoder it was recorded into once its submission has finished, or with that
+/// encoder when it is dropped unsubmitted (invariant 4). It holds no wgpu object, so that the
+/// callback is `Send` on every platform.
 #[derive(Debug)]
-pub(crate) struct SharedArena<B> {
-    arena: Mutex<Arena<B>>,
-    /// Set with every write of records, cleared once every write made so far is on the
-    /// queue; both under the lock (invariant 6).
-    unflushed: AtomicBool,
+pub(crate) struct Returning {
+    returned: Arc<Mutex<Vec<Run>>>,
+    runs: Vec<Run>,
 }
 
-impl<B: Clone> SharedArena<B> {
+impl Drop for Returning {
+    fn drop(&mut self) {
+        // The lock of the returned runs alone: a callback may run inside any wgpu call that
+        // polls the device, on any thread, and must not wait on the arena's lock.
+        lock(&self.returned).append(&mut self.runs);
+    }
+}
+
+/// The arena of a context, shared by its threads, and whether records written into its host
+/// copies still wait for the device (invariants 7 and 8).
+#[derive(Debug)]
+pub(crate) struct SharedArena<B, G = ()> {
+    arena: Mutex<Arena<B, G>>,
+    /// Set with every write of records, cleared once every write made so far is on the
+    /// queue; both under the lock (invariant 8).
+    unflushed: AtomicBool,
+    /// Pending runs whose work has finished, taken back by the next lease (invariant 4).
+    returned: Arc<Mutex<Vec<Run>>>,
+}
+
+impl<B: Clone, G> SharedArena<B, G> {
     /// An empty arena (see [`Arena::new`]).
-    pub fn new(room: usize, record_bytes: usize) -> SharedArena<B> {
+    pub fn new(room: usize, record_bytes: usize) -> SharedArena<B, G> {
         SharedArena {
             arena: Mutex::new(Arena::new(room, record_bytes)),
             unflushed: AtomicBool::new(false),
+            returned: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The arena, its returned runs taken back first (invariant 4).
+    fn drain(&self) -> std::sync::MutexGuard<'_, Arena<B, G>> {
+        let mut arena = lock(&self.arena);
+        let mut returned = lock(&self.returned);
+        for run in returned.drain(..) {
+            arena.revive(run);
+        }
+        drop(returned);
+        arena
+    }
+
+    /// Takes back the runs of a one-shot call that was recorded: pending until the guard it
+    /// gives is dropped (invariant 4).
+    pub fn retire(&self, leases: &[Lease<B>]) -> Returning {
+        let mut arena = lock(&self.arena);
+        for lease in leases {
+            arena.retire(lease);
+        }
+        Returning {
+            returned: self.returned.clone(),
+            runs: leases.iter().map(|l| (l.slab, l.first, l.len)).collect(),
+        }
+    }
+
+    /// Runs `f` on the bind groups kept on the slab of `lease` (`None` once it is dropped),
+    /// under the arena's lock.
+    pub fn with_groups<R>(&self, lease: &Lease<B>, f: impl FnOnce(&mut Vec<G>) -> R) -> Option<R> {
+        lock(&self.arena).groups(lease).map(f)
+    }
+
+    /// Keeps, of every slab's bind groups, those `keep` accepts.
+    pub fn retain_groups(&self, mut keep: impl FnMut(&G) -> bool) {
+        for groups in lock(&self.arena).all_groups() {
+            groups.retain(&mut keep);
         }
     }
 
@@ -313,13 +494,15 @@ impl<B: Clone> SharedArena<B> {
     pub fn lease_and_write<E>(
         &self,
         bytes: &[u8],
+        one_shot: bool,
         make: impl FnOnce(usize) -> Result<B, E>,
     ) -> Result<Lease<B>, E> {
-        let mut arena = lock(&self.arena);
+        let mut arena = self.drain();
         let records = bytes.len() / arena.record_bytes;
-        let lease = arena.lease(records, make)?;
-        arena.write(&lease, bytes);
-        self.unflushed.store(true, Ordering::Release);
+        let lease = arena.lease(records, one_shot, make)?;
+        if arena.write(&lease, bytes) {
+            self.unflushed.store(true, Ordering::Release);
+        }
         Ok(lease)
     }
 
@@ -328,14 +511,20 @@ impl<B: Clone> SharedArena<B> {
         lock(&self.arena).release(lease, reusable);
     }
 
-    /// What the arena holds now.
+    /// Drops every kept bind group and every idle slab (see [`Arena::trim`]), the runs given
+    /// back so far taken back first.
+    pub fn trim(&self) {
+        self.drain().trim();
+    }
+
+    /// What the arena holds now, the runs given back so far taken back.
     pub fn usage(&self) -> ArenaUsage {
-        lock(&self.arena).usage()
+        self.drain().usage()
     }
 
     /// Hands every span written since the last flush to `write` (see [`Arena::flush`]);
     /// whether every write succeeded. When it returns `true`, every record written before
-    /// the call, on any thread, has been handed to a `write` that succeeded (invariant 6):
+    /// the call, on any thread, has been handed to a `write` that succeeded (invariant 8):
     /// by this call, or by one that held the lock before it.
     pub fn flush(&self, write: impl FnMut(&B, u64, &[u8]) -> bool) -> bool {
         if !self.unflushed.load(Ordering::Acquire) {
@@ -363,7 +552,7 @@ mod tests {
 
     fn lease(arena: &mut Arena<usize>, made: &mut Vec<usize>, len: usize) -> Lease<usize> {
         arena
-            .lease(len, |records| -> Result<usize, ()> {
+            .lease(len, false, |records| -> Result<usize, ()> {
                 made.push(records);
                 Ok(made.len() - 1)
             })
@@ -529,7 +718,7 @@ mod tests {
 
         let shared: SharedArena<usize> = SharedArena::new(64, 4);
         shared
-            .lease_and_write(&[7; 4], |_| -> Result<usize, ()> { Ok(0) })
+            .lease_and_write(&[7; 4], false, |_| -> Result<usize, ()> { Ok(0) })
             .unwrap();
         let (entered_tx, entered_rx) = mpsc::channel();
         let (returned_tx, returned_rx) = mpsc::channel();
@@ -566,7 +755,7 @@ mod tests {
     #[test]
     fn a_failed_slab_changes_nothing() {
         let (mut arena, _) = arena();
-        let r: Result<Lease<usize>, &str> = arena.lease(3, |_| Err("no memory"));
+        let r: Result<Lease<usize>, &str> = arena.lease(3, false, |_| Err("no memory"));
         assert!(r.is_err());
         assert_eq!(arena.usage(), ArenaUsage::default());
     }

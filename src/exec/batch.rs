@@ -133,6 +133,13 @@ impl Context {
         }
     }
 
+    /// An empty batch for a call recorded once and dropped (`record`, `submit`, `run`): each
+    /// buffer bound whole where it fits one binding, so that calls on the same buffers, at
+    /// any offsets, find the bind group an earlier one kept on its records' slab.
+    pub(crate) fn one_shot(&self) -> Batch {
+        self.batch()
+    }
+
     /// What lowering needs to know of the device.
     pub(crate) fn target(&self) -> Target {
         let shared = &*self.shared;
@@ -341,6 +348,7 @@ impl Batch {
             &self.buffers,
             self.summaries.clone(),
             named,
+            false,
         )
     }
 
@@ -367,7 +375,17 @@ impl Batch {
         if self.schedule.groups.is_empty() {
             return Ok(());
         }
-        self.prepare_named(named)?.record_checked(encoder, named)
+        let call = Prepared::new(
+            &self.ctx,
+            &self.schedule,
+            &self.buffers,
+            self.summaries.clone(),
+            named,
+            true,
+        )?;
+        call.record_checked(encoder, named)?;
+        call.retire_after(encoder);
+        Ok(())
     }
 }
 

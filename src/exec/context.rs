@@ -74,6 +74,17 @@ pub struct ContextOptions {
 /// calls forever holds a bounded arena. Bind groups (one per prepared call on distinct
 /// buffers) are the driver's descriptors, not buffer memory; pipelines and bind group
 /// layouts are shared by every call of the context.
+///
+/// A one-shot call (`record`, `submit`, `run`, a one-call form, a [`crate::Batch`] recorded
+/// once) takes its records from metadata buffers of their own, and gives them back when the
+/// GPU has finished the submission that ran them (or the encoder they were recorded into is
+/// dropped unsubmitted): a steady loop of one-shot calls reuses the same records, and a
+/// record that already holds the call's bytes is not written again. Each binds its buffers
+/// whole where they fit one binding, and takes its bind group from those the context keeps
+/// on that metadata buffer (at most 16 each, least recently used dropped first): a loop on
+/// the same buffers, at any offsets, makes one bind group. So after the first few calls a
+/// one-shot call makes no buffer and no bind group. [`crate::Context::trim`] drops what is
+/// kept.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RecordingObjects {
@@ -91,6 +102,14 @@ pub struct RecordingObjects {
     pub metadata_bytes_alive: u64,
     /// Records lent to prepared calls alive now (256 bytes each).
     pub metadata_records_alive: u64,
+    /// Records of one-shot calls (`record`, `submit`, `run`, the one-call forms, a
+    /// [`crate::Batch`] recorded once) whose work may not have finished: they go back to
+    /// the arena when the submission of the encoder they were recorded into has finished,
+    /// or when that encoder is dropped unsubmitted.
+    pub metadata_records_pending: u64,
+    /// Bind groups kept for one-shot calls now (at most 16 on each metadata buffer): a call
+    /// on the same buffers and ranges takes one instead of making its own.
+    pub bind_groups_kept: u64,
     /// Buffers made to check whether the device is lost: one that waits map to check it
     /// (made by the first wait), and one per check where a call that failed, or made a
     /// tensor or an owned input, needed to know. Waits make none.
@@ -333,8 +352,23 @@ impl Context {
             metadata_buffers_alive: arena.buffers,
             metadata_bytes_alive: arena.records * RECORD_BYTES,
             metadata_records_alive: arena.live_records,
+            metadata_records_pending: arena.pending_records,
+            bind_groups_kept: arena.groups,
             device_check_buffers: self.shared.created.check_buffers.load(Ordering::Relaxed),
         }
+    }
+
+    /// Drops what the context keeps for one-shot calls and no call holds now: the bind
+    /// groups kept for them (and with them their references to the caller's buffers), and
+    /// every metadata buffer with no record lent, pending or dead. Nothing a prepared call
+    /// holds is dropped. The next one-shot call makes what it needs again.
+    ///
+    /// A context keeps at most 16 bind groups on each metadata buffer, and one idle metadata
+    /// buffer of each kind (prepared and one-shot calls): call it after dropping large buffers
+    /// that one-shot calls bound, so that the memory goes at once, or when the program goes
+    /// idle.
+    pub fn trim(&self) {
+        self.shared.arena.trim();
     }
 
     /// The most bytes one binding spans; larger tensors are processed in windows.

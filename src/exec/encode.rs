@@ -6,8 +6,9 @@ use std::num::NonZeroU64;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::arena::Lease;
+use super::arena::{GROUPS_PER_SLAB, Lease};
 use super::context::Context;
+use super::kept::KeptGroup;
 use super::shared::Shared;
 use crate::desc::TensorName;
 use crate::error::{Error, WgpuError};
@@ -118,7 +119,10 @@ impl std::fmt::Debug for Prepared {
 
 impl Prepared {
     /// Makes the wgpu objects of `schedule` on `ctx`; `buffers` is the schedule's buffer
-    /// table, and `named` gives the tensor of a buffer, to name a refused one.
+    /// table, and `named` gives the tensor of a buffer, to name a refused one. A `one_shot`
+    /// call, recorded once and dropped ([`Prepared::retire_after`]), takes its bind groups
+    /// from those kept on its records' slab where one binds the same, and keeps those it
+    /// makes there.
     ///
     /// Every object is made inside error scopes: a lost device is [`Error::DeviceLost`] and a
     /// bound buffer that was destroyed (or belongs to another device) is
@@ -138,6 +142,7 @@ impl Prepared {
         buffers: &[wgpu::Buffer],
         summaries: Vec<RecordSummary>,
         named: &[(TensorName, &wgpu::Buffer)],
+        one_shot: bool,
     ) -> Result<Prepared, Error> {
         let shared = &*ctx.shared;
         if let Some(lost) = shared.known_lost() {
@@ -160,7 +165,7 @@ impl Prepared {
             recorded: AtomicBool::new(false),
         };
         for &(first, n) in &chunks {
-            let lease = lease_records(shared, &schedule.records[first..first + n])?;
+            let lease = lease_records(shared, &schedule.records[first..first + n], one_shot)?;
             leases.leases.push(lease);
         }
         let mut pipelines: Vec<wgpu::ComputePipeline> = Vec::new();
@@ -198,10 +203,28 @@ impl Prepared {
                 count: g.count as u32,
             });
         }
+        // A one-shot call's bind groups, where its slab keeps one that binds the same.
+        let mut kept: Vec<Option<wgpu::BindGroup>> = vec![None; sets.len()];
+        if one_shot {
+            for (group, &(chunk, set)) in kept.iter_mut().zip(&sets) {
+                let set = &schedule.bind_sets[set];
+                *group = shared
+                    .arena
+                    .with_groups(&leases.leases[chunk], |groups| {
+                        let at = groups.iter().position(|g| g.binds_set(set, buffers))?;
+                        // Most recently used last.
+                        let hit = groups.remove(at);
+                        let group = hit.group.clone();
+                        groups.push(hit);
+                        Some(group)
+                    })
+                    .flatten();
+            }
+        }
         // A destroyed buffer, or one of another device, is refused here (wgpu-core checks
         // bindings when the bind group is made); the scope keeps it from the device's
         // uncaptured-error handler.
-        let bind_groups = capture(
+        let made = capture(
             &shared.device,
             &shared.late,
             |e| Error::Wgpu {
@@ -210,7 +233,9 @@ impl Prepared {
             },
             || {
                 sets.iter()
-                    .map(|&(chunk, set)| {
+                    .zip(&kept)
+                    .filter(|(_, kept)| kept.is_none())
+                    .map(|(&(chunk, set), _)| {
                         let records = &leases.leases[chunk].buffer;
                         bind_group(shared, records, &schedule.bind_sets[set], buffers)
                     })
@@ -218,6 +243,27 @@ impl Prepared {
             },
         )
         .map_err(|e| fault("Device::create_bind_group", e))?;
+        let mut made = made.into_iter();
+        let mut bind_groups = Vec::with_capacity(sets.len());
+        for (&(chunk, set), kept) in sets.iter().zip(kept) {
+            let group = match kept {
+                Some(group) => group,
+                None => {
+                    let group = made.next().expect("one made for each set not kept");
+                    if one_shot {
+                        keep_group(
+                            shared,
+                            &leases.leases[chunk],
+                            &schedule.bind_sets[set],
+                            buffers,
+                            &group,
+                        );
+                    }
+                    group
+                }
+            };
+            bind_groups.push(group);
+        }
         Ok(Prepared {
             ctx: ctx.clone(),
             encoded: Arc::new(Encoded {
@@ -309,6 +355,22 @@ impl Prepared {
         })?
     }
 
+    /// Gives the records of a call recorded once (into `encoder`) and dropped back to the
+    /// arena when the work recorded into `encoder` has finished on the GPU, or when `encoder`
+    /// is dropped unsubmitted: the arena's invariant 4. A call never recorded, or one still
+    /// cloned, goes back as any prepared call does.
+    pub(crate) fn retire_after(mut self, encoder: &wgpu::CommandEncoder) {
+        let Some(encoded) = Arc::get_mut(&mut self.encoded) else {
+            return;
+        };
+        if !encoded.leases.recorded.load(Ordering::Relaxed) {
+            return;
+        }
+        let leases = std::mem::take(&mut encoded.leases.leases);
+        let returning = self.ctx.shared.arena.retire(&leases);
+        encoder.on_submitted_work_done(move || drop(returning));
+    }
+
     /// Marks its records as recorded (never lent again once it is dropped): a read, and a
     /// write the first time only, so that recording a graph every frame writes nothing.
     pub(super) fn mark_recorded(&self) {
@@ -369,10 +431,14 @@ impl Prepared {
 ///
 /// A new arena buffer is made inside error scopes, mapped: on a lost device its mapping
 /// cannot be had, the first sign of the loss that a preparation meets.
-fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buffer>, Error> {
+fn lease_records(
+    shared: &Shared,
+    records: &[Params],
+    one_shot: bool,
+) -> Result<Lease<wgpu::Buffer>, Error> {
     shared
         .arena
-        .lease_and_write(bytemuck::cast_slice(records), |n| {
+        .lease_and_write(bytemuck::cast_slice(records), one_shot, |n| {
             // Made mapped, so that wgpu holds the whole buffer initialised (zeros) from the
             // start. Otherwise it zero-fills, at a submission, the never-written records that
             // a dispatch's 16 KiB binding covers, and on another thread that fill can land
@@ -397,7 +463,7 @@ fn lease_records(shared: &Shared, records: &[Params]) -> Result<Lease<wgpu::Buff
 /// Takes the records written since the last flush to the device, one queue write per arena
 /// buffer, so that the next submission on the queue sees them: what a recording does first.
 /// When it returns `Ok`, every record prepared before it, on any thread, is on the queue
-/// (the arena's invariant 6), so the submission that follows sees it. On a lost device the
+/// (the arena's invariant 8), so the submission that follows sees it. On a lost device the
 /// queue refuses the write.
 pub(crate) fn flush_records(shared: &Shared) -> Result<(), Error> {
     let written = shared.arena.flush(|buffer, offset, bytes| {
@@ -418,6 +484,31 @@ pub(crate) fn flush_records(shared: &Shared) -> Result<(), Error> {
     Err(shared.lost_or(Error::Map(WgpuError::message_only(
         "the queue refused to write the calls' metadata".to_string(),
     ))))
+}
+
+/// Keeps `group`, made for `set` on `buffers`, on the slab of `lease` for later one-shot calls,
+/// dropping the least recently used where the slab keeps [`GROUPS_PER_SLAB`] already.
+fn keep_group(
+    shared: &Shared,
+    lease: &Lease<wgpu::Buffer>,
+    set: &BindSet,
+    buffers: &[wgpu::Buffer],
+    group: &wgpu::BindGroup,
+) {
+    let kept = KeptGroup {
+        inputs_rw: set.inputs_rw,
+        fused: set.fused,
+        slots: std::array::from_fn(|s| {
+            set.slots[s].map(|r| (buffers[r.buffer].clone(), r.start, r.end))
+        }),
+        group: group.clone(),
+    };
+    shared.arena.with_groups(lease, |groups| {
+        if groups.len() >= GROUPS_PER_SLAB {
+            groups.remove(0);
+        }
+        groups.push(kept);
+    });
 }
 
 fn bind_group(

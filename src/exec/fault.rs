@@ -160,6 +160,10 @@ impl Shared {
         error: wgpu::Error,
         buffers: &[(Option<TensorName>, &wgpu::Buffer)],
     ) -> Error {
+        // Bind groups kept for one-shot calls on these buffers are not used again: one of
+        // them may have been destroyed since.
+        self.arena
+            .retain_groups(|g| !buffers.iter().any(|&(_, b)| g.names(b)));
         if let Some(lost) = self.lost() {
             return lost;
         }

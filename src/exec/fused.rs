@@ -126,7 +126,7 @@ impl Fused {
         encoder: &mut wgpu::CommandEncoder,
         bindings: &ExprBindings<'_>,
     ) -> Result<RecordSummary, Error> {
-        let mut batch = self.ctx.single_call();
+        let mut batch = self.ctx.one_shot();
         let (summary, named, count) = self.push(&mut batch, bindings)?;
         batch.record_named(encoder, &names(&named)[..count])?;
         Ok(summary)
@@ -167,7 +167,7 @@ impl Fused {
         bindings: &ExprBindings<'_>,
     ) -> Result<(RecordSummary, wgpu::SubmissionIndex), Error> {
         submit_recorded(&self.ctx, |encoder| {
-            let mut batch = self.ctx.single_call();
+            let mut batch = self.ctx.one_shot();
             let (summary, named, count) = self.push(&mut batch, bindings)?;
             batch.record_named(encoder, &names(&named)[..count])?;
             Ok((summary, named))

@@ -9,23 +9,24 @@
 //! 2. `binding.rs`: where a tensor lives, the caller's buffer ranges.
 //! 3. `arena.rs`: the metadata arena's allocator: runs of records in shared buffers (pure CPU,
 //!    generic over the buffer).
-//! 4. `shared.rs`: the state every clone of a context shares (device, queue, kernel cache,
+//! 4. `kept.rs`: the bind groups kept for one-shot calls, and what each binds.
+//! 5. `shared.rs`: the state every clone of a context shares (device, queue, kernel cache,
 //!    metadata arena).
-//! 5. `fault.rs`: the device's services on that state: loss and buffer checks, typed faults,
+//! 6. `fault.rs`: the device's services on that state: loss and buffer checks, typed faults,
 //!    buffer creation inside error scopes.
-//! 6. `readback.rs`: copying a buffer back to the host, blocking or async.
-//! 7. `env.rs`: the environment variables a context reads, parsed without a device.
-//! 8. `context.rs`: the public [`Context`] and its options, above its services.
-//! 9. `encode.rs`: a schedule's wgpu objects (lowered and merged without a device, in
-//!    `gpu_xor_core::schedule`), made once, its records leased from the arena, and its
-//!    recording ([`Prepared`]).
-//! 10. `graph.rs`: prepared calls laid out flat for recording ([`Graph`]).
-//! 11. `batch.rs`: [`Batch`], and [`CompiledOperator`], what it asks of an operator.
-//! 12. `tune.rs`: warming up: pipelines compiled, kernel choices measured on the device.
-//! 13. `operator.rs`: the compiled operators.
-//! 14. `fused.rs`: fused expressions, compiled.
-//! 15. `tensor.rs`: typed GPU tensors.
-//! 16. `convenience.rs`: the one-call forms on tensors.
+//! 7. `readback.rs`: copying a buffer back to the host, blocking or async.
+//! 8. `env.rs`: the environment variables a context reads, parsed without a device.
+//! 9. `context.rs`: the public [`Context`] and its options, above its services.
+//! 10. `encode.rs`: a schedule's wgpu objects (lowered and merged without a device, in
+//!     `gpu_xor_core::schedule`), made once, its records leased from the arena, and its
+//!     recording ([`Prepared`]).
+//! 11. `graph.rs`: prepared calls laid out flat for recording ([`Graph`]).
+//! 12. `batch.rs`: [`Batch`], and [`CompiledOperator`], what it asks of an operator.
+//! 13. `tune.rs`: warming up: pipelines compiled, kernel choices measured on the device.
+//! 14. `operator.rs`: the compiled operators.
+//! 15. `fused.rs`: fused expressions, compiled.
+//! 16. `tensor.rs`: typed GPU tensors.
+//! 17. `convenience.rs`: the one-call forms on tensors.
 
 mod arena;
 mod batch;
@@ -37,6 +38,7 @@ mod env;
 mod fault;
 mod fused;
 mod graph;
+mod kept;
 mod operator;
 mod readback;
 mod shared;

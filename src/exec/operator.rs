@@ -75,7 +75,7 @@ impl Compiled {
         encoder: &mut wgpu::CommandEncoder,
         bindings: &Bindings<'a>,
     ) -> Result<(RecordSummary, NamedBuffers<'a>), Error> {
-        let mut batch = self.ctx.single_call();
+        let mut batch = self.ctx.one_shot();
         let (summary, named) = batch.push_plan(&self.ctx, &self.plan, self.owned(), bindings)?;
         batch.record_named(encoder, &named)?;
         Ok((summary, named))

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::arena::SharedArena;
+use super::kept::KeptGroup;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 use crate::schedule::{KernelChoices, KernelTuning};
@@ -54,7 +55,8 @@ pub(crate) struct Shared {
     /// Objects made to record calls, for [`Context::recording_objects`](crate::Context::recording_objects).
     pub created: Created,
     /// The metadata records of every prepared call, in shared uniform buffers.
-    pub arena: SharedArena<wgpu::Buffer>,
+    /// The bind groups kept for one-shot calls live on its slabs.
+    pub arena: SharedArena<wgpu::Buffer, KeptGroup>,
 }
 
 /// Counts of the objects recording has made (shader modules and pipelines are counted by the

@@ -28,6 +28,7 @@ mod fused;
 mod in_place;
 mod large;
 mod logical_xor;
+mod one_shot;
 mod owned;
 mod prepared;
 mod properties;
