@@ -752,6 +752,114 @@ mod tests {
         });
     }
 
+    fn one_shot(arena: &mut Arena<usize>, made: &mut Vec<usize>, len: usize) -> Lease<usize> {
+        arena
+            .lease(len, true, |records| -> Result<usize, ()> {
+                made.push(records);
+                Ok(made.len() - 1)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn pending_runs_are_lent_again_only_once_revived() {
+        let (mut arena, mut made) = arena();
+        let first = one_shot(&mut arena, &mut made, 2);
+        arena.retire(&first);
+        assert_eq!(arena.usage().pending_records, 2);
+        // While pending, every new run lies elsewhere.
+        let second = one_shot(&mut arena, &mut made, 2);
+        assert!(second.slab != first.slab || second.first >= first.first + 2);
+        arena.retire(&second);
+        arena.revive((first.slab, first.first, first.len));
+        let third = one_shot(&mut arena, &mut made, 2);
+        assert_eq!((third.slab, third.first), (first.slab, first.first));
+        assert_eq!(made.len(), 1);
+    }
+
+    #[test]
+    fn prepared_and_one_shot_calls_never_share_a_slab() {
+        let (mut arena, mut made) = arena();
+        let prepared = lease(&mut arena, &mut made, 1);
+        let shot = one_shot(&mut arena, &mut made, 1);
+        assert_ne!(prepared.slab, shot.slab);
+        // A prepared call dropped after it was recorded leaves a dead record; the one-shot
+        // slab is untouched by it and is kept, as new, when its run comes back.
+        arena.release(&prepared, false);
+        arena.retire(&shot);
+        arena.revive((shot.slab, shot.first, shot.len));
+        assert_eq!(arena.usage().buffers, 1);
+        let again = one_shot(&mut arena, &mut made, 1);
+        assert_eq!((again.slab, again.first), (shot.slab, shot.first));
+    }
+
+    #[test]
+    fn a_loop_of_one_shot_calls_keeps_one_slab_and_at_most_one_idle_one() {
+        let (mut arena, mut made) = arena();
+        // 1,000 calls recorded together, then all revived; ten rounds.
+        for _ in 0..10 {
+            let runs: Vec<_> = (0..1000)
+                .map(|_| one_shot(&mut arena, &mut made, 1))
+                .collect();
+            for run in &runs {
+                arena.retire(run);
+            }
+            for run in &runs {
+                arena.revive((run.slab, run.first, run.len));
+            }
+            let usage = arena.usage();
+            assert_eq!((usage.live_records, usage.pending_records), (0, 0));
+            assert_eq!(usage.buffers, 1, "{usage:?}");
+        }
+        // Slabs of 64, 256 and 1024 records in the first round; none after it.
+        assert_eq!(made.len(), 3, "{made:?}");
+        arena.trim();
+        assert_eq!(arena.usage().buffers, 0);
+    }
+
+    #[test]
+    fn a_run_given_back_after_its_slab_was_dropped_is_forgotten() {
+        let (mut arena, mut made) = arena();
+        let a = one_shot(&mut arena, &mut made, 1);
+        arena.retire(&a);
+        arena.trim();
+        // Pending: the slab stays.
+        assert_eq!(arena.usage().buffers, 1);
+        arena.revive((a.slab, a.first, a.len));
+        arena.trim();
+        assert_eq!(arena.usage().buffers, 0);
+        arena.revive((a.slab, a.first, a.len));
+        assert_eq!(arena.usage(), ArenaUsage::default());
+    }
+
+    #[test]
+    fn records_that_hold_the_bytes_already_are_not_written_again() {
+        let (mut arena, mut made) = arena();
+        let l = one_shot(&mut arena, &mut made, 2);
+        assert!(!arena.write(&l, &[0; 8]), "a new slab holds zeros");
+        assert!(arena.write(&l, &[5; 8]));
+        assert!(arena.flush(|_, _, _| true));
+        assert!(!arena.write(&l, &[5; 8]));
+        assert!(!arena.is_dirty());
+        assert!(arena.write(&l, &[5, 5, 5, 5, 6, 6, 6, 6]));
+    }
+
+    #[test]
+    fn a_returning_guard_gives_its_runs_back_when_dropped_on_any_thread() {
+        let shared: SharedArena<usize> = SharedArena::new(64, 4);
+        let lease = shared
+            .lease_and_write(&[1; 4], true, |_| -> Result<usize, ()> { Ok(0) })
+            .unwrap();
+        let guard = shared.retire(std::slice::from_ref(&lease));
+        assert_eq!(shared.usage().pending_records, 1);
+        std::thread::spawn(move || drop(guard)).join().unwrap();
+        assert_eq!(shared.usage().pending_records, 0);
+        let again = shared
+            .lease_and_write(&[2; 4], true, |_| -> Result<usize, ()> { Ok(1) })
+            .unwrap();
+        assert_eq!((again.buffer, again.first), (0, lease.first));
+    }
+
     #[test]
     fn a_failed_slab_changes_nothing() {
         let (mut arena, _) = arena();
