@@ -18,8 +18,9 @@ pub enum Way {
     Batch,
     /// That batch prepared once (outside timing), its `Prepared` recorded.
     PreparedBatch,
-    /// Every call through the one-shot `op.record` (lowered, with a metadata buffer and a
-    /// bind group of its own, each time).
+    /// Every call through the one-shot `op.record`: lowered each time, its record taken from
+    /// the context's one-shot metadata buffers and its bind group from those the context
+    /// keeps (made by the first calls only).
     OneShot,
 }
 
@@ -108,6 +109,16 @@ impl Recording {
             after.buffers - before.buffers,
             after.bind_groups - before.bind_groups,
         )
+    }
+
+    /// The operator, and the bindings of its first call (for loops of one call).
+    pub(crate) fn first_call(&self) -> (&gpu_xor::DmlBinary, gpu_xor::Bindings<'_>) {
+        (&self.small.op, self.small.bindings(0))
+    }
+
+    /// The first call, prepared.
+    pub(crate) fn first_prepared(&self) -> &Prepared {
+        &self.prepared[0]
     }
 
     /// The dispatches one recording in `way` holds.

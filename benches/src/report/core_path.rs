@@ -28,6 +28,7 @@ pub(crate) fn core_section(ctx: &Context, quick: bool) -> String {
         targets.extend(size_targets);
     }
     targets.push(prepared_record_target(&rec));
+    targets.extend(super::recording::one_shot_targets(&rec));
     let graph = graph_section(ctx, quick);
     targets.extend(graph.targets);
     let mut target_table = String::from("| target | figure | verdict |\n|---|---|---|\n");
