@@ -550,13 +550,24 @@ mod tests {
         (Arena::new(64, 4), Vec::new())
     }
 
-    fn lease(arena: &mut Arena<usize>, made: &mut Vec<usize>, len: usize) -> Lease<usize> {
+    /// A run of `len` for a prepared call, or a `one_shot` one; a new slab is numbered by the
+    /// slabs made before it.
+    fn lease_of(
+        arena: &mut Arena<usize>,
+        made: &mut Vec<usize>,
+        len: usize,
+        one_shot: bool,
+    ) -> Lease<usize> {
         arena
-            .lease(len, false, |records| -> Result<usize, ()> {
+            .lease(len, one_shot, |records| -> Result<usize, ()> {
                 made.push(records);
                 Ok(made.len() - 1)
             })
             .unwrap()
+    }
+
+    fn lease(arena: &mut Arena<usize>, made: &mut Vec<usize>, len: usize) -> Lease<usize> {
+        lease_of(arena, made, len, false)
     }
 
     #[test]
@@ -753,12 +764,7 @@ mod tests {
     }
 
     fn one_shot(arena: &mut Arena<usize>, made: &mut Vec<usize>, len: usize) -> Lease<usize> {
-        arena
-            .lease(len, true, |records| -> Result<usize, ()> {
-                made.push(records);
-                Ok(made.len() - 1)
-            })
-            .unwrap()
+        lease_of(arena, made, len, true)
     }
 
     #[test]

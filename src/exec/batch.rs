@@ -356,12 +356,18 @@ impl Batch {
     /// [`Batch::prepare`] and one recording of what it prepared. To record the same calls
     /// again, keep the [`Prepared`] batch instead.
     ///
+    /// Its records come from the context's one-shot metadata buffers and go back once the GPU
+    /// has run the submission of `encoder` (or `encoder` is dropped unsubmitted); its bind
+    /// groups are those the context keeps where one binds the same, and those it makes are
+    /// kept (see [`crate::RecordingObjects`]).
+    ///
     /// Every wgpu object is made inside error scopes before anything is recorded: a lost
     /// device is [`Error::DeviceLost`], a bound buffer that was destroyed (or belongs to
-    /// another device) is [`Error::InvalidBuffer`], and on these errors nothing is recorded.
-    /// What wgpu checks only at submission (a buffer destroyed or mapped after this call) is
-    /// reported by the caller's `Queue::submit`, to the device's uncaptured-error handler or
-    /// the caller's error scope.
+    /// another device) is [`Error::InvalidBuffer`] where a bind group naming it is made, and
+    /// on these errors nothing is recorded. What wgpu checks only at submission (a buffer
+    /// destroyed or mapped after this call, or destroyed after an earlier one-shot call kept
+    /// the bind group this one reuses) is reported by the caller's `Queue::submit`, to the
+    /// device's uncaptured-error handler or the caller's error scope.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) -> Result<(), Error> {
         self.record_named(encoder, &[])
     }

@@ -302,9 +302,18 @@ macro_rules! compiled_operator {
             ///
             /// A lost device is [`Error::DeviceLost`] and a bound buffer that was destroyed
             /// (or belongs to another device) [`Error::InvalidBuffer`], with nothing
-            /// recorded. A buffer destroyed after this call, or still mapped when the caller
-            /// submits, is wgpu's to report at the caller's `Queue::submit` (the caller's
-            /// duty; see [`crate::TensorBinding`]).
+            /// recorded, where the call makes its bind group. A buffer destroyed after this
+            /// call, or still mapped when the caller submits, is wgpu's to report at the
+            /// caller's `Queue::submit` (the caller's duty; see [`crate::TensorBinding`]), and
+            /// so is a buffer destroyed after an earlier one-shot call on the same bindings
+            /// kept the bind group this call reuses.
+            ///
+            /// It makes no buffer and, after the first call on the same buffers, no bind
+            /// group: its metadata record comes from the context's one-shot metadata buffers
+            /// and goes back once the GPU has run the submission of `encoder` (or `encoder` is
+            /// dropped unsubmitted), and its bind group is one the context keeps (see
+            /// [`crate::RecordingObjects`]). Preparing the call ([`Self::prepare`]) saves the
+            /// lowering too.
             pub fn record(
                 &self,
                 encoder: &mut wgpu::CommandEncoder,

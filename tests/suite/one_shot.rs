@@ -33,6 +33,29 @@ fn made(before: RecordingObjects, after: RecordingObjects) -> (u64, u64) {
     )
 }
 
+/// At most 4 metadata buffers and 4 bind groups made in a loop's first round, none in a later
+/// one.
+fn assert_made(round: usize, (buffers, groups): (u64, u64), what: &str) {
+    if round == 0 {
+        assert!(
+            buffers <= 4 && groups <= 4,
+            "{what}: {buffers} buffers, {groups} bind groups"
+        );
+    } else {
+        assert_eq!((buffers, groups), (0, 0), "{what}, round {round}");
+    }
+}
+
+/// Runs XOR of `a` and `b` into `out`, each bound whole.
+fn run_xor(op: &DmlBinary, a: &wgpu::Buffer, b: &wgpu::Buffer, out: &wgpu::Buffer) {
+    op.run(&Bindings::new(
+        TensorBinding::new(a),
+        TensorBinding::new(b),
+        TensorBinding::new(out),
+    ))
+    .unwrap();
+}
+
 /// `CALLS` calls of 4 KiB at distinct offsets of three buffers, and their bytes.
 const CALLS: u64 = 1000;
 const BYTES: u64 = 4096;
@@ -124,16 +147,8 @@ fn a_loop_of_one_shot_calls_makes_no_buffer_or_bind_group_after_its_first_round(
             let before = ctx.recording_objects();
             form(&ctx, &calls);
             ctx.wait().unwrap();
-            let (buffers, groups) = made(before, ctx.recording_objects());
+            assert_made(round, made(before, ctx.recording_objects()), name);
             calls.check(&ctx, name);
-            if round == 0 {
-                assert!(
-                    buffers <= 4 && groups <= 4,
-                    "{name}: {buffers} buffers, {groups} bind groups"
-                );
-            } else {
-                assert_eq!((buffers, groups), (0, 0), "{name}, round {round}");
-            }
         }
     }
     let now = ctx.recording_objects();
@@ -183,15 +198,11 @@ fn fused_calls_and_one_call_forms_reuse_their_records_and_bind_groups() {
             ctx.bit_xor_into(&ta, &tb, &tout).unwrap();
         }
         ctx.wait().unwrap();
-        let (buffers, groups) = made(before, ctx.recording_objects());
-        if round == 0 {
-            assert!(
-                buffers <= 4 && groups <= 4,
-                "{buffers} buffers, {groups} bind groups"
-            );
-        } else {
-            assert_eq!((buffers, groups), (0, 0), "round {round}");
-        }
+        assert_made(
+            round,
+            made(before, ctx.recording_objects()),
+            "fused and one-call forms",
+        );
         assert_eq!(read(&ctx, &out), want);
         assert_eq!(tout.to_bytes().unwrap(), xor(&ha, &hb));
     }
@@ -296,12 +307,7 @@ fn what_one_shot_calls_keep_is_bounded_and_trim_drops_it() {
     for _ in 0..50 {
         for _ in 0..40 {
             let out = buffer(&ctx, &[0; 256]);
-            op.run(&Bindings::new(
-                TensorBinding::new(&a),
-                TensorBinding::new(&b),
-                TensorBinding::new(&out),
-            ))
-            .unwrap();
+            run_xor(&op, &a, &b, &out);
             let now = ctx.recording_objects();
             assert!(
                 now.bind_groups_kept <= 16 * now.metadata_buffers_alive,
@@ -322,11 +328,6 @@ fn what_one_shot_calls_keep_is_bounded_and_trim_drops_it() {
     assert_eq!(trimmed.metadata_buffers_alive, 0, "{trimmed:?}");
     // And the next call makes what it needs again.
     let out = buffer(&ctx, &[0; 256]);
-    op.run(&Bindings::new(
-        TensorBinding::new(&a),
-        TensorBinding::new(&b),
-        TensorBinding::new(&out),
-    ))
-    .unwrap();
+    run_xor(&op, &a, &b, &out);
     assert_eq!(read(&ctx, &out), xor(&ha, &hb));
 }
