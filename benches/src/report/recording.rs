@@ -187,7 +187,7 @@ pub(crate) fn recording(ctx: &Context, rounds: usize) -> RecordingReport {
         ("before the calls were prepared", &before, None),
         (&after_preparing, &main[4..6], Some(us(&main[0]) / batch)),
         (
-            "after (e) (1,000 more metadata buffers alive at once)",
+            "after the one-shot calls (e)",
             &after[2..],
             Some(us(&after[0]) / us(&after[1])),
         ),
