@@ -123,9 +123,9 @@ impl Context {
         }
     }
 
-    /// An empty batch for one call that has bind groups of its own: each operand's range is
-    /// bound rather than its whole buffer, so that an operand at an aligned offset starts its
-    /// binding.
+    /// An empty batch for one call prepared alone, with bind groups of its own: each
+    /// operand's range is bound rather than its whole buffer, so that an operand at an aligned
+    /// offset starts its binding.
     pub(crate) fn single_call(&self) -> Batch {
         Batch {
             share: false,
@@ -342,13 +342,23 @@ impl Batch {
         &self,
         named: &[(TensorName, &wgpu::Buffer)],
     ) -> Result<Prepared, Error> {
+        self.encode(named, false)
+    }
+
+    /// The wgpu objects of every pushed call ([`Prepared::new`]), for a prepared call or a
+    /// `one_shot` one.
+    fn encode(
+        &self,
+        named: &[(TensorName, &wgpu::Buffer)],
+        one_shot: bool,
+    ) -> Result<Prepared, Error> {
         Prepared::new(
             &self.ctx,
             &self.schedule,
             &self.buffers,
             self.summaries.clone(),
             named,
-            false,
+            one_shot,
         )
     }
 
@@ -381,14 +391,7 @@ impl Batch {
         if self.schedule.groups.is_empty() {
             return Ok(());
         }
-        let call = Prepared::new(
-            &self.ctx,
-            &self.schedule,
-            &self.buffers,
-            self.summaries.clone(),
-            named,
-            true,
-        )?;
+        let call = self.encode(named, true)?;
         call.record_checked(encoder, named)?;
         call.retire_after(encoder);
         Ok(())

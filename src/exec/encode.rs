@@ -487,7 +487,8 @@ pub(crate) fn flush_records(shared: &Shared) -> Result<(), Error> {
 }
 
 /// Keeps `group`, made for `set` on `buffers`, on the slab of `lease` for later one-shot calls,
-/// dropping the least recently used where the slab keeps [`GROUPS_PER_SLAB`] already.
+/// dropping the least recently used where the slab keeps [`GROUPS_PER_SLAB`] already. Where
+/// another thread kept one that binds the same since this call looked, that one stays alone.
 fn keep_group(
     shared: &Shared,
     lease: &Lease<wgpu::Buffer>,
@@ -504,6 +505,9 @@ fn keep_group(
         group: group.clone(),
     };
     shared.arena.with_groups(lease, |groups| {
+        if groups.iter().any(|g| g.binds_set(set, buffers)) {
+            return;
+        }
         if groups.len() >= GROUPS_PER_SLAB {
             groups.remove(0);
         }

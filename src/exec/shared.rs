@@ -54,8 +54,8 @@ pub(crate) struct Shared {
     pub choices: Mutex<Option<Arc<KernelChoices>>>,
     /// Objects made to record calls, for [`Context::recording_objects`](crate::Context::recording_objects).
     pub created: Created,
-    /// The metadata records of every prepared call, in shared uniform buffers.
-    /// The bind groups kept for one-shot calls live on its slabs.
+    /// The metadata records of every call, prepared or one-shot, in shared uniform buffers;
+    /// the bind groups kept for one-shot calls live on its slabs.
     pub arena: SharedArena<wgpu::Buffer, KeptGroup>,
 }
 

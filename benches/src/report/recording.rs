@@ -59,9 +59,10 @@ pub(crate) struct RecordingReport {
     pub(crate) batch: f64,
     /// (e), one-shot `record` calls.
     pub(crate) one_shot: f64,
-    /// Metadata buffers and bind groups made by the first recording of (e), and by one
-    /// recording of it after the timed rounds.
+    /// Metadata buffers and bind groups made by the first recording of (e) on a new context
+    /// of the same device.
     pub(crate) one_shot_first: (u64, u64),
+    /// The same, made by one recording of (e) after the timed rounds.
     pub(crate) one_shot_steady: (u64, u64),
     /// The loop of `run` calls against the loop of prepared calls.
     pub(crate) run_loop: RunLoop,
