@@ -14,7 +14,12 @@
 //!   `KernelTuning::Cpu`, `KernelTuning::Gpu` and `KernelTuning::Measured`, the last tuned on
 //!   the device first, each row's Measured GB/s against the better fixed rule's, target 0.95,
 //!   with the tuning's cost; with `--save` it writes them to
-//!   `benches/strided-tunings-<adapter>.md`);
+//!   `benches/strided-tunings-<adapter>.md`; on a GPU it runs the transpose probe first);
+//! - the transpose probe (`--transposes`, alone): one transpose of 32-bit words written
+//!   several ways outside the library (a gather, 32 x 32 tiles of 4- and 16-byte accesses,
+//!   64 x 64 tiles of 16-byte accesses with and without wgpu's shader runtime checks) against
+//!   the library's kernels under the Gpu rule and measured on the device, and the copy
+//!   kernel, each checked against the host first;
 //! - every AND, OR and NOT operator (DirectML and OpenVINO) against the XOR operator of its
 //!   standard on the same layouts: contiguous, strided and broadcast (`--and-or-not` runs
 //!   this alone);
@@ -74,6 +79,8 @@ fn main() -> Result<(), gpu_xor::Error> {
         Some(Section::ShiftsAndCount)
     } else if flag("--fused") {
         Some(Section::Fused)
+    } else if flag("--transposes") {
+        Some(Section::Transposes)
     } else if flag("--strided") {
         Some(if flag("--tunings") {
             Section::StridedTunings

@@ -95,11 +95,15 @@ fn group(c: &mut Criterion, ctx: &Context, op: Op, path: Path, types: &[DataType
                     time(ctx, iters, &|e, n| case.record_many(ctx, e, n)) * iters as u32
                 })
             });
-            if path.strided() {
-                // The fourth baseline: the plain strided kernel on the same layout and buffers.
+            // The fourth baseline: the plain strided kernel on the same layout and buffers,
+            // where they fit one binding (it has no windows): every size but the one above a
+            // window.
+            if path.strided() && bytes < ctx.max_window_bytes() {
                 let id = BenchmarkId::new(format!("plain-strided-{dt}"), size_name(bytes));
                 g.bench_function(id, |b| {
-                    let plain = case().plain(ctx);
+                    let plain = case()
+                        .plain(ctx)
+                        .expect("a case below one window fits one binding");
                     b.iter_custom(|iters| {
                         time(ctx, iters, &|e, n| plain.record(e, n)) * iters as u32
                     })

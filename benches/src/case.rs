@@ -593,8 +593,9 @@ impl Case {
     }
 
     /// The plain strided kernel over this case's buffers and layout (the output bound whole,
-    /// so the layout's base places it): [`PlainStrided`].
-    pub fn plain(&self, ctx: &Context) -> PlainStrided {
+    /// so the layout's base places it): [`PlainStrided`]; `None` where a buffer is larger than
+    /// one storage binding may be on the device.
+    pub fn plain(&self, ctx: &Context) -> Option<PlainStrided> {
         let out = &self.buffers[self.ranges[2].0];
         PlainStrided::new(ctx, &self.layout, [&self.buffers[0], &self.buffers[1], out])
     }
@@ -603,20 +604,29 @@ impl Case {
     /// of `plain` (the output refilled in between, so that a byte either leaves alone differs):
     /// the check that the baseline does the case's work.
     pub(crate) fn outputs(&self, ctx: &Context, plain: &PlainStrided) -> (Vec<u8>, Vec<u8>) {
-        let (slot, offset, size) = self.ranges[2];
-        let run = |record: &dyn Fn(&mut wgpu::CommandEncoder)| {
-            let fill = storage(ctx, self.buffers[slot].size(), 99);
-            let mut encoder = ctx.device().create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(&fill, 0, &self.buffers[slot], 0, fill.size());
-            record(&mut encoder);
-            ctx.queue().submit([encoder.finish()]);
-            read(ctx, &self.buffers[slot], offset, size)
-        };
-        let ours = run(&|e| {
+        (
+            self.output(ctx),
+            self.output_after(ctx, &|e| plain.record(e, 1)),
+        )
+    }
+
+    /// The bytes of the output's bound range after one call of the library (the output
+    /// refilled first).
+    pub(crate) fn output(&self, ctx: &Context) -> Vec<u8> {
+        self.output_after(ctx, &|e| {
             self.record_summary(e);
-        });
-        let theirs = run(&|e| plain.record(e, 1));
-        (ours, theirs)
+        })
+    }
+
+    /// The bytes of the output's bound range after the output is refilled and `record` runs.
+    fn output_after(&self, ctx: &Context, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> Vec<u8> {
+        let (slot, offset, size) = self.ranges[2];
+        let fill = storage(ctx, self.buffers[slot].size(), 99);
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&fill, 0, &self.buffers[slot], 0, fill.size());
+        record(&mut encoder);
+        ctx.queue().submit([encoder.finish()]);
+        read(ctx, &self.buffers[slot], offset, size)
     }
 
     /// For a `BIT_COUNT` case, the bits set in each element of A that each output element

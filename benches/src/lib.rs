@@ -13,13 +13,15 @@
 //! prepared calls ([`graph`]) have their own set-ups. The timers are in `timing.rs`: [`time`]
 //! for `n` calls in one submission, [`record_time`] for the CPU time of recording alone.
 //!
-//! Files: `case.rs` (the cases), `plain.rs` (the plain strided kernel), `baseline.rs` (the
-//! three baselines), `buffers.rs` (random-filled buffers, read-back), `small.rs`,
+//! Files: `case.rs` (the cases), `plain.rs` (the plain strided kernel), `probe.rs` (the
+//! transpose probe: one transpose written several ways), `baseline.rs` (the three baselines), `buffers.rs` (random-filled buffers, read-back), `small.rs`,
 //! `recording.rs`, `graph.rs`, `timing.rs`, and `report/` (the report's sections). The WGSL
 //! of the baselines sits next to `Cargo.toml`: `copy.wgsl`, `bare_xor.wgsl`,
-//! `plain_strided.wgsl`.
+//! `plain_strided.wgsl`, and the probe's `transpose_words.wgsl` and `transpose_vec4.wgsl`.
 
-#![forbid(unsafe_code)]
+// Unsafe code only where a benchmark measures what wgpu's shader runtime checks cost
+// (`probe.rs`, one function with its SAFETY comment).
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 #![allow(
     clippy::disallowed_methods,
@@ -31,6 +33,7 @@ mod buffers;
 mod case;
 pub mod graph;
 mod plain;
+mod probe;
 mod recording;
 pub mod report;
 mod small;

@@ -27,13 +27,18 @@ pub struct PlainStrided {
 
 impl PlainStrided {
     /// The kernel specialised to `layout` (its element width, and whether its output is dense),
-    /// bound to `buffers` (a, b, out) whole.
+    /// bound to `buffers` (a, b, out) whole; `None` where a buffer is larger than one storage
+    /// binding may be on the device (the kernel has no windows).
     pub(crate) fn new(
         ctx: &Context,
         layout: &PlainLayout,
         buffers: [&wgpu::Buffer; 3],
-    ) -> PlainStrided {
+    ) -> Option<PlainStrided> {
         let device = ctx.device();
+        let most = device.limits().max_storage_buffer_binding_size;
+        if buffers.iter().any(|b| b.size() > most) {
+            return None;
+        }
         let w = layout.width;
         let elements: u64 = layout.sizes.iter().product();
         let rank = layout.sizes.len();
@@ -125,11 +130,11 @@ impl PlainStrided {
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        PlainStrided {
+        Some(PlainStrided {
             pipeline,
             bind_group,
             groups: (x as u32, y as u32),
-        }
+        })
     }
 
     /// `n` dispatches in one compute pass.

@@ -18,6 +18,7 @@ mod recording;
 mod shifts_and_count;
 mod strided;
 mod suite;
+mod transposes;
 
 use std::fmt::Write as _;
 
@@ -29,7 +30,7 @@ use format::{today, verdict};
 type Target = (String, String, bool);
 
 /// A section that runs alone (`--core`, `--graph`, `--and-or-not`, `--shifts-and-count`, `--fused`, `--strided`,
-/// `--strided --tunings`), with its own header and targets.
+/// `--strided --tunings`, `--transposes`), with its own header and targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
     /// The core path: contiguous calls of every type and function against the bare kernel,
@@ -49,8 +50,11 @@ pub enum Section {
     Fused,
     /// Every strided layout under the fixed kernel rules (`KernelTuning::Cpu`, `Gpu`) and
     /// under the kernels measured on the device (`KernelTuning::Measured`), with the
-    /// measurement's cost (`--strided --tunings`).
+    /// measurement's cost (`--strided --tunings`); on a GPU, the transpose probe first.
     StridedTunings,
+    /// The transpose probe: one transpose written several ways outside the library, against
+    /// the library's kernels and the copy kernel (`--transposes`).
+    Transposes,
 }
 
 /// The files `bench_report -- --save` writes, as text.
@@ -134,7 +138,14 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
             let met = targets.iter().filter(|t| t.2).count();
             println!("{met} of {} strided targets met", targets.len());
         }
+        Section::Transposes => {
+            transposes::transposes_section(&ctx, quick)?;
+        }
         Section::StridedTunings => {
+            // On a GPU, the probe first: it is what a GPU's run is for, and it is short.
+            if on_gpu(&ctx) {
+                transposes::transposes_section(&ctx, true)?;
+            }
             let (text, targets) = strided::tunings_section(&ctx, quick)?;
             let met = targets.iter().filter(|t| t.2).count();
             let count = format!(
@@ -154,10 +165,14 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
     Ok(None)
 }
 
-/// Whether the adapter is a GPU rather than a CPU adapter (lavapipe, SwiftShader): a GPU's
-/// figures are taken at sizes past its last-level cache, on its own clock.
+/// Whether the report measures at a GPU's sizes: on a GPU rather than a CPU adapter
+/// (lavapipe, SwiftShader), whose figures are taken past its last-level cache, or where
+/// `GPU_XOR_BENCH_SIZES=gpu` asks for them on any adapter (a dry run of a GPU's sections:
+/// every section completes and checks its outputs at those sizes, slowly, on a CPU adapter
+/// with memory for them).
 pub(crate) fn on_gpu(ctx: &Context) -> bool {
-    ctx.adapter_info().device_type != wgpu::DeviceType::Cpu
+    std::env::var("GPU_XOR_BENCH_SIZES").as_deref() == Ok("gpu")
+        || ctx.adapter_info().device_type != wgpu::DeviceType::Cpu
 }
 
 /// The sizes per operand of the tables of large calls: on a GPU 64 MiB, 256 MiB and 1 GiB
