@@ -19,7 +19,8 @@
 //!   several ways outside the library (a gather, 32 x 32 tiles of 4- and 16-byte accesses,
 //!   64 x 64 tiles of 16-byte accesses with and without wgpu's shader runtime checks) against
 //!   the library's kernels under the Gpu rule and measured on the device, and the copy
-//!   kernel, each checked against the host first;
+//!   kernel, each checked against the host first (with `--save` it writes them to
+//!   `benches/transposes-<adapter>.md`);
 //! - every AND, OR and NOT operator (DirectML and OpenVINO) against the XOR operator of its
 //!   standard on the same layouts: contiguous, strided and broadcast (`--and-or-not` runs
 //!   this alone);

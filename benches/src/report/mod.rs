@@ -77,8 +77,9 @@ pub fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
 /// how many it met (the others); `quick` measures fewer sizes and rounds.
 ///
 /// Returns the section's text with that header where the section is one that `--save` keeps
-/// (the core path, the shifts and count and the strided tunings, one file per adapter: see
-/// [`core_path_file`], [`shifts_and_count_file`] and [`strided_tunings_file`]).
+/// (the core path, the shifts and count, the strided tunings and the transpose probe, one
+/// file per adapter: see [`core_path_file`], [`shifts_and_count_file`],
+/// [`strided_tunings_file`] and [`transposes_file`]).
 pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>, gpu_xor::Error> {
     let ctx = Context::from_env()?;
     let info = ctx.adapter_info();
@@ -139,7 +140,13 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
             println!("{met} of {} strided targets met", targets.len());
         }
         Section::Transposes => {
-            transposes::transposes_section(&ctx, quick)?;
+            let text = transposes::transposes_section(&ctx, quick)?;
+            let doc = format!(
+                "# The transpose probe on {}\n\nMeasured with `cargo run --release --example bench_report -- --transposes{} --save`.\n\n{header}\n{text}",
+                info.name,
+                if quick { " --quick" } else { "" }
+            );
+            return Ok(Some((transposes_file(&info.name), doc)));
         }
         Section::StridedTunings => {
             // On a GPU, the probe first: it is what a GPU's run is for, and it is short.
@@ -250,6 +257,12 @@ pub fn strided_tunings_file(adapter: &str) -> String {
     format!("strided-tunings-{}.md", adapter_word(adapter))
 }
 
+/// The file `--transposes --save` writes for an adapter, in `benches/`: `transposes-` and
+/// the adapter name's first word in lower case (`transposes-llvmpipe.md`).
+pub fn transposes_file(adapter: &str) -> String {
+    format!("transposes-{}.md", adapter_word(adapter))
+}
+
 /// The adapter name's first word in lower case (`llvmpipe`, `swiftshader`), or `adapter`.
 fn adapter_word(adapter: &str) -> String {
     adapter
@@ -284,5 +297,6 @@ mod tests {
             strided_tunings_file(lavapipe),
             "strided-tunings-llvmpipe.md"
         );
+        assert_eq!(transposes_file(swiftshader), "transposes-swiftshader.md");
     }
 }
