@@ -740,6 +740,18 @@ impl Case {
     }
 }
 
+/// The kernels a recorded call runs, as the tables name them: each kernel once, in the
+/// order of its dispatches, and the number of dispatches (`Tile x1`, `Rows+Gather x3`).
+pub(crate) fn kernel_names(summary: &gpu_xor::inspect::RecordSummary) -> String {
+    let mut kernels: Vec<String> = summary
+        .dispatches
+        .iter()
+        .map(|k| format!("{k:?}"))
+        .collect();
+    kernels.dedup();
+    format!("{} x{}", kernels.join("+"), summary.dispatches.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

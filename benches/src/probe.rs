@@ -12,6 +12,7 @@ use gpu_xor::{
 };
 
 use crate::buffers::read;
+use crate::case::kernel_names;
 
 /// One probe size: A, B and C of `n x n` words, on the device and (A and B) on the host.
 pub(crate) struct Probe {
@@ -241,14 +242,7 @@ impl Probe {
     /// The kernels the library's call runs, as the strided table names them.
     pub(crate) fn kernels(&self, ctx: &Context, op: &DmlBinary) -> String {
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
-        let summary = op.record(&mut encoder, &self.bindings()).expect("record");
-        let mut kernels: Vec<String> = summary
-            .dispatches
-            .iter()
-            .map(|k| format!("{k:?}"))
-            .collect();
-        kernels.dedup();
-        format!("{} x{}", kernels.join("+"), summary.dispatches.len())
+        kernel_names(&op.record(&mut encoder, &self.bindings()).expect("record"))
     }
 
     fn bindings(&self) -> Bindings<'_> {

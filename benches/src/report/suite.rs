@@ -6,6 +6,7 @@ use std::time::Duration;
 use gpu_xor::{Context, DataType};
 
 use super::format::Row;
+use crate::case::kernel_names;
 use crate::timing::{gbps, iterations, time};
 use crate::{Baselines, Case, Op, Path};
 
@@ -120,13 +121,7 @@ impl Suite {
     /// `KernelTuning::Measured`, tune its operator first.
     pub(crate) fn add(&mut self, ctx: &Context, tag: &'static str, case: Case) {
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
-        let summary = case.record_summary(&mut encoder);
-        let mut kernels: Vec<String> = summary
-            .dispatches
-            .iter()
-            .map(|k| format!("{k:?}"))
-            .collect();
-        kernels.dedup();
+        let dispatch = kernel_names(&case.record_summary(&mut encoder));
         let ctx = ctx.clone();
         self.entries.push(Entry {
             baseline: false,
@@ -136,7 +131,7 @@ impl Suite {
             data_type: case.op.type_name(case.data_type),
             bytes: case.bytes,
             traffic: case.traffic,
-            dispatch: format!("{} x{}", kernels.join("+"), summary.dispatches.len()),
+            dispatch,
             record: Box::new(move |e, n| case.record_many(&ctx, e, n)),
             best: Duration::MAX,
         });
