@@ -11,6 +11,10 @@
 //   128-byte line), then read back transposed and written along C's rows. Every load before
 //   the first store, in straight-line code (no loops, no private arrays). Element (i, j) of
 //   the tile sits at column j ^ i of row i: no bank conflicts either way.
+// - `tile64`: a 64 x 4 workgroup owns a 64 x 64 tile (16 KiB of workgroup memory), sixteen
+//   elements per invocation, in loops (sixteen statements a phase would be the alternative):
+//   the 64 tile of transpose_vec4.wgsl with 4-byte accesses, a warp reading 128 bytes of a
+//   column. Element (i, j) sits at column j ^ (i % 64) of row i: 32 distinct banks either way.
 // - `tile32_loops`: `tile32` written as the library's tile kernel writes it: the four
 //   elements of each phase in a loop over private arrays (which wgpu's loop bounding wraps,
 //   and which a compiler that does not unroll the loop keeps in memory rather than registers).
@@ -23,6 +27,7 @@
 @group(0) @binding(3) var<uniform> params: vec4<u32>;
 
 var<workgroup> tile: array<u32, 1024>;
+var<workgroup> tile64_words: array<u32, 4096>;
 
 @compute @workgroup_size(256)
 fn gather(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -95,5 +100,35 @@ fn tile32_loops(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
     }
     for (var k = 0u; k < 4u; k++) {
         c_buf[(r0 + l.y + 8u * k) * n + c] = t[k] ^ b[k];
+    }
+}
+
+fn slot64(i: u32, j: u32) -> u32 {
+    return i * 64u + (j ^ i);
+}
+
+@compute @workgroup_size(64, 4)
+fn tile64(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+    let n = params.x;
+    let r0 = wg.y * 64u;
+    let c0 = wg.x * 64u;
+    var held: array<u32, 16>;
+    let r = r0 + l.x;
+    for (var k = 0u; k < 16u; k++) {
+        held[k] = a_buf[(c0 + l.y + 4u * k) * n + r];
+    }
+    for (var k = 0u; k < 16u; k++) {
+        tile64_words[slot64(l.y + 4u * k, l.x)] = held[k];
+    }
+    workgroupBarrier();
+    let c = c0 + l.x;
+    var t: array<u32, 16>;
+    var b: array<u32, 16>;
+    for (var k = 0u; k < 16u; k++) {
+        t[k] = tile64_words[slot64(l.x, l.y + 4u * k)];
+        b[k] = b_buf[(r0 + l.y + 4u * k) * n + c];
+    }
+    for (var k = 0u; k < 16u; k++) {
+        c_buf[(r0 + l.y + 4u * k) * n + c] = t[k] ^ b[k];
     }
 }

@@ -108,8 +108,8 @@ impl Probe {
 
     /// The forms outside the library: a gather, the classic 32 x 32 tile of 4-byte accesses
     /// (in loops over private arrays, as the library's tile kernel has it, and in straight-line
-    /// code), tiles of 32 and 64 with 16-byte accesses, and the 64 tile again without wgpu's
-    /// runtime checks.
+    /// code), a 64 x 64 tile of 4-byte accesses, tiles of 32 and 64 with 16-byte accesses, and
+    /// the 64 tile again without wgpu's runtime checks.
     pub(crate) fn forms(&self, ctx: &Context) -> Vec<Form> {
         let words = include_str!("../transpose_words.wgsl");
         let vec4 = include_str!("../transpose_vec4.wgsl");
@@ -141,6 +141,15 @@ impl Probe {
                 &[],
                 Checks::Checked,
                 (t32, t32),
+            ),
+            self.form(
+                ctx,
+                "tile 64, 4-byte accesses, loops",
+                words,
+                "tile64",
+                &[],
+                Checks::Checked,
+                (t64, t64),
             ),
             self.form(
                 ctx,
@@ -327,7 +336,7 @@ mod tests {
         for n in [256, 512] {
             let probe = Probe::new(&ctx, n);
             let forms = probe.forms(&ctx);
-            assert_eq!(forms.len(), 6);
+            assert_eq!(forms.len(), 7);
             for form in &forms {
                 if let Err(why) = probe.check(&ctx, &|e| form.record(e, 1)) {
                     panic!("{} at n = {n}: {why}", form.name);
