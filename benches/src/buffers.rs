@@ -71,13 +71,17 @@ fn filled(ctx: &Context, size: u64, seed: u64, edit: impl Fn(&mut [u8], u64)) ->
         }
     }
     buffer.unmap();
-    // The bytes reach the buffer through a staging copy that wgpu frees once a submission
-    // carrying it has finished: flushed now, so that a section making many buffers holds
-    // one staging copy at a time rather than one per buffer (twice its buffers' memory on a
-    // CPU adapter, pinned host memory on a GPU).
+    flush_uploads(ctx);
+    buffer
+}
+
+/// Submits and waits for the staging copies of buffers just written through
+/// `mapped_at_creation`: wgpu frees each once a submission carrying it has finished, so that
+/// a section making many buffers holds one staging copy at a time rather than one per buffer
+/// (twice its buffers' memory on a CPU adapter, pinned host memory on a GPU).
+pub(crate) fn flush_uploads(ctx: &Context) {
     ctx.queue().submit([]);
     ctx.device()
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("poll");
-    buffer
 }

@@ -14,8 +14,9 @@
 //! for `n` calls in one submission, [`record_time`] for the CPU time of recording alone.
 //!
 //! Files: `case.rs` (the cases), `plain.rs` (the plain strided kernel), `probe.rs` (the
-//! transpose probe: one transpose written several ways), `baseline.rs` (the three baselines), `buffers.rs` (random-filled buffers, read-back), `small.rs`,
-//! `recording.rs`, `graph.rs`, `timing.rs`, and `report/` (the report's sections). The WGSL
+//! transpose probe: one transpose written several ways), `baseline.rs` (the three
+//! baselines), `buffers.rs` (random-filled buffers, read-back), `small.rs`, `recording.rs`,
+//! `graph.rs`, `timing.rs`, and `report/` (the report's sections). The WGSL
 //! of the baselines sits next to `Cargo.toml`: `copy.wgsl`, `bare_xor.wgsl`,
 //! `plain_strided.wgsl`, and the probe's `transpose_words.wgsl` and `transpose_vec4.wgsl`.
 

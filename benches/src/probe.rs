@@ -11,7 +11,7 @@ use gpu_xor::{
     TensorDesc,
 };
 
-use crate::buffers::read;
+use crate::buffers::{flush_uploads, read};
 use crate::case::kernel_names;
 
 /// One probe size: A, B and C of `n x n` words, on the device and (A and B) on the host.
@@ -30,10 +30,16 @@ pub(crate) struct Probe {
 pub(crate) struct Form {
     /// What the form is, for the table.
     pub(crate) name: &'static str,
+    /// The form that must have written the right bytes before this one runs: the checked
+    /// twin of a form without runtime checks.
+    pub(crate) after: Option<&'static str>,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     groups: (u32, u32),
 }
+
+/// The 64 x 64 tile of 16-byte accesses, which also runs without runtime checks.
+const TILE_64_VEC4: &str = "tile 64, 16-byte accesses";
 
 /// How a form's shader module is made.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -90,10 +96,15 @@ impl Probe {
             .expect("mapped")
             .copy_from_slice(bytemuck::cast_slice(&[n as u32, 0, 0, 0]));
         params.unmap();
+        let (a, b) = (
+            buffer("transpose probe A", Some(&host_a)),
+            buffer("transpose probe B", Some(&host_b)),
+        );
+        flush_uploads(ctx);
         Probe {
             n,
-            a: buffer("transpose probe A", Some(&host_a)),
-            b: buffer("transpose probe B", Some(&host_b)),
+            a,
+            b,
             c: buffer("transpose probe C", None),
             params,
             host_a,
@@ -162,7 +173,7 @@ impl Probe {
             ),
             self.form(
                 ctx,
-                "tile 64, 16-byte accesses",
+                TILE_64_VEC4,
                 vec4,
                 "main",
                 &[("T", 64.0)],
@@ -197,9 +208,9 @@ impl Probe {
             label: Some(name),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         };
-        let module = match checks {
-            Checks::Checked => device.create_shader_module(descriptor),
-            Checks::Unchecked => unchecked_module(device, descriptor),
+        let (module, after) = match checks {
+            Checks::Checked => (device.create_shader_module(descriptor), None),
+            Checks::Unchecked => (unchecked_module(device, descriptor), Some(TILE_64_VEC4)),
         };
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(name),
@@ -228,6 +239,7 @@ impl Probe {
         });
         Form {
             name,
+            after,
             pipeline,
             bind_group,
             groups,
@@ -328,8 +340,9 @@ fn unchecked_module(
 mod tests {
     use super::*;
 
-    /// Every form of the probe writes the host's transpose, at a side of one 64 x 64 tile
-    /// row's multiple and at two: the report's check, on the test adapter.
+    /// Every form of the probe, and the library's call, writes the host's transpose at
+    /// n = 256 and 512 (four and eight 64 x 64 tiles a side): the report's check, on the test
+    /// adapter; the form without runtime checks follows its checked twin.
     #[test]
     fn every_form_writes_the_transpose() {
         let ctx = Context::from_env().expect("an adapter");
@@ -337,6 +350,8 @@ mod tests {
             let probe = Probe::new(&ctx, n);
             let forms = probe.forms(&ctx);
             assert_eq!(forms.len(), 7);
+            let unchecked = &forms[6];
+            assert_eq!(unchecked.after, Some(forms[5].name));
             for form in &forms {
                 if let Err(why) = probe.check(&ctx, &|e| form.record(e, 1)) {
                     panic!("{} at n = {n}: {why}", form.name);
