@@ -59,7 +59,7 @@ macro_rules! kernel {
 }
 
 /// Every kernel, each with read-only and read-write input bindings.
-pub const KERNELS: [ShaderSource; 14] = [
+pub const KERNELS: [ShaderSource; 16] = [
     kernel!(
         Contiguous,
         "contiguous.wgsl",
@@ -88,6 +88,14 @@ pub const KERNELS: [ShaderSource; 14] = [
     kernel!(Gather, "gather.wgsl", "words", "words_read_write", true),
     kernel!(Tile, "tile.wgsl", "words", "words_read", false),
     kernel!(Tile, "tile.wgsl", "words", "words_read_write", true),
+    kernel!(BlockTile, "block_tile.wgsl", "blocks", "blocks_read", false),
+    kernel!(
+        BlockTile,
+        "block_tile.wgsl",
+        "blocks",
+        "blocks_read_write",
+        true
+    ),
     kernel!(
         Scatter,
         "scatter.wgsl",
@@ -143,7 +151,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::layout::BindingPattern;
     use crate::schedule::Overrides;
-    use crate::schedule::dispatch::{ROWS_PER_PASS, TILE, WORD_ROWS, WORKGROUP_SIZE};
+    use crate::schedule::dispatch::{BLOCK_TILE, ROWS_PER_PASS, TILE, WORD_ROWS, WORKGROUP_SIZE};
     use crate::schedule::params::{Params, RECORD_BYTES, RECORDS_PER_BINDING};
     use naga::back::{glsl, hlsl, msl, spv};
     use naga::valid::{Capabilities, ValidationFlags, Validator};
@@ -293,6 +301,14 @@ pub(crate) mod tests {
                     u64::from(TILE as u32 * ROWS_PER_PASS)
                 );
                 [TILE as u32, ROWS_PER_PASS, 1]
+            } else if source.kernel == KernelKind::BlockTile {
+                assert_eq!(u64::from(const_u32(&module, "SIDE")), BLOCK_TILE);
+                // Four blocks of four elements per invocation cover the tile.
+                assert_eq!(
+                    u64::from(const_u32(&module, "BLOCKS") * WORKGROUP_SIZE) * 4,
+                    BLOCK_TILE * BLOCK_TILE
+                );
+                [WORKGROUP_SIZE, 1, 1]
             } else {
                 [WORKGROUP_SIZE, 1, 1]
             };
@@ -318,6 +334,24 @@ pub(crate) mod tests {
         assert!(total <= 16384, "{total} bytes of workgroup memory");
         // A staged tile of 8-bit elements (16 rows of 4 lanes by 16 words) fills one array.
         assert_eq!(WORD_ROWS * 4 * WORD_ROWS, TILE * TILE);
+    }
+
+    #[test]
+    fn block_tile_workgroup_memory_holds_one_tile() {
+        let source = source(KernelKind::BlockTile, false).expect("the block tile kernel");
+        let module = parse(source);
+        let tiles: Vec<_> = module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+            .collect();
+        assert_eq!(tiles.len(), 1);
+        // One tile of 32-bit elements, WebGPU's default `max_compute_workgroup_storage_size`.
+        assert_eq!(
+            u64::from(size_of(&module, tiles[0].1.ty)),
+            BLOCK_TILE * BLOCK_TILE * 4
+        );
+        assert!(BLOCK_TILE * BLOCK_TILE * 4 <= 16384);
     }
 
     #[test]

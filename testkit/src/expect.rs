@@ -23,7 +23,11 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
 /// 64-bit elements, and 32-bit ones up to 16 MiB of output or in a batch, a context tuned
 /// for CPU adapters writes a single matrix in the inputs' order with the scatter kernel
 /// ([`KernelKind::Spaced`]) where both inputs are read across their rows, and gathers
-/// ([`KernelKind::Gather`]) otherwise; else [`transposed_kernel`] of the output's row
+/// ([`KernelKind::Gather`]) otherwise; else the block tile kernel
+/// ([`KernelKind::BlockTile`]) for 32-bit elements whose 16-byte blocks are whole (rows and
+/// columns multiples of 4, each input read across its rows dense along them, its columns and
+/// matrices 4 elements apart; the caller's to know: every tensor starts on a 16-byte
+/// boundary, as DirectML's offsets do), else [`transposed_kernel`] of the output's row
 /// length. An input reads across its rows where, once the dimensions are in the output's
 /// order (largest output stride first, sizes of 1 dropped) and merged wherever every tensor
 /// allows, there are two (or three, the outer one the batch) and its inner stride is above 1
@@ -49,9 +53,30 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
         KernelKind::Spaced
     } else if cpu_wide && (across(1) || across(2)) {
         KernelKind::Gather
+    } else if width == 4 && whole_blocks(&merged, across) {
+        KernelKind::BlockTile
     } else {
         transposed_kernel(out.data_type, cols)
     }
+}
+
+/// Whether every 16-byte block of a 32-bit transpose of `merged` dimensions (two, or three
+/// with a batch) is whole: rows and columns multiples of 4, the output's rows (and matrices)
+/// 4 elements apart, and each input that reads `across` its rows dense along them, its
+/// columns (and matrices) 4 elements apart.
+fn whole_blocks(merged: &[(u64, [u64; 3])], across: impl Fn(usize) -> bool) -> bool {
+    let rank = merged.len();
+    let (rows, cols) = (&merged[rank - 2], &merged[rank - 1]);
+    let four = |x: u64| x.is_multiple_of(4);
+    let batch = |t: usize| rank == 2 || four(merged[0].1[t]);
+    four(rows.0)
+        && four(cols.0)
+        && cols.1[0] == 1
+        && four(rows.1[0])
+        && batch(0)
+        && (1..3)
+            .filter(|&t| across(t))
+            .all(|t| rows.1[t] == 1 && four(cols.1[t]) && batch(t))
 }
 
 /// The dimensions of a call in the output's order (largest output stride first, sizes of 1

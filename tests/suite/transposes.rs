@@ -57,6 +57,57 @@ fn transposed_matrices_of_every_width_run_the_tile_kernel_exactly() {
 }
 
 #[test]
+fn transposes_of_whole_blocks_run_the_block_tile_exactly() {
+    // 32-bit elements whose 16-byte blocks are whole: rows and columns multiples of 4, each
+    // transposed input dense along the rows with its columns 4 elements apart.
+    let cases: [(&[u32], &[u32], Option<&[u32]>); 7] = [
+        // Smaller than one 64 x 64 tile; and over several, cut at both edges.
+        (&[12, 8], &[1, 12], None),
+        (&[132, 200], &[1, 132], None),
+        // Both inputs transposed (the tile staged twice), the second padded.
+        (&[68, 40], &[1, 68], Some(&[1, 72])),
+        // B repeating one element per row, and B sliding by one element a row: read by
+        // words, not blocks.
+        (&[64, 36], &[1, 64], Some(&[1, 0])),
+        (&[64, 36], &[1, 64], Some(&[1, 1])),
+        // A batch of three 44 x 36 transposes, B's matrices padded 4 elements apart.
+        (&[3, 44, 36], &[44 * 36, 1, 44], Some(&[44 * 36 + 4, 36, 1])),
+        // The (0, 2, 1) permutation of a [2, 64, 128] tensor.
+        (&[2, 128, 64], &[128 * 64, 1, 128], None),
+    ];
+    for (sizes, a, b) in cases {
+        // The expectation itself must reach the block tile, or this test proves nothing.
+        let out = TensorDesc::new(DataType::U32, sizes);
+        let b_desc = b.map_or(out.clone(), |s| out.clone().with_strides(s));
+        assert_eq!(
+            tile_kernel(
+                &out,
+                [&out.clone().with_strides(a), &b_desc],
+                KernelTuning::Gpu
+            ),
+            KernelKind::BlockTile,
+            "{sizes:?}"
+        );
+        for dt in [DataType::U32, DataType::I32, DataType::F32] {
+            check(dt, sizes, a, b);
+        }
+    }
+    // 64-bit elements, and rows or columns that are not multiples of 4, keep the tile kernel.
+    for (dt, sizes, a) in [
+        (DataType::U64, [64, 64], [1, 64]),
+        (DataType::U32, [66, 64], [1, 66]),
+        (DataType::U32, [64, 66], [1, 64]),
+    ] {
+        let out = TensorDesc::new(dt, &sizes);
+        let a = out.clone().with_strides(&a);
+        assert_eq!(
+            tile_kernel(&out, [&a, &out], KernelTuning::Gpu),
+            KernelKind::Tile
+        );
+    }
+}
+
+#[test]
 fn batches_of_transposes_run_one_tile_call_per_matrix() {
     for dt in TYPES {
         // (0, 2, 1) of a [3, 36, 45] cube: three 45 x 36 transposes.

@@ -34,6 +34,11 @@ pub enum KernelKind {
     /// elements transposed in registers, whole words read and written, where the output's
     /// rows hold whole words. Chosen per piece.
     Tile,
+    /// The tile kernel's 32-bit transposes where every block of 16 bytes they touch is whole
+    /// and aligned (rows and columns multiples of 4, operands on 16-byte boundaries, a staged
+    /// input's columns dense along the rows): 64 x 64 tiles through workgroup memory, every
+    /// global load and store a 16-byte block, four per invocation. Chosen per piece.
+    BlockTile,
     /// Strided output: each invocation starts from one output element. 8- and 16-bit elements
     /// that share words are written by the word's owner, the invocation of its first element,
     /// which gathers the word's other lanes; no atomics. Runs on pieces whose output is nested
@@ -59,12 +64,13 @@ pub enum KernelKind {
 impl KernelKind {
     /// Every kernel that dispatches work (all but [`KernelKind::Empty`]), in declaration
     /// order: what a test that must reach every kernel iterates.
-    pub const DISPATCHING: [KernelKind; 7] = [
+    pub const DISPATCHING: [KernelKind; 8] = [
         KernelKind::Contiguous,
         KernelKind::Rows,
         KernelKind::ShiftedRows,
         KernelKind::Gather,
         KernelKind::Tile,
+        KernelKind::BlockTile,
         KernelKind::Scatter,
         KernelKind::Spaced,
     ];

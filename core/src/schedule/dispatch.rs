@@ -10,6 +10,10 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// TILE x ROWS_PER_PASS workgroup (`@workgroup_size(32, 8)`).
 pub const TILE: u64 = 32;
 
+/// Side of the block tile kernel's square tile (`SIDE` in block_tile.wgsl): 64 x 64 32-bit
+/// elements per 256-invocation workgroup, four 16-byte blocks each.
+pub const BLOCK_TILE: u64 = 64;
+
 /// Output rows of a tile each pass of the tile kernel covers (`ROWS_PER_PASS` in tile.wgsl),
 /// and the workgroup's height.
 pub const ROWS_PER_PASS: u32 = 8;
@@ -94,8 +98,12 @@ pub(crate) fn build(
             by_size.shift1 | by_size.shift2 << 8 | by_stride.shift1 << 16 | by_stride.shift2 << 24;
     }
     match kernel {
-        KernelKind::Tile => {
-            let (tile_rows, tile_cols) = tile_shape(width, staged);
+        KernelKind::Tile | KernelKind::BlockTile => {
+            let (tile_rows, tile_cols) = if kernel == KernelKind::BlockTile {
+                (BLOCK_TILE, BLOCK_TILE)
+            } else {
+                tile_shape(width, staged)
+            };
             let (r, c) = (rank - 2, rank - 1);
             // Tile rows in chunks of at most `max_groups`, one record each.
             let tiles = |params: Params| {

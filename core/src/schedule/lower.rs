@@ -635,12 +635,12 @@ mod tests {
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
         // A transposed output of 32-bit elements (both inputs read across their rows): the
-        // tile kernel tuned for GPUs, the scatter kernel in the inputs' order tuned for CPU
-        // adapters, over the same elements; both among the warm-up's pipelines.
+        // block tile kernel tuned for GPUs, the scatter kernel in the inputs' order tuned for
+        // CPU adapters, over the same elements; both among the warm-up's pipelines.
         let mut desc = BitXorDesc::packed(DataType::U32, &[40, 24]);
         desc.output = desc.output.clone().with_strides(&[1, 40]);
         let p = plan(&desc);
-        for (cpu, kernel) in [(false, KernelKind::Tile), (true, KernelKind::Spaced)] {
+        for (cpu, kernel) in [(false, KernelKind::BlockTile), (true, KernelKind::Spaced)] {
             let tuned = Target {
                 cpu,
                 ..target(1 << 20, false)
@@ -765,15 +765,16 @@ mod tests {
         let desc = BitXorDesc::new(t.clone().with_strides(&[1, 64]), t.clone(), t);
         let p = plan(&desc);
         let keys = pipeline_keys(&p, 65535);
-        assert!(keys.iter().any(|k| k.kernel == KernelKind::Tile));
-        assert!(keys.iter().any(|k| k.kernel == KernelKind::Gather));
+        for kernel in [KernelKind::BlockTile, KernelKind::Tile, KernelKind::Gather] {
+            assert!(keys.iter().any(|k| k.kernel == kernel), "{kernel:?}");
+        }
         let l = lower(
             &p,
             bound([0, 1, 2], [0; 3], 1 << 16),
             &target(1 << 20, false),
         )
         .unwrap();
-        assert_eq!(l.summary.dispatches, [KernelKind::Tile]);
+        assert_eq!(l.summary.dispatches, [KernelKind::BlockTile]);
         assert!(keys.contains(&l.pieces[0].key));
     }
 }

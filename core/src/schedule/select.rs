@@ -257,6 +257,7 @@ fn fits(
         KernelKind::Contiguous => channel_layout(piece, width) && at.runs && at.room,
         KernelKind::Rows => rows_layout(piece, width) && at.rows && at.room,
         KernelKind::Tile => tile && (width >= 4 || (at.out_word && whole_word_rows(piece, width))),
+        KernelKind::BlockTile => block_tile(planned, piece, bound, widths),
         KernelKind::Spaced => {
             (planned == KernelKind::Gather && width >= 4 && tile && both_transposed(piece))
                 || (planned == KernelKind::Scatter && spaced(piece, width))
@@ -318,6 +319,8 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 } else {
                     KernelKind::Gather
                 }
+            } else if block_tile(planned, piece, bound, widths) {
+                KernelKind::BlockTile
             } else if tile_layout(planned, piece, width, bound.target.max_groups)
                 && (width >= 4 || (at.out_word && whole_word_rows(piece, width)))
             {
@@ -382,6 +385,9 @@ pub(crate) fn candidates(
             }
             if tile_layout(planned, piece, width, max_groups) {
                 kernels.push(KernelKind::Tile);
+            }
+            if block_tile_layout(planned, piece, width, max_groups) {
+                kernels.push(KernelKind::BlockTile);
             }
             if width >= 4
                 && piece.sizes.len() == 2
@@ -547,6 +553,45 @@ fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) 
         && piece.sizes[rank - 1].div_ceil(tile_shape(width, true).1) <= u64::from(max_groups)
 }
 
+/// Whether the layout of `piece` suits the block tile kernel, its bindings aside: a tile
+/// layout of 32-bit elements whose every 16-byte block is whole: rows and columns multiples
+/// of 4, the output's rows dense and 4 elements apart, each staged input (read across its
+/// rows) dense along the rows, its columns 4 elements apart, and in a batch every matrix of
+/// the output and of a staged input 4 elements after the one before.
+fn block_tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
+    let rank = piece.sizes.len();
+    if width != 4 || !tile_layout(planned, piece, width, max_groups) {
+        return false;
+    }
+    let (r, c) = (rank - 2, rank - 1);
+    let four = |x: u64| x.is_multiple_of(4);
+    let strides = |o: usize| &piece.strides[o];
+    let batch = |o: usize| rank == 2 || four(strides(o)[0]);
+    four(piece.sizes[r])
+        && four(piece.sizes[c])
+        && strides(0)[c] == 1
+        && four(strides(0)[r])
+        && batch(0)
+        && (1..3)
+            .filter(|&o| transposed(piece, o))
+            .all(|o| strides(o)[r] == 1 && four(strides(o)[c]) && batch(o))
+}
+
+/// Whether the block tile kernel can run `piece` with its bindings: its layout
+/// ([`block_tile_layout`]), the output and each staged input starting on a 16-byte boundary
+/// of its binding, and every slot holding whole blocks to the end of what the piece uses (the
+/// kernel binds 16-byte blocks; an unstaged input is read by blocks or by words, as its
+/// record's strides and offset allow).
+fn block_tile(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> bool {
+    let first = |o: usize| bound.start[o] + piece.origin[o] * widths.of(o);
+    widths.uniform()
+        && block_tile_layout(planned, piece, widths.out(), bound.target.max_groups)
+        && (0..3)
+            .filter(|&o| o == 0 || transposed(piece, o))
+            .all(|o| first(o).is_multiple_of(16))
+        && bound.room_for_blocks(piece)
+}
+
 /// Whether every output row of a tile piece starts a word where the first does and holds
 /// whole words: its row stride in bytes is a multiple of 4 (the output of a gather plan is
 /// dense, so its rows are whole words). 8- and 16-bit tiles write whole words, one owner each.
@@ -631,7 +676,7 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64, cpu: bool) ->
                 1
             }
         }
-        KernelKind::Tile => u32::from(transposed(piece, o)),
+        KernelKind::Tile | KernelKind::BlockTile => u32::from(transposed(piece, o)),
         _ => 0,
     };
     (mode(1), mode(2))
@@ -799,14 +844,14 @@ mod tests {
             )
         };
         for width in [1, 2, 4, 8] {
-            assert_eq!(
-                choose(KernelKind::Gather, &one(3), &gpu, width),
+            // 32-bit matrices of whole blocks: the block tile.
+            let tile = if width == 4 {
+                KernelKind::BlockTile
+            } else {
                 KernelKind::Tile
-            );
-            assert_eq!(
-                choose(KernelKind::Gather, &both(3), &gpu, width),
-                KernelKind::Tile
-            );
+            };
+            assert_eq!(choose(KernelKind::Gather, &one(3), &gpu, width), tile);
+            assert_eq!(choose(KernelKind::Gather, &both(3), &gpu, width), tile);
             // More matrices than records are worth: gathered.
             assert_eq!(
                 choose(KernelKind::Gather, &one(MAX_TILE_BATCH + 1), &gpu, width),
@@ -825,6 +870,60 @@ mod tests {
             assert!(
                 !candidates(KernelKind::Gather, &both(3), width, 65535)
                     .contains(&KernelKind::Spaced)
+            );
+        }
+    }
+
+    #[test]
+    fn block_tiles_run_only_where_every_block_is_whole_and_aligned() {
+        let gpu = bound([0; 3]);
+        let tile = |p: &Piece, b: &Bound| choose(KernelKind::Gather, p, b, 4);
+        // A 64 x 48 transpose, B dense or repeating one element per row.
+        let a_t = piece(&[64, 48], [&[48, 1], &[1, 64], &[48, 1]]);
+        let broadcast = piece(&[64, 48], [&[48, 1], &[1, 64], &[1, 0]]);
+        let both = piece(&[64, 48], [&[48, 1], &[1, 64], &[1, 68]]);
+        for p in [&a_t, &broadcast, &both] {
+            assert_eq!(tile(p, &gpu), KernelKind::BlockTile);
+            assert!(candidates(KernelKind::Gather, p, 4, 65535).contains(&KernelKind::BlockTile));
+        }
+        // B off a block boundary is read by words: still the block tile.
+        assert_eq!(tile(&a_t, &bound([0, 0, 4])), KernelKind::BlockTile);
+        // Rows or columns not multiples of 4, A's rows two elements apart, its columns or
+        // the output's rows not 4 apart: the tile kernel, and no block tile candidate.
+        for p in [
+            piece(&[62, 48], [&[48, 1], &[1, 62], &[48, 1]]),
+            piece(&[64, 46], [&[46, 1], &[1, 64], &[46, 1]]),
+            piece(&[64, 48], [&[48, 1], &[2, 130], &[48, 1]]),
+            piece(&[64, 48], [&[48, 1], &[1, 66], &[48, 1]]),
+            piece(&[64, 48], [&[50, 1], &[1, 64], &[48, 1]]),
+            // A batch whose matrices of A are 2 elements apart.
+            piece(
+                &[2, 64, 48],
+                [&[3072, 48, 1], &[3074, 1, 64], &[3072, 48, 1]],
+            ),
+        ] {
+            assert_eq!(tile(&p, &gpu), KernelKind::Tile, "{p:?}");
+            assert!(!candidates(KernelKind::Gather, &p, 4, 65535).contains(&KernelKind::BlockTile));
+        }
+        // The output or a staged input off a 16-byte boundary, or a binding that ends
+        // inside the last block: the tile kernel.
+        for start in [[4, 0, 0], [0, 8, 0]] {
+            assert_eq!(tile(&a_t, &bound(start)), KernelKind::Tile);
+        }
+        let short = Bound {
+            range: [
+                Some((0, 64 * 48 * 4)),
+                Some((0, 64 * 48 * 4 - 4)),
+                Some((0, 1 << 21)),
+            ],
+            ..bound([0; 3])
+        };
+        assert_eq!(tile(&a_t, &short), KernelKind::Tile);
+        // Other widths keep the tile kernel.
+        for width in [1, 2, 8] {
+            assert_eq!(
+                choose(KernelKind::Gather, &a_t, &gpu, width),
+                KernelKind::Tile
             );
         }
     }
@@ -854,10 +953,16 @@ mod tests {
         let transposed = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]]);
         let both = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[1, n]]);
         for (n, width, untiled) in [(2048, 4, true), (4096, 4, false), (4096, 8, true)] {
+            // 32-bit tiles of whole blocks are block tiles.
+            let tile = if width == 4 {
+                KernelKind::BlockTile
+            } else {
+                KernelKind::Tile
+            };
             let (one, two) = if untiled {
                 (KernelKind::Gather, KernelKind::Spaced)
             } else {
-                (KernelKind::Tile, KernelKind::Tile)
+                (tile, tile)
             };
             assert_eq!(choose(KernelKind::Gather, &transposed(n), &cpu, width), one);
             assert_eq!(choose(KernelKind::Gather, &both(n), &cpu, width), two);
@@ -865,7 +970,7 @@ mod tests {
             let gpu = bound([0; 3]);
             assert_eq!(
                 choose(KernelKind::Gather, &transposed(n), &gpu, width),
-                KernelKind::Tile
+                tile
             );
         }
         // 8- and 16-bit transposes keep the tile kernel's register blocks on CPUs too.

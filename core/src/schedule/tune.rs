@@ -187,6 +187,7 @@ fn kernel_code(kernel: KernelKind) -> u8 {
         KernelKind::Spaced => 7,
         KernelKind::FusedBlocks => 8,
         KernelKind::FusedElements => 9,
+        KernelKind::BlockTile => 10,
     }
 }
 
@@ -202,6 +203,7 @@ fn kernel_of(code: u8) -> Option<KernelKind> {
         7 => KernelKind::Spaced,
         8 => KernelKind::FusedBlocks,
         9 => KernelKind::FusedElements,
+        10 => KernelKind::BlockTile,
         _ => return None,
     })
 }
