@@ -351,7 +351,7 @@ pub(crate) mod tests {
             u64::from(size_of(&module, tiles[0].1.ty)),
             BLOCK_TILE * BLOCK_TILE * 4
         );
-        assert!(BLOCK_TILE * BLOCK_TILE * 4 <= 16384);
+        const { assert!(BLOCK_TILE * BLOCK_TILE * 4 <= 16384) };
     }
 
     #[test]

@@ -60,7 +60,9 @@ fn transposed_matrices_of_every_width_run_the_tile_kernel_exactly() {
 fn transposes_of_whole_blocks_run_the_block_tile_exactly() {
     // 32-bit elements whose 16-byte blocks are whole: rows and columns multiples of 4, each
     // transposed input dense along the rows with its columns 4 elements apart.
-    let cases: [(&[u32], &[u32], Option<&[u32]>); 7] = [
+    // Sizes, A's strides, B's (packed where none).
+    type Case<'a> = (&'a [u32], &'a [u32], Option<&'a [u32]>);
+    let cases: [Case; 7] = [
         // Smaller than one 64 x 64 tile; and over several, cut at both edges.
         (&[12, 8], &[1, 12], None),
         (&[132, 200], &[1, 132], None),
