@@ -577,17 +577,27 @@ fn block_tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups:
             .all(|o| strides(o)[r] == 1 && four(strides(o)[c]) && batch(o))
 }
 
+/// Whether input `o` of a block tile piece that is not staged can be read by 16-byte blocks
+/// (`B_MODE` 2), its start aside: its rows dense, 4 elements apart, and in a batch its
+/// matrices too. Otherwise (a broadcast, padded or sliding rows) the kernel reads it by words.
+fn block_rows(piece: &Piece, o: usize) -> bool {
+    let rank = piece.sizes.len();
+    let strides = &piece.strides[o];
+    let four = |x: u64| x.is_multiple_of(4);
+    strides[rank - 1] == 1 && four(strides[rank - 2]) && (rank == 2 || four(strides[0]))
+}
+
 /// Whether the block tile kernel can run `piece` with its bindings: its layout
-/// ([`block_tile_layout`]), the output and each staged input starting on a 16-byte boundary
-/// of its binding, and every slot holding whole blocks to the end of what the piece uses (the
-/// kernel binds 16-byte blocks; an unstaged input is read by blocks or by words, as its
-/// record's strides and offset allow).
+/// ([`block_tile_layout`]), every operand it reads or writes by blocks (the output, the
+/// staged inputs, the others whose rows allow it: [`block_rows`]) starting on a 16-byte
+/// boundary, and every slot holding whole blocks to the end of what the piece uses (the
+/// kernel binds 16-byte blocks).
 fn block_tile(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> bool {
     let first = |o: usize| bound.start[o] + piece.origin[o] * widths.of(o);
     widths.uniform()
         && block_tile_layout(planned, piece, widths.out(), bound.target.max_groups)
         && (0..3)
-            .filter(|&o| o == 0 || transposed(piece, o))
+            .filter(|&o| o == 0 || transposed(piece, o) || block_rows(piece, o))
             .all(|o| first(o).is_multiple_of(16))
         && bound.room_for_blocks(piece)
 }
@@ -676,7 +686,9 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64, cpu: bool) ->
                 1
             }
         }
-        KernelKind::Tile | KernelKind::BlockTile => u32::from(transposed(piece, o)),
+        KernelKind::Tile => u32::from(transposed(piece, o)),
+        KernelKind::BlockTile if transposed(piece, o) => 1,
+        KernelKind::BlockTile => 2 * u32::from(block_rows(piece, o)),
         _ => 0,
     };
     (mode(1), mode(2))
@@ -886,8 +898,13 @@ mod tests {
             assert_eq!(tile(p, &gpu), KernelKind::BlockTile);
             assert!(candidates(KernelKind::Gather, p, 4, 65535).contains(&KernelKind::BlockTile));
         }
-        // B off a block boundary is read by words: still the block tile.
-        assert_eq!(tile(&a_t, &bound([0, 0, 4])), KernelKind::BlockTile);
+        // B read by blocks (mode 2), or by words where its rows are not (mode 0).
+        assert_eq!(modes(KernelKind::BlockTile, &a_t, 4, false), (1, 2));
+        assert_eq!(modes(KernelKind::BlockTile, &broadcast, 4, true), (1, 0));
+        assert_eq!(modes(KernelKind::BlockTile, &both, 4, false), (1, 1));
+        // B dense off a block boundary: the tile kernel; B read by words may start anywhere.
+        assert_eq!(tile(&a_t, &bound([0, 0, 4])), KernelKind::Tile);
+        assert_eq!(tile(&broadcast, &bound([0, 0, 4])), KernelKind::BlockTile);
         // Rows or columns not multiples of 4, A's rows two elements apart, its columns or
         // the output's rows not 4 apart: the tile kernel, and no block tile candidate.
         for p in [
