@@ -309,6 +309,17 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
+            } else if block_tile(planned, piece, bound, widths)
+                && !(bound.target.cpu
+                    && untiled_on_cpu(piece, width)
+                    && both_transposed(piece)
+                    && piece.sizes.len() == 2)
+            {
+                // On both adapter classes; on lavapipe 1.8 to 2.7 times gathering a 32-bit
+                // transpose or permutation of 1 or 16 MiB. Two transposed inputs up to 16 MiB
+                // stay in their order there (the scatter kernel at 1.1 times the block tile
+                // at 16 MiB, 0.8 at 1 MiB; `benches/RESULTS.md`, "Strided layouts").
+                KernelKind::BlockTile
             } else if bound.target.cpu
                 && untiled_on_cpu(piece, width)
                 && tile_layout(planned, piece, width, bound.target.max_groups)
@@ -319,8 +330,6 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 } else {
                     KernelKind::Gather
                 }
-            } else if block_tile(planned, piece, bound, widths) {
-                KernelKind::BlockTile
             } else if tile_layout(planned, piece, width, bound.target.max_groups)
                 && (width >= 4 || (at.out_word && whole_word_rows(piece, width)))
             {
@@ -869,12 +878,13 @@ mod tests {
                 choose(KernelKind::Gather, &one(MAX_TILE_BATCH + 1), &gpu, width),
                 KernelKind::Gather
             );
-            // Tuned for CPUs, wide batches gather at any size, narrow ones tile; a batch is
-            // never written in its inputs' order (the spaced kernel), one matrix at a time.
-            let untiled = if width >= 4 {
-                KernelKind::Gather
-            } else {
-                KernelKind::Tile
+            // Tuned for CPUs, 32-bit batches of whole blocks run the block tile, other wide
+            // ones gather at any size, narrow ones tile; a batch is never written in its
+            // inputs' order (the spaced kernel), one matrix at a time.
+            let untiled = match width {
+                4 => KernelKind::BlockTile,
+                8 => KernelKind::Gather,
+                _ => KernelKind::Tile,
             };
             assert_eq!(choose(KernelKind::Gather, &one(3), &cpu, width), untiled);
             assert_eq!(choose(KernelKind::Gather, &both(3), &cpu, width), untiled);
@@ -959,7 +969,7 @@ mod tests {
     }
 
     #[test]
-    fn cpu_tuning_keeps_tiles_for_large_32_bit_transposes_only() {
+    fn cpu_tuning_gathers_small_wide_transposes_that_no_block_tile_takes() {
         let cpu = Bound {
             target: Target {
                 cpu: true,
@@ -976,7 +986,11 @@ mod tests {
             } else {
                 KernelKind::Tile
             };
-            let (one, two) = if untiled {
+            // Untiled, one transposed input is gathered, or for 32-bit elements block tiled;
+            // two are written in their order.
+            let (one, two) = if untiled && width == 4 {
+                (KernelKind::BlockTile, KernelKind::Spaced)
+            } else if untiled {
                 (KernelKind::Gather, KernelKind::Spaced)
             } else {
                 (tile, tile)
