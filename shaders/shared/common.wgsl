@@ -20,7 +20,8 @@
 //   A_MODE, B_MODE  how the input is read, for the kernels that have a choice (0 elsewhere):
 //            rows.wgsl and shifted.wgsl 0 = a dense row, 1 = one element repeated across
 //            the row;
-//            tile.wgsl 0 = straight from memory, 1 = staged through a workgroup tile.
+//            tile.wgsl 0 = straight from memory, 1 = staged through a workgroup tile;
+//            block_tile.wgsl 0 = by words, 1 = staged, 2 = by 16-byte blocks.
 //            Constants rather than metadata, so that the path not taken is compiled out.
 //   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index
 //            arithmetic needs no loop; 0 reads it from the metadata (any rank up to 8).

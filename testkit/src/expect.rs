@@ -19,16 +19,15 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
 
 /// The kernel of a two-dimensional call (or a batch of at most 1,024 two-dimensional calls)
 /// with a dense output once reordered (a transposed output is reordered into one) and an
-/// input read across its rows, on a context of `tuning` (resolved: `Gpu` or `Cpu`): for
-/// 64-bit elements, and 32-bit ones up to 16 MiB of output or in a batch, a context tuned
-/// for CPU adapters writes a single matrix in the inputs' order with the scatter kernel
-/// ([`KernelKind::Spaced`]) where both inputs are read across their rows; otherwise the
+/// input read across its rows, on a context of `tuning` (resolved: `Gpu` or `Cpu`): the
 /// block tile kernel ([`KernelKind::BlockTile`]) for 32-bit elements whose 16-byte blocks
 /// are whole (rows and columns multiples of 4, each input read across its rows dense along
 /// them, its columns and matrices 4 elements apart; the caller's to know: every tensor starts
-/// on a 16-byte boundary, as DirectML's offsets do); otherwise, on that CPU-tuned context,
-/// the gather kernel ([`KernelKind::Gather`]); else [`transposed_kernel`] of the output's row
-/// length. An input reads across its rows where, once the dimensions are in the output's
+/// on a 16-byte boundary, as DirectML's offsets do); otherwise, for 64-bit elements and
+/// 32-bit ones up to 16 MiB of output or in a batch, a context tuned for CPU adapters writes
+/// a single matrix in the inputs' order with the scatter kernel ([`KernelKind::Spaced`])
+/// where both inputs are read across their rows, and gathers ([`KernelKind::Gather`])
+/// otherwise; else [`transposed_kernel`] of the output's row length. An input reads across its rows where, once the dimensions are in the output's
 /// order (largest output stride first, sizes of 1 dropped) and merged wherever every tensor
 /// allows, there are two (or three, the outer one the batch) and its inner stride is above 1
 /// and above the one before it.
@@ -49,10 +48,10 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
     if !(across(1) || across(2)) {
         // No matrix to tile: more matrices than a batch holds.
         KernelKind::Gather
-    } else if cpu_wide && rank == 2 && across(1) && across(2) {
-        KernelKind::Spaced
     } else if width == 4 && whole_blocks(&merged, across) {
         KernelKind::BlockTile
+    } else if cpu_wide && rank == 2 && across(1) && across(2) {
+        KernelKind::Spaced
     } else if cpu_wide && (across(1) || across(2)) {
         KernelKind::Gather
     } else {

@@ -186,14 +186,30 @@ fn transposed(op: Operator, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) 
 }
 
 /// The defect as reported: two u32 / u64 calls of shapes [40, 40] and [40, 33], transposed
-/// A, on the same three buffers at offsets 0 and 65536.
+/// A, on the same three buffers at offsets 0 and 65536; here [40, 42], whose rows are not
+/// whole 16-byte blocks, so that 32-bit elements stay on the tile kernel too (a 32-bit
+/// [40, 40] runs the block tile: `block_tile_calls_of_two_shapes_merge_exactly`).
 #[test]
 fn tile_calls_of_two_shapes_merge_exactly() {
     for dt in [DataType::U32, DataType::U64, DataType::F32, DataType::I64] {
-        let calls = transposed(Operator::BitXor, dt, &[[40, 40], [40, 33]], &[0, 65536]);
+        let calls = transposed(Operator::BitXor, dt, &[[40, 42], [40, 33]], &[0, 65536]);
         Calls::new(3, 65536 + 16384, 11, calls).check_family(
             tuned(KernelTuning::Gpu),
             KernelKind::Tile,
+            true,
+            &family_of(dt),
+        );
+    }
+}
+
+/// Transposes of whole 16-byte blocks in two shapes, within one 64 x 64 tile each.
+#[test]
+fn block_tile_calls_of_two_shapes_merge_exactly() {
+    for dt in [DataType::U32, DataType::I32, DataType::F32] {
+        let calls = transposed(Operator::BitXor, dt, &[[40, 40], [48, 36]], &[0, 65536]);
+        Calls::new(3, 65536 + 16384, 14, calls).check_family(
+            tuned(KernelTuning::Gpu),
+            KernelKind::BlockTile,
             true,
             &family_of(dt),
         );
@@ -207,7 +223,7 @@ fn tile_calls_of_three_shapes_merge_exactly() {
         let calls = transposed(
             Operator::BitXor,
             dt,
-            &[[33, 40], [40, 40], [7, 9]],
+            &[[33, 40], [40, 42], [7, 9]],
             &[0, 16384, 32768],
         );
         Calls::new(3, 49152, 12, calls).check_family(
@@ -224,7 +240,7 @@ fn tile_logical_calls_merge_exactly() {
     let calls = transposed(
         Operator::LogicalXor,
         DataType::U32,
-        &[[64, 40], [50, 64], [33, 33]],
+        &[[64, 42], [50, 64], [33, 33]],
         &[0, 16384, 32768],
     );
     Calls::new(3, 49152, 13, calls).check_family(
@@ -498,7 +514,7 @@ fn dependent_calls_keep_their_order() {
     );
     let (dispatches, _) = Calls::new(3, 16384, 80, vec![first, second]).check(
         tuned(KernelTuning::Gpu),
-        Some(KernelKind::Tile),
+        Some(KernelKind::BlockTile),
         false,
     );
     assert_eq!(dispatches, 2);
@@ -542,7 +558,7 @@ fn dependent_calls_of_different_functions_keep_their_order() {
         let mut calls = Calls::new(2, 8192 * 6, 82, calls);
         speckle(&mut calls.buffers, 82);
         calls
-            .check(tuned(KernelTuning::Gpu), Some(KernelKind::Tile), false)
+            .check(tuned(KernelTuning::Gpu), Some(KernelKind::BlockTile), false)
             .0
     };
     assert_eq!(apart(&[Operator::BitAnd; 5]), 1);

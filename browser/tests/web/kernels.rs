@@ -5,7 +5,7 @@
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
 use gpu_xor_browser::{
-    Check, CheckOv, DmlCase, Operator, OvCase, assert_kernel, ctx, scatter_kind, tuned,
+    Check, CheckOv, DmlCase, Operator, OvCase, assert_kernel, ctx, scatter_kind, tile_kernel, tuned,
 };
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -120,22 +120,25 @@ async fn gather() {
 
 #[wasm_bindgen_test]
 async fn tile() {
-    // The tile kernel as chosen for GPUs; tuned for CPUs, 32- and 64-bit elements gather.
+    // The tile kernel as chosen for GPUs; tuned for CPUs, 32- and 64-bit elements gather;
+    // 32-bit ones of whole 16-byte blocks ([40, 40], [64, 96]) run the block tile on both.
     let ctx = tuned(KernelTuning::Gpu).await;
     let cpu = tuned(KernelTuning::Cpu).await;
+    let mut reached = Vec::new();
     for dt in [DataType::U32, DataType::F32, DataType::I64, DataType::F64] {
-        for [rows, cols] in [[40u32, 40], [40, 33], [7, 9], [64, 17]] {
+        for [rows, cols] in [[40u32, 40], [40, 33], [7, 9], [64, 17], [64, 96]] {
             let t = TensorDesc::new(dt, &[rows, cols]);
-            let case = DmlCase::distinct(
-                Operator::BitXor,
-                t.clone().with_strides(&[1, rows]),
-                t.clone(),
-                t,
-                41,
-            );
-            assert_kernel(&case.check_on(&ctx).await, KernelKind::Tile);
-            assert_kernel(&case.check_on(&cpu).await, KernelKind::Gather);
+            let a = t.clone().with_strides(&[1, rows]);
+            let case = DmlCase::distinct(Operator::BitXor, a.clone(), t.clone(), t.clone(), 41);
+            for (ctx, tuning) in [(&ctx, KernelTuning::Gpu), (&cpu, KernelTuning::Cpu)] {
+                let kernel = tile_kernel(&t, [&a, &t], tuning);
+                assert_kernel(&case.check_on(ctx).await, kernel);
+                reached.push(kernel);
+            }
         }
+    }
+    for kernel in [KernelKind::Tile, KernelKind::BlockTile, KernelKind::Gather] {
+        assert!(reached.contains(&kernel), "no call reached {kernel:?}");
     }
     // 8- and 16-bit: blocks transposed in registers, rows not a multiple of the block.
     for (op, dt) in [
@@ -268,7 +271,10 @@ async fn measured_choice() {
     assert_eq!(choices.len(), 1);
     let (_, choice) = choices.iter().next().unwrap();
     assert!(
-        matches!(choice, KernelKind::Tile | KernelKind::Gather),
+        matches!(
+            choice,
+            KernelKind::Tile | KernelKind::BlockTile | KernelKind::Gather
+        ),
         "{choice:?}"
     );
     let case = DmlCase::distinct(Operator::BitXor, a, t.clone(), t, 44);

@@ -634,18 +634,18 @@ mod tests {
             // Every pipeline a call can need is among the warm-up's.
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
-        // A transposed output of 32-bit elements (both inputs read across their rows): the
-        // block tile kernel tuned for GPUs, the scatter kernel in the inputs' order tuned for
-        // CPU adapters, over the same elements; both among the warm-up's pipelines.
-        let mut desc = BitXorDesc::packed(DataType::U32, &[40, 24]);
+        // A transposed output of 64-bit elements (both inputs read across their rows): the
+        // tile kernel tuned for GPUs, the scatter kernel in the inputs' order tuned for CPU
+        // adapters, over the same elements; both among the warm-up's pipelines.
+        let mut desc = BitXorDesc::packed(DataType::U64, &[40, 24]);
         desc.output = desc.output.clone().with_strides(&[1, 40]);
         let p = plan(&desc);
-        for (cpu, kernel) in [(false, KernelKind::BlockTile), (true, KernelKind::Spaced)] {
+        for (cpu, kernel) in [(false, KernelKind::Tile), (true, KernelKind::Spaced)] {
             let tuned = Target {
                 cpu,
                 ..target(1 << 20, false)
             };
-            let l = lower(&p, bound([0, 1, 2], [0, 0, 0], 4096), &tuned).unwrap();
+            let l = lower(&p, bound([0, 1, 2], [0, 0, 0], 8192), &tuned).unwrap();
             assert_eq!(l.summary.dispatches, [kernel], "cpu {cpu}");
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }

@@ -32,11 +32,13 @@ const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 /// and an input read across its rows (a transposed or permuted input; a transposed output is
 /// reordered into one with both inputs read across their rows):
 /// - GPUs: the tile kernel, the transposed inputs staged through workgroup memory so that
-///   reads and writes both run along memory;
-/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): for 64-bit elements, and for 32-bit ones
-///   up to 16 MiB of output, no workgroup memory. Both inputs read across
-///   their rows: the scatter kernel in the inputs' order (reads along memory, writes across
-///   it). One input: the gather kernel.
+///   reads and writes both run along memory; for 32-bit elements whose 16-byte blocks are
+///   whole and aligned, its block form (64 x 64 tiles, every global access 16 bytes);
+/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): the same block form where it applies;
+///   otherwise, for 64-bit elements and for 32-bit ones up to 16 MiB of output, no
+///   workgroup memory. Both inputs read across their
+///   rows: the scatter kernel in the inputs' order (reads along memory, writes across it).
+///   One input: the gather kernel.
 ///
 /// The measurements behind the rules are in the repository's `benches/RESULTS.md` ("Strided
 /// layouts").
@@ -309,16 +311,11 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
-            } else if block_tile(planned, piece, bound, widths)
-                && !(bound.target.cpu
-                    && untiled_on_cpu(piece, width)
-                    && both_transposed(piece)
-                    && piece.sizes.len() == 2)
-            {
-                // On both adapter classes; on lavapipe 1.8 to 2.7 times gathering a 32-bit
-                // transpose or permutation of 1 or 16 MiB. Two transposed inputs up to 16 MiB
-                // stay in their order there (the scatter kernel at 1.1 times the block tile
-                // at 16 MiB, 0.8 at 1 MiB; `benches/RESULTS.md`, "Strided layouts").
+            } else if block_tile(planned, piece, bound, widths) {
+                // On both adapter classes: on lavapipe 1.8 to 2.7 times gathering a 32-bit
+                // transpose or permutation of 1 or 16 MiB. Two transposed inputs ran there at
+                // 1.29 times the scatter kernel in their order at 1 MiB and 0.90 at 16 MiB
+                // (`bench_report -- --strided --tunings`); one rule for both.
                 KernelKind::BlockTile
             } else if bound.target.cpu
                 && untiled_on_cpu(piece, width)
@@ -623,9 +620,10 @@ fn whole_word_rows(piece: &Piece, width: u64) -> bool {
 /// staging it through tiles ([`KernelTuning`]).
 const CPU_UNTILED_32_BIT_BYTES: u64 = 16 << 20;
 
-/// Whether a CPU-tuned context runs a transpose of `piece` without workgroup tiles: 64-bit
-/// elements always, 32-bit ones up to [`CPU_UNTILED_32_BIT_BYTES`] of output and batches of
-/// 32-bit matrices at every size; narrower ones never (their tile path there has no workgroup
+/// Whether a CPU-tuned context runs a transpose of `piece` without the tile kernel's 32 x 32
+/// tiles (the block tile aside, which it takes first where it applies): 64-bit elements
+/// always, 32-bit ones up to [`CPU_UNTILED_32_BIT_BYTES`] of output and batches of 32-bit
+/// matrices at every size; narrower ones never (their tile path there has no workgroup
 /// memory). On lavapipe the tiles lose to gathering (or writing in the inputs' order) for
 /// 64-bit transposes at every size measured and for 32-bit ones up to 16 MiB, and win for
 /// 32-bit ones at 64 MiB, where the columns of a 4096-row transpose no longer stay in the
@@ -672,7 +670,8 @@ fn transposed(piece: &Piece, o: usize) -> bool {
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
 /// and contiguous kernels 1 where the input repeats one element across each row (for the
 /// contiguous kernel 2 where its rows are whole 16-byte blocks), for the tile kernel 1 where
-/// it is staged through workgroup memory; 0 otherwise.
+/// it is staged through workgroup memory, for the block tile kernel 1 where staged and 2
+/// where read by blocks ([`block_rows`]); 0 otherwise.
 ///
 /// The tile kernel stages a transposed input of 8- or 16-bit elements only for a GPU (`cpu`
 /// false): there the staged form reads along the input's memory and writes along the
@@ -986,10 +985,10 @@ mod tests {
             } else {
                 KernelKind::Tile
             };
-            // Untiled, one transposed input is gathered, or for 32-bit elements block tiled;
-            // two are written in their order.
-            let (one, two) = if untiled && width == 4 {
-                (KernelKind::BlockTile, KernelKind::Spaced)
+            // Untiled, one transposed input is gathered and two are written in their order;
+            // 32-bit ones of whole blocks are block tiled.
+            let (one, two) = if width == 4 {
+                (KernelKind::BlockTile, KernelKind::BlockTile)
             } else if untiled {
                 (KernelKind::Gather, KernelKind::Spaced)
             } else {

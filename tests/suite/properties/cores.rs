@@ -562,8 +562,25 @@ pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
         2 => (0u32..3).prop_map(Input::Transposed),
     ];
     let batch = prop_oneof![3 => Just(None), 1 => (2u32..=4, 0u32..3).prop_map(Some)];
-    (side(), side(), tiled, other, any::<bool>(), batch)
-        .prop_map(move |(r, c, (kind, p), other, swap, batch)| {
+    // For 32-bit elements, half the draws keep every 16-byte block whole (the block tile's
+    // layouts): sides multiples of 4, a transposed input dense along the rows, its columns
+    // and matrices 4 elements apart.
+    (
+        side(),
+        side(),
+        tiled,
+        other,
+        any::<bool>(),
+        batch,
+        any::<bool>(),
+    )
+        .prop_map(move |(r, c, (kind, p), other, swap, batch, blocks)| {
+            let blocks = blocks && w == 4;
+            let (r, c, kind, p) = if blocks {
+                (r.next_multiple_of(4), c.next_multiple_of(4), 0, 0)
+            } else {
+                (r, c, kind, p)
+            };
             let c = if w < 4 { c.next_multiple_of(4 / w) } else { c };
             let mut sizes = vec![r, c];
             let mut out = vec![c, 1];
@@ -577,7 +594,15 @@ pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
                 // the two inner axes, its matrices padded apart).
                 let span = |s: &[u32]| (r - 1) * s[0] + (c - 1) * s[1] + 1;
                 sizes.insert(0, n);
-                tiled.insert(0, span(&tiled) + extra);
+                let stride = span(&tiled) + extra;
+                tiled.insert(
+                    0,
+                    if blocks {
+                        stride.next_multiple_of(4)
+                    } else {
+                        stride
+                    },
+                );
                 out.insert(0, r * c);
             }
             let other = strides_of(&sizes, other);

@@ -212,6 +212,8 @@ fn not_runs_every_kernel_as_its_binary_twin() {
         dml_call(all, contiguous_core).boxed(),
         dml_call(all, rows_core).boxed(),
         dml_call(all, tile_core).boxed(),
+        // 32-bit transposes, half of them the block tile's.
+        dml_call(&[DataType::U32, DataType::I32, DataType::F32], tile_core).boxed(),
         dml_call(all, shifted_core).boxed(),
         dml_call(all, scatter_core).boxed(),
         dml_call(all, gather_core).boxed(),
