@@ -6,6 +6,7 @@
 //! says which of them the GPU rewards. Every form's output is checked against the host's
 //! transpose before it is timed.
 
+use gpu_xor::inspect::{KernelKind, TuningKey};
 use gpu_xor::{
     Bindings, BitXorDesc, CompiledOperator, Context, DataType, DmlBinary, Prepared, TensorBinding,
     TensorDesc,
@@ -260,6 +261,31 @@ impl Probe {
         Ok((op, prepared))
     }
 
+    /// The library's BIT_XOR as [`Probe::library`] makes it, on `ctx` (a context tuned
+    /// `KernelTuning::Measured`), with `kernel` loaded as the choice for its layout class
+    /// instead of measured: what the library's kernel runs at on this device, kernel by
+    /// kernel. A kernel that cannot run the call leaves it to the rule; the kernels it runs
+    /// are named as [`Probe::kernels`] names them, read before another choice is loaded.
+    pub(crate) fn library_forced(
+        &self,
+        ctx: &Context,
+        kernel: KernelKind,
+    ) -> Result<(Prepared, String), gpu_xor::Error> {
+        let side = self.n as u32;
+        let t = || TensorDesc::new(DataType::U32, &[side, side]);
+        let op = DmlBinary::new(
+            ctx,
+            &BitXorDesc::new(t().with_strides(&[1, side]), t(), t()),
+        )?;
+        if let Some(key) = TuningKey::of_plan(op.plan()) {
+            let mut table = ctx.kernel_choices();
+            table.insert(key, kernel);
+            ctx.load_kernel_choices(&table.to_bytes())?;
+        }
+        let prepared = op.prepare(&self.bindings())?;
+        Ok((prepared, self.kernels(ctx, &op)))
+    }
+
     /// The kernels the library's call runs, as the strided table names them.
     pub(crate) fn kernels(&self, ctx: &Context, op: &DmlBinary) -> String {
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
@@ -340,9 +366,11 @@ fn unchecked_module(
 mod tests {
     use super::*;
 
-    /// Every form of the probe, and the library's call, writes the host's transpose at
-    /// n = 256 and 512 (four and eight 64 x 64 tiles a side): the report's check, on the test
-    /// adapter; the form without runtime checks follows its checked twin.
+    /// Every form of the probe, and the library's call (under the context's rule, and with
+    /// each of its kernels loaded as the choice, which must then run), writes the host's
+    /// transpose at n = 256 and 512 (four and eight 64 x 64 tiles a side): the report's
+    /// check, on the test adapter; the form without runtime checks follows its checked
+    /// twin.
     #[test]
     fn every_form_writes_the_transpose() {
         let ctx = Context::from_env().expect("an adapter");
@@ -361,6 +389,17 @@ mod tests {
             probe
                 .check(&ctx, &|e| prepared.record(e).expect("record"))
                 .expect("the library's call writes the transpose");
+            let measured = crate::report::tuned_context(&ctx, gpu_xor::KernelTuning::Measured)
+                .expect("a measured context");
+            for kernel in [KernelKind::BlockTile, KernelKind::Tile, KernelKind::Gather] {
+                let (prepared, ran) = probe
+                    .library_forced(&measured, kernel)
+                    .expect("the library's call");
+                assert_eq!(ran, format!("{kernel:?} x1"), "n = {n}");
+                probe
+                    .check(&measured, &|e| prepared.record(e).expect("record"))
+                    .unwrap_or_else(|why| panic!("{kernel:?} at n = {n}: {why}"));
+            }
         }
     }
 }

@@ -316,42 +316,36 @@ pub(crate) mod tests {
         }
     }
 
-    #[test]
-    fn tile_workgroup_memory_holds_one_tile_per_array() {
-        let source = source(KernelKind::Tile, false).expect("the tile kernel");
-        let module = parse(source);
-        let tiles: Vec<_> = module
+    /// The sizes in bytes of the workgroup arrays of `kernel`'s module.
+    fn workgroup_arrays(kernel: KernelKind) -> Vec<u64> {
+        let module = parse(source(kernel, false).expect("a kernel"));
+        module
             .global_variables
             .iter()
             .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
-            .collect();
-        assert_eq!(tiles.len(), 4);
-        let total: u32 = tiles.iter().map(|(_, g)| size_of(&module, g.ty)).sum();
-        for (_, g) in &tiles {
-            assert_eq!(u64::from(size_of(&module, g.ty)), TILE * TILE * 4);
-        }
-        // WebGPU's default `max_compute_workgroup_storage_size`.
-        assert!(total <= 16384, "{total} bytes of workgroup memory");
-        // A staged tile of 8-bit elements (16 rows of 4 lanes by 16 words) fills one array.
-        assert_eq!(WORD_ROWS * 4 * WORD_ROWS, TILE * TILE);
+            .map(|(_, g)| u64::from(size_of(&module, g.ty)))
+            .collect()
     }
 
     #[test]
-    fn block_tile_workgroup_memory_holds_one_tile() {
-        let source = source(KernelKind::BlockTile, false).expect("the block tile kernel");
-        let module = parse(source);
-        let tiles: Vec<_> = module
-            .global_variables
-            .iter()
-            .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
-            .collect();
-        assert_eq!(tiles.len(), 1);
-        // One tile of 32-bit elements, WebGPU's default `max_compute_workgroup_storage_size`.
-        assert_eq!(
-            u64::from(size_of(&module, tiles[0].1.ty)),
-            BLOCK_TILE * BLOCK_TILE * 4
-        );
-        const { assert!(BLOCK_TILE * BLOCK_TILE * 4 <= 16384) };
+    fn workgroup_memory_holds_the_tiles() {
+        // The tile kernel: one 32 x 32 tile of words per array, A's and B's low and high
+        // words; the block tile kernel: one 64 x 64 tile of words.
+        for (kernel, arrays, bytes) in [
+            (KernelKind::Tile, 4, TILE * TILE * 4),
+            (KernelKind::BlockTile, 1, BLOCK_TILE * BLOCK_TILE * 4),
+        ] {
+            let sizes = workgroup_arrays(kernel);
+            assert_eq!(sizes, vec![bytes; arrays], "{kernel:?}");
+            // WebGPU's default `max_compute_workgroup_storage_size`.
+            let total: u64 = sizes.iter().sum();
+            assert!(
+                total <= 16384,
+                "{kernel:?}: {total} bytes of workgroup memory"
+            );
+        }
+        // A staged tile of 8-bit elements (16 rows of 4 lanes by 16 words) fills one array.
+        assert_eq!(WORD_ROWS * 4 * WORD_ROWS, TILE * TILE);
     }
 
     #[test]

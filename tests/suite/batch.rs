@@ -186,33 +186,37 @@ fn transposed(op: Operator, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) 
 }
 
 /// The defect as reported: two u32 / u64 calls of shapes [40, 40] and [40, 33], transposed
-/// A, on the same three buffers at offsets 0 and 65536; here [40, 42], whose rows are not
-/// whole 16-byte blocks, so that 32-bit elements stay on the tile kernel too (a 32-bit
-/// [40, 40] runs the block tile: `block_tile_calls_of_two_shapes_merge_exactly`).
+/// A, on the same three buffers at offsets 0 and 65536. Here [40, 42], whose rows are not
+/// whole 16-byte blocks, keeps 32-bit elements on the tile kernel too; 32-bit transposes of
+/// whole blocks in two shapes ([40, 40] and [48, 36], one 64 x 64 tile each) run the block
+/// tile kernel, and merge the same way.
 #[test]
 fn tile_calls_of_two_shapes_merge_exactly() {
-    for dt in [DataType::U32, DataType::U64, DataType::F32, DataType::I64] {
-        let calls = transposed(Operator::BitXor, dt, &[[40, 42], [40, 33]], &[0, 65536]);
-        Calls::new(3, 65536 + 16384, 11, calls).check_family(
-            tuned(KernelTuning::Gpu),
+    use DataType::{F32, I32, I64, U32, U64};
+    let cases: [(KernelKind, &[DataType], [[u32; 2]; 2], u64); 2] = [
+        (
             KernelKind::Tile,
-            true,
-            &family_of(dt),
-        );
-    }
-}
-
-/// Transposes of whole 16-byte blocks in two shapes, within one 64 x 64 tile each.
-#[test]
-fn block_tile_calls_of_two_shapes_merge_exactly() {
-    for dt in [DataType::U32, DataType::I32, DataType::F32] {
-        let calls = transposed(Operator::BitXor, dt, &[[40, 40], [48, 36]], &[0, 65536]);
-        Calls::new(3, 65536 + 16384, 14, calls).check_family(
-            tuned(KernelTuning::Gpu),
+            &[U32, U64, F32, I64],
+            [[40, 42], [40, 33]],
+            11,
+        ),
+        (
             KernelKind::BlockTile,
-            true,
-            &family_of(dt),
-        );
+            &[U32, I32, F32],
+            [[40, 40], [48, 36]],
+            14,
+        ),
+    ];
+    for (kernel, types, shapes, seed) in cases {
+        for &dt in types {
+            let calls = transposed(Operator::BitXor, dt, &shapes, &[0, 65536]);
+            Calls::new(3, 65536 + 16384, seed, calls).check_family(
+                tuned(KernelTuning::Gpu),
+                kernel,
+                true,
+                &family_of(dt),
+            );
+        }
     }
 }
 

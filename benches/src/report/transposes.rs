@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use gpu_xor::inspect::KernelKind;
 use gpu_xor::{Context, KernelTuning};
 
 use super::format::size_name;
@@ -17,6 +18,10 @@ use crate::timing::{gbps, iterations, time};
 /// The sides of the probe's matrices: on a GPU 4096 and 8192 (64 MiB and 256 MiB an operand,
 /// past an H200's 60 MB of L2), and 16384 (1 GiB) without `--quick`; on a CPU adapter 2048
 /// (16 MiB), 1024 with `--quick`.
+/// The library's kernels for a transpose of whole 16-byte blocks, each timed as the choice
+/// for its layout: the block tile, the 32 x 32 tile and the gather kernel.
+const FORCED: [KernelKind; 3] = [KernelKind::BlockTile, KernelKind::Tile, KernelKind::Gather];
+
 fn sides(ctx: &Context, quick: bool) -> Vec<u64> {
     match (on_gpu(ctx), quick) {
         (true, false) => vec![4096, 8192, 16384],
@@ -44,8 +49,10 @@ pub(crate) fn transposes_section(ctx: &Context, quick: bool) -> Result<String, g
     let rounds = if quick { 3 } else { 5 };
     let gpu = tuned_context(ctx, KernelTuning::Gpu)?;
     let measured = tuned_context(ctx, KernelTuning::Measured)?;
+    // Each of the library's kernels for the layout, loaded as the measured choice.
+    let forced = tuned_context(ctx, KernelTuning::Measured)?;
     let mut text = String::from(
-        "C = Aᵀ ^ B over n x n matrices of 32-bit words (the strided section's `transposed` case), written several ways outside the library (`benches/transpose_words.wgsl`, `benches/transpose_vec4.wgsl`: each form differs from the next in one design choice) and run by the library (BIT_XOR, A with strides `[1, n]`) under the Gpu rule and under the kernel measured on this device, on the same buffers; the copy kernel on buffers of one operand's size. Every form's output is checked against the host's transpose first (a form that fails is not timed). GB/s counts bytes read plus bytes written; each round times every row in turn, best of ",
+        "C = Aᵀ ^ B over n x n matrices of 32-bit words (the strided section's `transposed` case), written several ways outside the library (`benches/transpose_words.wgsl`, `benches/transpose_vec4.wgsl`: each form differs from the next in one design choice) and run by the library (BIT_XOR, A with strides `[1, n]`) under the Gpu rule, under the kernel measured on this device, and on each of its kernels for the layout (the block tile, the 32 x 32 tile, the gather kernel) loaded as the measured choice, on the same buffers; the copy kernel on buffers of one operand's size. Every form's output is checked against the host's transpose first (a form that fails is not timed). GB/s counts bytes read plus bytes written; each round times every row in turn, best of ",
     );
     let _ = writeln!(text, "{rounds} rounds.\n");
     text.push_str(
@@ -72,6 +79,32 @@ pub(crate) fn transposes_section(ctx: &Context, quick: bool) -> Result<String, g
         let forms = probe.forms(ctx);
         let (gpu_op, gpu_prepared) = probe.library(&gpu)?;
         let (measured_op, measured_prepared) = probe.library(&measured)?;
+        let kernels = FORCED.map(|kernel| (kernel, probe.library_forced(&forced, kernel)));
+        let mut libraries = vec![
+            (
+                "library, Gpu rule".to_string(),
+                &gpu,
+                &gpu_prepared,
+                probe.kernels(&gpu, &gpu_op),
+            ),
+            (
+                "library, Measured".to_string(),
+                &measured,
+                &measured_prepared,
+                probe.kernels(&measured, &measured_op),
+            ),
+        ];
+        for (kernel, made) in &kernels {
+            match made {
+                Ok((prepared, ran)) => libraries.push((
+                    format!("library, {kernel:?} kernel"),
+                    &forced,
+                    prepared,
+                    ran.clone(),
+                )),
+                Err(e) => failures.push(format!("n = {n}, library, {kernel:?} kernel: {e}")),
+            }
+        }
         let mut entries = vec![Entry {
             name: "copy kernel (`vec4<u32>`, one operand in, one out)".into(),
             kernel: "-".into(),
@@ -79,19 +112,11 @@ pub(crate) fn transposes_section(ctx: &Context, quick: bool) -> Result<String, g
             record: Box::new(|e, k| baselines.record_copy_kernel(e, k)),
             best: Duration::MAX,
         }];
-        for (name, ctx, op, prepared) in [
-            ("library, Gpu rule", &gpu, &gpu_op, &gpu_prepared),
-            (
-                "library, Measured",
-                &measured,
-                &measured_op,
-                &measured_prepared,
-            ),
-        ] {
+        for (name, ctx, prepared, kernel) in libraries {
             match probe.check(ctx, &|e| prepared.record(e).expect("record")) {
                 Ok(()) => entries.push(Entry {
-                    name: name.into(),
-                    kernel: probe.kernels(ctx, op),
+                    name,
+                    kernel,
                     traffic: probe.traffic(),
                     record: Box::new(move |e, k| {
                         for _ in 0..k {
