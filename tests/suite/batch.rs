@@ -193,7 +193,9 @@ fn transposed(op: Operator, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) 
 #[test]
 fn tile_calls_of_two_shapes_merge_exactly() {
     use DataType::{F32, I32, I64, U32, U64};
-    let cases: [(KernelKind, &[DataType], [[u32; 2]; 2], u64); 2] = [
+    // The kernel, its types, the two shapes and the seed.
+    type Case = (KernelKind, &'static [DataType], [[u32; 2]; 2], u64);
+    let cases: [Case; 2] = [
         (
             KernelKind::Tile,
             &[U32, U64, F32, I64],
