@@ -1,41 +1,70 @@
-// Block tile kernel: 32-bit transposes whose every global load and store is a whole 16-byte
-// block. Entry point: `main`.
+// Block tile kernel: transposes whose every global load and store is a whole 16-byte block,
+// for every element width. Entry point: `main`.
 //
 // Two dimensions [rows, cols] per record, as tile.wgsl takes them (a batch of matrices is one
-// record per matrix, or more; `base.w` is the first tile row of this record). The host picks
-// this kernel only for WIDTH 4 where every block it touches is whole and on a 16-byte
-// boundary: rows and cols multiples of 4, the output's rows dense and 4 elements apart, each
-// staged input (A_MODE / B_MODE 1: read across its rows) with a stride of 1 along `rows`,
-// its columns 4 elements apart, and every operand's first element on a block; and the
-// bindings hold whole blocks to the end of what the call reads (shared/blocks.wgsl).
+// record per matrix, or more; `base.w` is the first tile row of this record). A block holds
+// E = 16 / WIDTH elements. The host picks this kernel only where every block it touches is
+// whole and on a 16-byte boundary: rows and cols multiples of E, the output's rows dense and
+// a multiple of E elements apart, each staged input (A_MODE / B_MODE 1: read across its rows)
+// with a stride of 1 along `rows` and its columns a multiple of E elements apart, every
+// operand read by blocks starting on a block; and the bindings hold whole blocks to the end
+// of what the call reads (shared/blocks.wgsl).
 //
-// Each 256-invocation workgroup owns a 64 x 64 tile of the output, 1,024 blocks, four per
-// invocation. Phase 1 reads a staged input along its memory: a block is 4 consecutive rows of
-// the output in one column. Of a warp's 32 invocations, eight consecutive ones read one
-// column's 128 bytes, and the four groups of eight take four neighbouring columns; each
-// block's four words go to four rows of the tile. Phase 2 reads the tile's rows as blocks and
-// writes the output along its rows, 16 blocks (256 bytes) a row, taking the other input's
-// matching blocks from its buffer. The tile holds rows of the output as blocks: block j of
-// tile row i sits at block j ^ ((i / 4) % 16) of the row, so the scalar stores of phase 1
-// fall on 32 distinct banks and the block reads of phase 2 (eight invocations to 128 bytes)
-// on distinct bank groups, with no padding (the tile fills WebGPU's 16 KiB). Every load of a
-// phase is issued before its first store. Two staged inputs take the one tile in turn, the
-// first kept in registers while the second passes through it.
+// Each 256-invocation workgroup owns a tile of 64 rows by 64 words of the output (64 columns
+// of 32-bit elements, 32 of 64-bit, 128 of 16-bit, 256 of 8-bit): 1,024 blocks, four per
+// invocation each way. Phase 1 reads a staged input along its memory: a block is E
+// consecutive rows of the output in one column. Of a warp's 32 invocations, eight consecutive
+// ones read one column's 128 bytes (four, 64 bytes, for 8-bit elements), the groups taking
+// neighbouring columns. Each block's words go to its rows of the tile; for 8- and 16-bit
+// elements an invocation reads the blocks of L = 4 / WIDTH neighbouring columns and
+// transposes them in registers into words of L columns, one per row. Phase 2 reads the
+// tile's rows as blocks and writes the output along its rows, 16 blocks (256 bytes) a row,
+// taking the other input's matching blocks from its buffer. The tile holds rows of the
+// output as blocks: block j of tile row i sits at block j ^ ((i / 4) % 16) of the row, so
+// that phase 1's scalar stores of 32-bit elements fall on 32 distinct banks and phase 2's
+// block reads (eight invocations to 128 bytes) on distinct bank groups, with no padding (the
+// tile fills WebGPU's 16 KiB). Every load of a phase is issued before its first store. Two
+// staged inputs take the one tile in turn, the first kept in registers while the second
+// passes through it.
 //
-// An input that is not staged is read block by block where its rows are dense and every
-// block it gives lies on a 16-byte boundary (checked per record: a uniform branch), else
-// word by word at any strides (a broadcast, padded or sliding rows).
+// Loads never branch: a block outside the matrix reads the last one inside instead, and
+// what it gives is never stored; only the stores check the bounds (a CPU adapter runs every
+// guarded access under its execution mask).
+//
+// An input that is not staged is read block by block (mode 2: its rows dense and E apart,
+// its first element on a block) or, at any strides, element by element (mode 0: a broadcast,
+// padded or sliding rows).
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as 16-byte blocks
 // (shared/inputs_blocks_*.wgsl, shared/blocks.wgsl).
 
-// The tile's side in elements, and its blocks per row.
-const SIDE: u32 = 64u;
+// Tile rows, blocks per tile row, and blocks of the tile each invocation moves each way.
+const ROWS: u32 = 64u;
 const PER_ROW: u32 = 16u;
-// Blocks of the tile each invocation moves.
 const BLOCKS: u32 = 4u;
 
 var<workgroup> tile: array<vec4<u32>, 1024>;
+
+// Elements per block, E.
+fn per_block() -> u32 {
+    return 16u / WIDTH;
+}
+
+// Elements per word for 8- and 16-bit elements (L), 1 for wider ones.
+fn lanes() -> u32 {
+    return max(4u / WIDTH, 1u);
+}
+
+// Tile columns in elements: 64 words of them.
+fn tile_cols() -> u32 {
+    return 64u * lanes() / max(WIDTH / 4u, 1u);
+}
+
+// The block holding element `e` of a binding (element offsets of blocked operands are
+// multiples of E).
+fn block_of(e: u32) -> u32 {
+    return e / per_block();
+}
 
 // The workgroup's tile of one record's matrix: its first row and column, and the matrix's
 // size.
@@ -51,38 +80,66 @@ fn slot(i: u32, j: u32) -> u32 {
     return i * PER_ROW + (j ^ ((i / 4u) % PER_ROW));
 }
 
-// Phase 1's block u of the workgroup (0 .. 1024): (group g of 4 output rows, column) in the
-// tile.
-fn phase1(u: u32) -> vec2<u32> {
+// Stores word `w` (0 .. 64) of tile row i.
+fn park_word(i: u32, w: u32, value: u32) {
+    tile[slot(i, w / 4u)][w % 4u] = value;
+}
+
+// Phase 1's unit u of the workgroup: (row group g, column group q) of the tile. A unit is the
+// blocks of L neighbouring columns (one column for 32- and 64-bit elements) at E rows. Of a
+// warp's 32 units, `gw` consecutive ones take consecutive row groups of one column group.
+fn unit(u: u32) -> vec2<u32> {
+    let groups = ROWS / per_block();
+    let gw = min(groups, 8u);
     let warp = u / 32u;
-    let g = u % 8u + 8u * (warp % 2u);
-    let column = (u / 8u) % 4u + 4u * (warp / 2u);
-    return vec2<u32>(g, column);
+    let g = u % gw + gw * (warp % (groups / gw));
+    let q = (u % 32u) / gw + (32u / gw) * (warp / (groups / gw));
+    return vec2<u32>(g, q);
 }
 
 // The blocks of staged input `src` (element offset `e0` of its first element, column stride
-// `s1`) that invocation li reads in phase 1, all loaded before any is parked.
+// `s1`) that invocation li reads in phase 1, all loaded before any is parked: block m is
+// column m % L of unit li + 256 (m / L).
 fn load_staged(src: u32, e0: u32, s1: u32, t: Span, li: u32) -> array<vec4<u32>, 4> {
     var v: array<vec4<u32>, 4>;
     for (var m = 0u; m < BLOCKS; m++) {
-        let p = phase1(li + 256u * m);
-        // A block outside the matrix reads the last one inside instead (rows are a multiple
-        // of 4): loads need no branch, and what they give is never stored.
-        let r = min(t.r0 + 4u * p.x, t.rows - 4u);
-        let c = min(t.c0 + p.y, t.cols - 1u);
-        v[m] = load(src, (e0 + r + c * s1) / 4u);
+        let p = unit(li + 256u * (m / lanes()));
+        let r = min(t.r0 + per_block() * p.x, t.rows - per_block());
+        let c = min(t.c0 + lanes() * p.y + m % lanes(), t.cols - 1u);
+        v[m] = load(src, block_of(e0 + r + c * s1));
     }
     return v;
 }
 
-// Parks invocation li's phase-1 blocks in the tile, each block's words in four tile rows.
+// Parks invocation li's phase-1 blocks in the tile: each block's elements in their rows.
 fn park(v: array<vec4<u32>, 4>, li: u32) {
-    for (var m = 0u; m < BLOCKS; m++) {
-        let p = phase1(li + 256u * m);
-        let j = p.y / 4u;
-        let lane = p.y % 4u;
-        for (var k = 0u; k < 4u; k++) {
-            tile[slot(4u * p.x + k, j)][lane] = v[m][k];
+    let e = per_block();
+    let l = lanes();
+    for (var n = 0u; n < BLOCKS / l; n++) {
+        let p = unit(li + 256u * n);
+        let i0 = e * p.x;
+        if WIDTH == 8u {
+            // Two elements of two words, rows i0 and i0 + 1, at words 2q and 2q + 1.
+            let b = v[n];
+            park_word(i0, 2u * p.y, b.x);
+            park_word(i0, 2u * p.y + 1u, b.y);
+            park_word(i0 + 1u, 2u * p.y, b.z);
+            park_word(i0 + 1u, 2u * p.y + 1u, b.w);
+        } else if WIDTH == 4u {
+            for (var k = 0u; k < 4u; k++) {
+                park_word(i0 + k, p.y, v[n][k]);
+            }
+        } else {
+            // Row k's word: lane k of each of the unit's L blocks, column j in lane j.
+            let bits = WIDTH * 8u;
+            for (var k = 0u; k < e; k++) {
+                var word = 0u;
+                for (var j = 0u; j < l; j++) {
+                    let lane = (v[n * l + j][k / l] >> ((k % l) * bits)) & lane_mask();
+                    word |= lane << (j * bits);
+                }
+                park_word(i0 + k, p.y, word);
+            }
         }
     }
 }
@@ -105,26 +162,42 @@ fn staged(src: u32, e0: u32, s1: u32, t: Span, li: u32) -> array<vec4<u32>, 4> {
     return parked(li);
 }
 
-// The block of an unstaged input at output row r, columns c .. c + 4 (the last block inside
+// Word `w` of the block of E elements from element `e` of binding `src` along stride `s1`,
+// element by element.
+fn spread_word(src: u32, e: u32, s1: u32, w: u32) -> u32 {
+    if WIDTH == 8u {
+        let k = e + (w / 2u) * s1;
+        return load_word(src, 2u * k + w % 2u);
+    }
+    if WIDTH == 4u {
+        return load_word(src, e + w * s1);
+    }
+    let l = lanes();
+    var word = 0u;
+    for (var j = 0u; j < l; j++) {
+        word |= load_lane(src, e + (w * l + j) * s1) << (j * WIDTH * 8u);
+    }
+    return word;
+}
+
+// The block of an unstaged input at output row r, columns c .. c + E (the last block inside
 // the matrix where that one is not): one block load where its rows are dense and its blocks
-// aligned (`whole`), else four words.
+// aligned (`whole`), else element by element.
 fn unstaged(src: u32, e0: u32, s0: u32, s1: u32, whole: bool, t: Span, r: u32, c: u32) -> vec4<u32> {
-    let e = e0 + min(r, t.rows - 1u) * s0 + min(c, t.cols - 4u) * s1;
+    let e = e0 + min(r, t.rows - 1u) * s0 + min(c, t.cols - per_block()) * s1;
     if whole {
-        return load(src, e / 4u);
+        return load(src, block_of(e));
     }
     return vec4<u32>(
-        load_word(src, e),
-        load_word(src, e + s1),
-        load_word(src, e + 2u * s1),
-        load_word(src, e + 3u * s1),
+        spread_word(src, e, s1, 0u),
+        spread_word(src, e, s1, 1u),
+        spread_word(src, e, s1, 2u),
+        spread_word(src, e, s1, 3u),
     );
 }
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-    let call = wg.z;
-    let t = Span((base(call).w + wg.y) * SIDE, wg.x * SIDE, size_at(call, 0u), size_at(call, 1u));
+// Invocation li's share of the tile `t` of record `call`.
+fn run(call: u32, t: Span, li: u32) {
     let ea = base(call).y;
     let eb = base(call).z;
     let a0 = a_stride_at(call, 0u);
@@ -147,8 +220,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     }
 
     // Phase 2: the unstaged input's blocks, then every store.
-    let j = li % PER_ROW;
-    let c = t.c0 + 4u * j;
+    let c = t.c0 + per_block() * (li % PER_ROW);
     for (var m = 0u; m < BLOCKS; m++) {
         let r = t.r0 + li / PER_ROW + PER_ROW * m;
         if A_MODE != 1u {
@@ -161,7 +233,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     for (var m = 0u; m < BLOCKS; m++) {
         let r = t.r0 + li / PER_ROW + PER_ROW * m;
         if r < t.rows && c < t.cols {
-            out_buf[(base(call).x + r * out_stride_at(call, 0u) + c) / 4u] = combine4(va[m], vb[m]);
+            out_buf[block_of(base(call).x + r * out_stride_at(call, 0u) + c)] = combine4(va[m], vb[m]);
         }
     }
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    let call = wg.z;
+    let t = Span((base(call).w + wg.y) * ROWS, wg.x * tile_cols(), size_at(call, 0u), size_at(call, 1u));
+    run(call, t, li);
 }

@@ -302,11 +302,13 @@ pub(crate) mod tests {
                 );
                 [TILE as u32, ROWS_PER_PASS, 1]
             } else if source.kernel == KernelKind::BlockTile {
-                assert_eq!(u64::from(const_u32(&module, "SIDE")), BLOCK_TILE);
-                // Four blocks of four elements per invocation cover the tile.
+                assert_eq!(u64::from(const_u32(&module, "ROWS")), BLOCK_TILE);
+                // Four blocks of four words per invocation cover the tile's rows of 64 words,
+                // 16 blocks each.
+                assert_eq!(const_u32(&module, "PER_ROW") * 4, 64);
                 assert_eq!(
                     u64::from(const_u32(&module, "BLOCKS") * WORKGROUP_SIZE) * 4,
-                    BLOCK_TILE * BLOCK_TILE
+                    BLOCK_TILE * 64
                 );
                 [WORKGROUP_SIZE, 1, 1]
             } else {

@@ -48,7 +48,7 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
     if !(across(1) || across(2)) {
         // No matrix to tile: more matrices than a batch holds.
         KernelKind::Gather
-    } else if width == 4 && whole_blocks(&merged, across) {
+    } else if whole_blocks(&merged, width, across) {
         KernelKind::BlockTile
     } else if cpu_wide && rank == 2 && across(1) && across(2) {
         KernelKind::Spaced
@@ -59,23 +59,23 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
     }
 }
 
-/// Whether every 16-byte block of a 32-bit transpose of `merged` dimensions (two, or three
-/// with a batch) is whole: rows and columns multiples of 4, the output's rows (and matrices)
-/// 4 elements apart, and each input that reads `across` its rows dense along them, its
-/// columns (and matrices) 4 elements apart.
-fn whole_blocks(merged: &[(u64, [u64; 3])], across: impl Fn(usize) -> bool) -> bool {
+/// Whether every 16-byte block (E = 16 / `width` elements) of a transpose of `merged`
+/// dimensions (two, or three with a batch) is whole: rows and columns multiples of E, the
+/// output's rows (and matrices) a multiple of E elements apart, and each input that reads
+/// `across` its rows dense along them, its columns (and matrices) a multiple of E apart.
+fn whole_blocks(merged: &[(u64, [u64; 3])], width: u64, across: impl Fn(usize) -> bool) -> bool {
     let rank = merged.len();
     let (rows, cols) = (&merged[rank - 2], &merged[rank - 1]);
-    let four = |x: u64| x.is_multiple_of(4);
-    let batch = |t: usize| rank == 2 || four(merged[0].1[t]);
-    four(rows.0)
-        && four(cols.0)
+    let whole = |x: u64| x.is_multiple_of(16 / width);
+    let batch = |t: usize| rank == 2 || whole(merged[0].1[t]);
+    whole(rows.0)
+        && whole(cols.0)
         && cols.1[0] == 1
-        && four(rows.1[0])
+        && whole(rows.1[0])
         && batch(0)
         && (1..3)
             .filter(|&t| across(t))
-            .all(|t| rows.1[t] == 1 && four(cols.1[t]) && batch(t))
+            .all(|t| rows.1[t] == 1 && whole(cols.1[t]) && batch(t))
 }
 
 /// The dimensions of a call in the output's order (largest output stride first, sizes of 1

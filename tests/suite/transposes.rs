@@ -10,7 +10,7 @@
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{ContextOptions, DataType, KernelTuning, TensorDesc};
-use gpu_xor_testkit::expect::tile_kernel;
+use gpu_xor_testkit::expect::{tile_kernel, transposed_kernel};
 
 use crate::common::{
     Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, on_suite_device, small_windows,
@@ -58,53 +58,67 @@ fn transposed_matrices_of_every_width_run_the_tile_kernel_exactly() {
 
 #[test]
 fn transposes_of_whole_blocks_run_the_block_tile_exactly() {
-    // 32-bit elements whose 16-byte blocks are whole: rows and columns multiples of 4, each
-    // transposed input dense along the rows with its columns 4 elements apart.
+    // Every width, its 16-byte blocks whole (E = 16 / width elements each): rows and columns
+    // multiples of 16, each transposed input dense along the rows with its columns a multiple
+    // of 16 elements apart.
     // Sizes, A's strides, B's (packed where none).
     type Case<'a> = (&'a [u32], &'a [u32], Option<&'a [u32]>);
     let cases: [Case; 7] = [
-        // Smaller than one 64 x 64 tile; and over several, cut at both edges.
-        (&[12, 8], &[1, 12], None),
-        (&[132, 200], &[1, 132], None),
+        // Smaller than one tile; and over several (64 rows by 256 8-bit or 32 64-bit
+        // columns), cut at both edges.
+        (&[16, 32], &[1, 16], None),
+        (&[144, 272], &[1, 144], None),
         // Both inputs transposed (the tile staged twice), the second padded.
-        (&[68, 40], &[1, 68], Some(&[1, 72])),
-        // B repeating one element per row, and B sliding by one element a row: read by
-        // words, not blocks.
-        (&[64, 36], &[1, 64], Some(&[1, 0])),
-        (&[64, 36], &[1, 64], Some(&[1, 1])),
-        // A batch of three 44 x 36 transposes, B's matrices padded 4 elements apart.
-        (&[3, 44, 36], &[44 * 36, 1, 44], Some(&[44 * 36 + 4, 36, 1])),
+        (&[80, 48], &[1, 80], Some(&[1, 96])),
+        // B repeating one element per row, and B sliding by one element a row: read element
+        // by element, not by blocks.
+        (&[64, 48], &[1, 64], Some(&[1, 0])),
+        (&[64, 48], &[1, 64], Some(&[1, 1])),
+        // A batch of three 48 x 32 transposes, B's matrices padded 16 elements apart.
+        (
+            &[3, 48, 32],
+            &[48 * 32, 1, 48],
+            Some(&[48 * 32 + 16, 32, 1]),
+        ),
         // The (0, 2, 1) permutation of a [2, 64, 128] tensor.
         (&[2, 128, 64], &[128 * 64, 1, 128], None),
     ];
+    let types = [
+        DataType::U8,
+        DataType::I16,
+        DataType::U32,
+        DataType::F32,
+        DataType::U64,
+    ];
     for (sizes, a, b) in cases {
-        // The expectation itself must reach the block tile, or this test proves nothing.
-        let out = TensorDesc::new(DataType::U32, sizes);
-        let b_desc = b.map_or(out.clone(), |s| out.clone().with_strides(s));
-        assert_eq!(
-            tile_kernel(
-                &out,
-                [&out.clone().with_strides(a), &b_desc],
-                KernelTuning::Gpu
-            ),
-            KernelKind::BlockTile,
-            "{sizes:?}"
-        );
-        for dt in [DataType::U32, DataType::I32, DataType::F32] {
+        for dt in types {
+            // The expectation itself must reach the block tile, or this test proves nothing.
+            let out = TensorDesc::new(dt, sizes);
+            let b_desc = b.map_or(out.clone(), |s| out.clone().with_strides(s));
+            let a_desc = out.clone().with_strides(a);
+            for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+                assert_eq!(
+                    tile_kernel(&out, [&a_desc, &b_desc], tuning),
+                    KernelKind::BlockTile,
+                    "{dt} {sizes:?} {tuning:?}"
+                );
+            }
             check(dt, sizes, a, b);
         }
     }
-    // 64-bit elements, and rows or columns that are not multiples of 4, keep the tile kernel.
+    // Rows or columns that are not multiples of a block's elements keep the tile kernel.
     for (dt, sizes, a) in [
-        (DataType::U64, [64, 64], [1, 64]),
+        (DataType::U64, [65, 64], [1, 65]),
         (DataType::U32, [66, 64], [1, 66]),
         (DataType::U32, [64, 66], [1, 64]),
+        (DataType::U16, [64, 20], [1, 64]),
+        (DataType::U8, [24, 64], [1, 24]),
     ] {
         let out = TensorDesc::new(dt, &sizes);
         let a = out.clone().with_strides(&a);
         assert_eq!(
             tile_kernel(&out, [&a, &out], KernelTuning::Gpu),
-            KernelKind::Tile
+            transposed_kernel(dt, sizes[1])
         );
     }
 }

@@ -10,9 +10,15 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// TILE x ROWS_PER_PASS workgroup (`@workgroup_size(32, 8)`).
 pub const TILE: u64 = 32;
 
-/// Side of the block tile kernel's square tile (`SIDE` in block_tile.wgsl): 64 x 64 32-bit
-/// elements per 256-invocation workgroup, four 16-byte blocks each.
+/// Rows of the block tile kernel's tile (`ROWS` in block_tile.wgsl); each row is 64 words, so
+/// a 256-invocation workgroup moves 1,024 16-byte blocks, four each.
 pub const BLOCK_TILE: u64 = 64;
+
+/// The rows and columns of output one workgroup of the block tile kernel covers: 64 rows of
+/// 64 words of `width`-byte elements.
+pub(crate) fn block_tile_shape(width: u64) -> (u64, u64) {
+    (BLOCK_TILE, BLOCK_TILE * 4 / width.clamp(1, 8))
+}
 
 /// Output rows of a tile each pass of the tile kernel covers (`ROWS_PER_PASS` in tile.wgsl),
 /// and the workgroup's height.
@@ -100,7 +106,7 @@ pub(crate) fn build(
     match kernel {
         KernelKind::Tile | KernelKind::BlockTile => {
             let (tile_rows, tile_cols) = if kernel == KernelKind::BlockTile {
-                (BLOCK_TILE, BLOCK_TILE)
+                block_tile_shape(width)
             } else {
                 tile_shape(width, staged)
             };

@@ -560,37 +560,39 @@ fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) 
 }
 
 /// Whether the layout of `piece` suits the block tile kernel, its bindings aside: a tile
-/// layout of 32-bit elements whose every 16-byte block is whole: rows and columns multiples
-/// of 4, the output's rows dense and 4 elements apart, each staged input (read across its
-/// rows) dense along the rows, its columns 4 elements apart, and in a batch every matrix of
-/// the output and of a staged input 4 elements after the one before.
+/// layout whose every 16-byte block (E = 16 / `width` elements) is whole: rows and columns
+/// multiples of E, the output's rows dense and a multiple of E elements apart, each staged
+/// input (read across its rows) dense along the rows, its columns a multiple of E apart, and
+/// in a batch every matrix of the output and of a staged input a multiple of E elements after
+/// the one before.
 fn block_tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
     let rank = piece.sizes.len();
-    if width != 4 || !tile_layout(planned, piece, width, max_groups) {
+    if !matches!(width, 1 | 2 | 4 | 8) || !tile_layout(planned, piece, width, max_groups) {
         return false;
     }
     let (r, c) = (rank - 2, rank - 1);
-    let four = |x: u64| x.is_multiple_of(4);
+    let whole = |x: u64| x.is_multiple_of(16 / width);
     let strides = |o: usize| &piece.strides[o];
-    let batch = |o: usize| rank == 2 || four(strides(o)[0]);
-    four(piece.sizes[r])
-        && four(piece.sizes[c])
+    let batch = |o: usize| rank == 2 || whole(strides(o)[0]);
+    whole(piece.sizes[r])
+        && whole(piece.sizes[c])
         && strides(0)[c] == 1
-        && four(strides(0)[r])
+        && whole(strides(0)[r])
         && batch(0)
         && (1..3)
             .filter(|&o| transposed(piece, o))
-            .all(|o| strides(o)[r] == 1 && four(strides(o)[c]) && batch(o))
+            .all(|o| strides(o)[r] == 1 && whole(strides(o)[c]) && batch(o))
 }
 
-/// Whether input `o` of a block tile piece that is not staged can be read by 16-byte blocks
-/// (`B_MODE` 2), its start aside: its rows dense, 4 elements apart, and in a batch its
-/// matrices too. Otherwise (a broadcast, padded or sliding rows) the kernel reads it by words.
-fn block_rows(piece: &Piece, o: usize) -> bool {
+/// Whether input `o` of a block tile piece of `width`-byte elements that is not staged can be
+/// read by 16-byte blocks (`B_MODE` 2), its start aside: its rows dense and a multiple of
+/// E = 16 / `width` elements apart, and in a batch its matrices too. Otherwise (a broadcast,
+/// padded or sliding rows) the kernel reads it element by element.
+fn block_rows(piece: &Piece, o: usize, width: u64) -> bool {
     let rank = piece.sizes.len();
     let strides = &piece.strides[o];
-    let four = |x: u64| x.is_multiple_of(4);
-    strides[rank - 1] == 1 && four(strides[rank - 2]) && (rank == 2 || four(strides[0]))
+    let whole = |x: u64| x.is_multiple_of(16 / width.clamp(1, 16));
+    strides[rank - 1] == 1 && whole(strides[rank - 2]) && (rank == 2 || whole(strides[0]))
 }
 
 /// Whether the block tile kernel can run `piece` with its bindings: its layout
@@ -603,7 +605,7 @@ fn block_tile(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths)
     widths.uniform()
         && block_tile_layout(planned, piece, widths.out(), bound.target.max_groups)
         && (0..3)
-            .filter(|&o| o == 0 || transposed(piece, o) || block_rows(piece, o))
+            .filter(|&o| o == 0 || transposed(piece, o) || block_rows(piece, o, widths.out()))
             .all(|o| first(o).is_multiple_of(16))
         && bound.room_for_blocks(piece)
 }
@@ -696,7 +698,7 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64, cpu: bool) ->
         }
         KernelKind::Tile => u32::from(transposed(piece, o)),
         KernelKind::BlockTile if transposed(piece, o) => 1,
-        KernelKind::BlockTile => 2 * u32::from(block_rows(piece, o)),
+        KernelKind::BlockTile => 2 * u32::from(block_rows(piece, o, width)),
         _ => 0,
     };
     (mode(1), mode(2))
