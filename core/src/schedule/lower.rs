@@ -634,10 +634,11 @@ mod tests {
             // Every pipeline a call can need is among the warm-up's.
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
-        // A transposed output of 64-bit elements (both inputs read across their rows): the
-        // tile kernel tuned for GPUs, the scatter kernel in the inputs' order tuned for CPU
-        // adapters, over the same elements; both among the warm-up's pipelines.
-        let mut desc = BitXorDesc::packed(DataType::U64, &[40, 24]);
+        // A transposed output of 64-bit elements (both inputs read across their rows; 23
+        // columns, so no 16-byte block tile): the tile kernel tuned for GPUs, the scatter
+        // kernel in the inputs' order tuned for CPU adapters, over the same elements; both
+        // among the warm-up's pipelines.
+        let mut desc = BitXorDesc::packed(DataType::U64, &[40, 23]);
         desc.output = desc.output.clone().with_strides(&[1, 40]);
         let p = plan(&desc);
         for (cpu, kernel) in [(false, KernelKind::Tile), (true, KernelKind::Spaced)] {

@@ -260,8 +260,13 @@ fn fits(
         KernelKind::Rows => rows_layout(piece, width) && at.rows && at.room,
         KernelKind::Tile => tile && (width >= 4 || (at.out_word && whole_word_rows(piece, width))),
         KernelKind::BlockTile => block_tile(planned, piece, bound, widths),
+        // A batch is never written in its inputs' order (`candidates`).
         KernelKind::Spaced => {
-            (planned == KernelKind::Gather && width >= 4 && tile && both_transposed(piece))
+            (planned == KernelKind::Gather
+                && width >= 4
+                && piece.sizes.len() == 2
+                && tile
+                && both_transposed(piece))
                 || (planned == KernelKind::Scatter && spaced(piece, width))
         }
         KernelKind::ShiftedRows => shifted_layout(piece, width),
@@ -894,6 +899,43 @@ mod tests {
                 !candidates(KernelKind::Gather, &both(3), width, 65535)
                     .contains(&KernelKind::Spaced)
             );
+        }
+    }
+
+    #[test]
+    fn a_kernel_fits_a_piece_only_where_it_is_a_candidate() {
+        // Measured choices are taken only where `fits` says so, and measured only among the
+        // candidates: a kernel that fits must be one. Transposes of one and two inputs, as
+        // matrices and batches, of whole blocks and not, every width, both plan families.
+        let pieces = [
+            piece(&[64, 48], [&[48, 1], &[1, 64], &[48, 1]]),
+            piece(&[64, 48], [&[48, 1], &[1, 64], &[1, 64]]),
+            piece(&[62, 46], [&[46, 1], &[1, 62], &[1, 62]]),
+            piece(
+                &[3, 64, 48],
+                [&[3072, 48, 1], &[3072, 1, 64], &[3072, 1, 64]],
+            ),
+            piece(
+                &[3, 62, 46],
+                [&[2852, 46, 1], &[2852, 1, 62], &[2852, 48, 1]],
+            ),
+            piece(&[64, 48], [&[96, 2], &[48, 1], &[0, 1]]),
+            piece(&[8, 200], [&[201, 1], &[200, 1], &[0, 1]]),
+        ];
+        for p in &pieces {
+            for planned in [KernelKind::Gather, KernelKind::Scatter] {
+                for width in [1, 2, 4, 8] {
+                    let listed = candidates(planned, p, width, 65535);
+                    for kernel in KernelKind::DISPATCHING {
+                        if fits(kernel, planned, p, &bound([0; 3]), Widths::from(width)) {
+                            assert!(
+                                listed.contains(&kernel),
+                                "{kernel:?} fits {planned:?} {width} {p:?}, not among {listed:?}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 
