@@ -111,36 +111,49 @@ fn load_staged(src: u32, e0: u32, s1: u32, t: Span, li: u32) -> array<vec4<u32>,
     return v;
 }
 
-// Parks invocation li's phase-1 blocks in the tile: each block's elements in their rows.
-fn park(v: array<vec4<u32>, 4>, li: u32) {
-    let e = per_block();
+// Parks the blocks `b` of one unit `p` of 8- or 16-bit elements (L of them, columns
+// L q .. L q + L at rows E g .. E g + E) in the tile: row k's word holds lane k of each block,
+// column j in lane j.
+fn park_columns(p: vec2<u32>, b: array<vec4<u32>, 4>) {
     let l = lanes();
-    for (var n = 0u; n < BLOCKS / l; n++) {
-        let p = unit(li + 256u * n);
-        let i0 = e * p.x;
-        if WIDTH == 8u {
-            // Two elements of two words, rows i0 and i0 + 1, at words 2q and 2q + 1.
+    let bits = WIDTH * 8u;
+    for (var k = 0u; k < per_block(); k++) {
+        var word = 0u;
+        for (var j = 0u; j < l; j++) {
+            word |= ((b[j][k / l] >> ((k % l) * bits)) & lane_mask()) << (j * bits);
+        }
+        park_word(per_block() * p.x + k, p.y, word);
+    }
+}
+
+// Parks invocation li's phase-1 blocks in the tile: each block's elements in their rows.
+// Every index into `v` is a constant, so that no compiler keeps it in memory.
+fn park(v: array<vec4<u32>, 4>, li: u32) {
+    if WIDTH == 8u {
+        // Two elements of two words, rows 2g and 2g + 1, at words 2q and 2q + 1.
+        for (var n = 0u; n < BLOCKS; n++) {
+            let p = unit(li + 256u * n);
             let b = v[n];
-            park_word(i0, 2u * p.y, b.x);
-            park_word(i0, 2u * p.y + 1u, b.y);
-            park_word(i0 + 1u, 2u * p.y, b.z);
-            park_word(i0 + 1u, 2u * p.y + 1u, b.w);
-        } else if WIDTH == 4u {
+            park_word(2u * p.x, 2u * p.y, b.x);
+            park_word(2u * p.x, 2u * p.y + 1u, b.y);
+            park_word(2u * p.x + 1u, 2u * p.y, b.z);
+            park_word(2u * p.x + 1u, 2u * p.y + 1u, b.w);
+        }
+    } else if WIDTH == 4u {
+        for (var n = 0u; n < BLOCKS; n++) {
+            let p = unit(li + 256u * n);
             for (var k = 0u; k < 4u; k++) {
-                park_word(i0 + k, p.y, v[n][k]);
-            }
-        } else {
-            // Row k's word: lane k of each of the unit's L blocks, column j in lane j.
-            let bits = WIDTH * 8u;
-            for (var k = 0u; k < e; k++) {
-                var word = 0u;
-                for (var j = 0u; j < l; j++) {
-                    let lane = (v[n * l + j][k / l] >> ((k % l) * bits)) & lane_mask();
-                    word |= lane << (j * bits);
-                }
-                park_word(i0 + k, p.y, word);
+                park_word(4u * p.x + k, p.y, v[n][k]);
             }
         }
+    } else if WIDTH == 2u {
+        // Two units of two columns.
+        let z = vec4<u32>();
+        park_columns(unit(li), array<vec4<u32>, 4>(v[0], v[1], z, z));
+        park_columns(unit(li + 256u), array<vec4<u32>, 4>(v[2], v[3], z, z));
+    } else {
+        // One unit of four columns.
+        park_columns(unit(li), v);
     }
 }
 

@@ -20,10 +20,11 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
 /// The kernel of a two-dimensional call (or a batch of at most 1,024 two-dimensional calls)
 /// with a dense output once reordered (a transposed output is reordered into one) and an
 /// input read across its rows, on a context of `tuning` (resolved: `Gpu` or `Cpu`): the
-/// block tile kernel ([`KernelKind::BlockTile`]) for 32-bit elements whose 16-byte blocks
-/// are whole (rows and columns multiples of 4, each input read across its rows dense along
-/// them, its columns and matrices 4 elements apart; the caller's to know: every tensor starts
-/// on a 16-byte boundary, as DirectML's offsets do); otherwise, for 64-bit elements and
+/// block tile kernel ([`KernelKind::BlockTile`]) where every 16-byte block is whole (E = 16 /
+/// width elements: rows and columns multiples of E, each input read across its rows dense
+/// along them, its columns and matrices a multiple of E elements apart; the caller's to
+/// know: every tensor starts on a 16-byte boundary, as DirectML's offsets do), but for 64-bit
+/// elements on a context tuned for CPU adapters; otherwise, for 64-bit elements and
 /// 32-bit ones up to 16 MiB of output or in a batch, a context tuned for CPU adapters writes
 /// a single matrix in the inputs' order with the scatter kernel ([`KernelKind::Spaced`])
 /// where both inputs are read across their rows, and gathers ([`KernelKind::Gather`])
@@ -48,7 +49,7 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
     if !(across(1) || across(2)) {
         // No matrix to tile: more matrices than a batch holds.
         KernelKind::Gather
-    } else if whole_blocks(&merged, width, across) {
+    } else if !(tuning == KernelTuning::Cpu && width == 8) && whole_blocks(&merged, width, across) {
         KernelKind::BlockTile
     } else if cpu_wide && rank == 2 && across(1) && across(2) {
         KernelKind::Spaced
@@ -212,31 +213,46 @@ mod tests {
 
     #[test]
     fn cpu_tuning_writes_transposed_outputs_of_wide_elements_in_the_inputs_order() {
-        for (dt, cpu) in [
-            (DataType::U32, KernelKind::Spaced),
-            (DataType::I64, KernelKind::Spaced),
-            (DataType::U8, KernelKind::Tile),
+        use KernelKind::{BlockTile, Gather, Spaced, Tile};
+        // Type, sizes, then the kernels of two transposed inputs (a transposed output) and of
+        // one, tuned for CPUs and for GPUs. Whole 16-byte blocks run the block tile but for
+        // 64-bit elements on CPUs; off them, wide elements are written in the inputs' order
+        // or gathered on CPUs.
+        for (dt, sizes, both, one) in [
+            (
+                DataType::U32,
+                [4, 8],
+                [BlockTile, BlockTile],
+                [BlockTile, BlockTile],
+            ),
+            (DataType::U32, [5, 7], [Spaced, Tile], [Gather, Tile]),
+            (
+                DataType::I64,
+                [4, 8],
+                [Spaced, BlockTile],
+                [Gather, BlockTile],
+            ),
+            (DataType::I64, [5, 7], [Spaced, Tile], [Gather, Tile]),
+            (DataType::U8, [4, 8], [Tile, Tile], [Tile, Tile]),
+            (
+                DataType::U8,
+                [16, 32],
+                [BlockTile, BlockTile],
+                [BlockTile, BlockTile],
+            ),
         ] {
-            let t = TensorDesc::new(dt, &[4, 8]);
-            let t_out = t.clone().with_strides(&[1, 4]);
-            assert_eq!(tile_kernel(&t_out, [&t, &t], KernelTuning::Cpu), cpu);
-            assert_eq!(
-                tile_kernel(&t_out, [&t, &t], KernelTuning::Gpu),
-                KernelKind::Tile
-            );
-            // One input transposed, the output dense: gathered for CPUs where wide.
-            let t_in = t.clone().with_strides(&[1, 4]);
-            let one = if dt == DataType::U8 {
-                KernelKind::Tile
-            } else {
-                KernelKind::Gather
-            };
-            assert_eq!(tile_kernel(&t, [&t_in, &t], KernelTuning::Cpu), one);
-            assert_eq!(
-                tile_kernel(&t, [&t_in, &t], KernelTuning::Gpu),
-                KernelKind::Tile
-            );
-            assert_eq!(tile_kernel(&t, [&t_in, &t_in], KernelTuning::Cpu), cpu);
+            let t = TensorDesc::new(dt, &sizes);
+            let t_out = t.clone().with_strides(&[1, sizes[0]]);
+            let t_in = t.clone().with_strides(&[1, sizes[0]]);
+            for (k, tuning) in [KernelTuning::Cpu, KernelTuning::Gpu]
+                .into_iter()
+                .enumerate()
+            {
+                let why = format!("{dt} {sizes:?} {tuning:?}");
+                assert_eq!(tile_kernel(&t_out, [&t, &t], tuning), both[k], "{why}");
+                assert_eq!(tile_kernel(&t, [&t_in, &t_in], tuning), both[k], "{why}");
+                assert_eq!(tile_kernel(&t, [&t_in, &t], tuning), one[k], "{why}");
+            }
         }
     }
 }

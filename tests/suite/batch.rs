@@ -186,8 +186,8 @@ fn transposed(op: Operator, dt: DataType, shapes: &[[u32; 2]], offsets: &[u64]) 
 }
 
 /// The defect as reported: two u32 / u64 calls of shapes [40, 40] and [40, 33], transposed
-/// A, on the same three buffers at offsets 0 and 65536. Here [40, 42], whose rows are not
-/// whole 16-byte blocks, keeps 32-bit elements on the tile kernel too; 32-bit transposes of
+/// A, on the same three buffers at offsets 0 and 65536. Here [40, 41], whose rows are not
+/// whole 16-byte blocks, keeps every width on the tile kernel; 32-bit transposes of
 /// whole blocks in two shapes ([40, 40] and [48, 36], one 64 x 64 tile each) run the block
 /// tile kernel, and merge the same way.
 #[test]
@@ -199,7 +199,7 @@ fn tile_calls_of_two_shapes_merge_exactly() {
         (
             KernelKind::Tile,
             &[U32, U64, F32, I64],
-            [[40, 42], [40, 33]],
+            [[40, 41], [40, 33]],
             11,
         ),
         (
@@ -229,7 +229,7 @@ fn tile_calls_of_three_shapes_merge_exactly() {
         let calls = transposed(
             Operator::BitXor,
             dt,
-            &[[33, 40], [40, 42], [7, 9]],
+            &[[33, 40], [40, 41], [7, 9]],
             &[0, 16384, 32768],
         );
         Calls::new(3, 49152, 12, calls).check_family(

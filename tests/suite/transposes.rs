@@ -96,11 +96,15 @@ fn transposes_of_whole_blocks_run_the_block_tile_exactly() {
             let out = TensorDesc::new(dt, sizes);
             let b_desc = b.map_or(out.clone(), |s| out.clone().with_strides(s));
             let a_desc = out.clone().with_strides(a);
+            // Both tunings, but 64-bit elements tuned for CPUs (gathered or written in the
+            // inputs' order there).
             for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+                let kernel = tile_kernel(&out, [&a_desc, &b_desc], tuning);
+                let wide_on_cpu = tuning == KernelTuning::Cpu && dt == DataType::U64;
                 assert_eq!(
-                    tile_kernel(&out, [&a_desc, &b_desc], tuning),
-                    KernelKind::BlockTile,
-                    "{dt} {sizes:?} {tuning:?}"
+                    kernel == KernelKind::BlockTile,
+                    !wide_on_cpu,
+                    "{dt} {sizes:?} {tuning:?}: {kernel:?}"
                 );
             }
             check(dt, sizes, a, b);

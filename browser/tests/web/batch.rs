@@ -44,7 +44,7 @@ async fn contiguous_calls_merge() {
 async fn tile_gather_scatter_and_rows_calls_merge() {
     let ctx = ctx().await;
     // Tile: transposed A, two shapes whose rows are not whole 16-byte blocks.
-    let calls = [[40u32, 42], [40, 33]]
+    let calls = [[40u32, 41], [40, 33]]
         .iter()
         .zip(0..)
         .map(|(&[r, c], k)| {

@@ -32,11 +32,11 @@ const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 /// and an input read across its rows (a transposed or permuted input; a transposed output is
 /// reordered into one with both inputs read across their rows):
 /// - GPUs: the tile kernel, the transposed inputs staged through workgroup memory so that
-///   reads and writes both run along memory; for 32-bit elements whose 16-byte blocks are
-///   whole and aligned, its block form (64 x 64 tiles, every global access 16 bytes);
-/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): the same block form where it applies;
-///   otherwise, for 64-bit elements and for 32-bit ones up to 16 MiB of output, no
-///   workgroup memory. Both inputs read across their
+///   reads and writes both run along memory; where its 16-byte blocks are whole and aligned,
+///   its block form (tiles of 64 rows by 64 words, every global access 16 bytes);
+/// - CPU adapters (lavapipe, llvmpipe, SwiftShader): the same block form where it applies,
+///   but for 64-bit elements; otherwise, for 64-bit elements and for 32-bit ones up to
+///   16 MiB of output, no workgroup memory. Both inputs read across their
 ///   rows: the scatter kernel in the inputs' order (reads along memory, writes across it).
 ///   One input: the gather kernel.
 ///
@@ -316,11 +316,16 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
-            } else if block_tile(planned, piece, bound, widths) {
-                // On both adapter classes: on lavapipe 1.8 to 2.7 times gathering a 32-bit
-                // transpose or permutation of 1 or 16 MiB. Two transposed inputs ran there at
-                // 1.29 times the scatter kernel in their order at 1 MiB and 0.90 at 16 MiB
-                // (`bench_report -- --strided --tunings`); one rule for both.
+            } else if block_tile(planned, piece, bound, widths) && !(bound.target.cpu && width == 8)
+            {
+                // On both adapter classes but for 64-bit elements on CPU adapters. On
+                // lavapipe (`bench_report -- --strided --tunings`) it ran 32-bit transposes
+                // and permutations at 1.8 to 2.7 times the gather kernel at 1 and 16 MiB, two
+                // transposed 32-bit inputs at 1.29 times the scatter kernel in their order at
+                // 1 MiB and 0.90 at 16 MiB (one rule for both), 8- and 16-bit transposes at
+                // 1.5 to 2.2 times the tile kernel's register blocks at 16 MiB; 64-bit ones
+                // at 0.92 of gathering them and 0.55 to 0.6 of the scatter kernel for two
+                // transposed inputs, which keep those there.
                 KernelKind::BlockTile
             } else if bound.target.cpu
                 && untiled_on_cpu(piece, width)
@@ -871,12 +876,8 @@ mod tests {
             )
         };
         for width in [1, 2, 4, 8] {
-            // 32-bit matrices of whole blocks: the block tile.
-            let tile = if width == 4 {
-                KernelKind::BlockTile
-            } else {
-                KernelKind::Tile
-            };
+            // Matrices of whole blocks: the block tile.
+            let tile = KernelKind::BlockTile;
             assert_eq!(choose(KernelKind::Gather, &one(3), &gpu, width), tile);
             assert_eq!(choose(KernelKind::Gather, &both(3), &gpu, width), tile);
             // More matrices than records are worth: gathered.
@@ -884,13 +885,13 @@ mod tests {
                 choose(KernelKind::Gather, &one(MAX_TILE_BATCH + 1), &gpu, width),
                 KernelKind::Gather
             );
-            // Tuned for CPUs, 32-bit batches of whole blocks run the block tile, other wide
-            // ones gather at any size, narrow ones tile; a batch is never written in its
-            // inputs' order (the spaced kernel), one matrix at a time.
-            let untiled = match width {
-                4 => KernelKind::BlockTile,
-                8 => KernelKind::Gather,
-                _ => KernelKind::Tile,
+            // Tuned for CPUs, batches of whole blocks run the block tile but for 64-bit
+            // elements, which gather at any size; a batch is never written in its inputs'
+            // order (the spaced kernel), one matrix at a time.
+            let untiled = if width == 8 {
+                KernelKind::Gather
+            } else {
+                KernelKind::BlockTile
             };
             assert_eq!(choose(KernelKind::Gather, &one(3), &cpu, width), untiled);
             assert_eq!(choose(KernelKind::Gather, &both(3), &cpu, width), untiled);
@@ -989,12 +990,20 @@ mod tests {
             ..bound([0; 3])
         };
         assert_eq!(tile(&a_t, &short), KernelKind::Tile);
-        // Other widths keep the tile kernel.
-        for width in [1, 2, 8] {
+        // Every width whose blocks (16 / width elements) divide the sides: 64 x 48 for each,
+        // 64 x 40 for all but 8-bit elements (16 to a block).
+        let forty = piece(&[64, 40], [&[40, 1], &[1, 64], &[40, 1]]);
+        for width in [1, 2, 4, 8] {
             assert_eq!(
                 choose(KernelKind::Gather, &a_t, &gpu, width),
-                KernelKind::Tile
+                KernelKind::BlockTile
             );
+            let kernel = if width == 1 {
+                KernelKind::Tile
+            } else {
+                KernelKind::BlockTile
+            };
+            assert_eq!(choose(KernelKind::Gather, &forty, &gpu, width), kernel);
         }
     }
 
@@ -1022,36 +1031,35 @@ mod tests {
         };
         let transposed = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]]);
         let both = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[1, n]]);
-        for (n, width, untiled) in [(2048, 4, true), (4096, 4, false), (4096, 8, true)] {
-            // 32-bit tiles of whole blocks are block tiles.
-            let tile = if width == 4 {
-                KernelKind::BlockTile
-            } else {
-                KernelKind::Tile
-            };
-            // Untiled, one transposed input is gathered and two are written in their order;
-            // 32-bit ones of whole blocks are block tiled.
-            let (one, two) = if width == 4 {
-                (KernelKind::BlockTile, KernelKind::BlockTile)
-            } else if untiled {
+        let gpu = bound([0; 3]);
+        for (n, width) in [(2048, 4), (4096, 4), (2048, 8), (4096, 8)] {
+            // Whole blocks: the block tile, but 64-bit elements on CPUs, which gather one
+            // transposed input and write two in their order at every size.
+            let (one, two) = if width == 8 {
                 (KernelKind::Gather, KernelKind::Spaced)
             } else {
-                (tile, tile)
+                (KernelKind::BlockTile, KernelKind::BlockTile)
             };
             assert_eq!(choose(KernelKind::Gather, &transposed(n), &cpu, width), one);
             assert_eq!(choose(KernelKind::Gather, &both(n), &cpu, width), two);
-            // Tuned for GPUs: the tiles at every size.
-            let gpu = bound([0; 3]);
+            // Tuned for GPUs: the block tile at every size.
             assert_eq!(
                 choose(KernelKind::Gather, &transposed(n), &gpu, width),
-                tile
+                KernelKind::BlockTile
             );
         }
-        // 8- and 16-bit transposes keep the tile kernel's register blocks on CPUs too.
-        assert_eq!(
-            choose(KernelKind::Gather, &transposed(64), &cpu, 1),
-            KernelKind::Tile
-        );
+        // Off whole blocks, 32-bit transposes up to 16 MiB gather on CPUs and tile above;
+        // 8-bit ones keep the tile kernel's register blocks.
+        for (n, width, kernel) in [
+            (2046, 4, KernelKind::Gather),
+            (4094, 4, KernelKind::Tile),
+            (40, 1, KernelKind::Tile),
+        ] {
+            assert_eq!(
+                choose(KernelKind::Gather, &transposed(n), &cpu, width),
+                kernel
+            );
+        }
     }
 
     #[test]
