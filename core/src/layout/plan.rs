@@ -34,10 +34,11 @@ pub enum KernelKind {
     /// elements transposed in registers, whole words read and written, where the output's
     /// rows hold whole words. Chosen per piece.
     Tile,
-    /// The tile kernel's 32-bit transposes where every block of 16 bytes they touch is whole
-    /// and aligned (rows and columns multiples of 4, operands on 16-byte boundaries, a staged
-    /// input's columns dense along the rows): 64 x 64 tiles through workgroup memory, every
-    /// global load and store a 16-byte block, four per invocation. Chosen per piece.
+    /// The tile kernel's transposes, every width, where every block of 16 bytes they touch is
+    /// whole and aligned (rows and columns multiples of the elements a block holds, operands
+    /// on 16-byte boundaries, a staged input's columns dense along the rows): tiles of 64 rows
+    /// by 64 words through workgroup memory, every global load and store a 16-byte block, four
+    /// per invocation. Chosen per piece.
     BlockTile,
     /// Strided output: each invocation starts from one output element. 8- and 16-bit elements
     /// that share words are written by the word's owner, the invocation of its first element,
