@@ -250,12 +250,7 @@ impl Probe {
     /// The library's BIT_XOR on the same buffers (A as `[n, n]` with strides `[1, n]`),
     /// prepared on `ctx`: under `KernelTuning::Measured`, tuned first.
     pub(crate) fn library(&self, ctx: &Context) -> Result<(DmlBinary, Prepared), gpu_xor::Error> {
-        let side = self.n as u32;
-        let t = || TensorDesc::new(DataType::U32, &[side, side]);
-        let op = DmlBinary::new(
-            ctx,
-            &BitXorDesc::new(t().with_strides(&[1, side]), t(), t()),
-        )?;
+        let op = self.operator(ctx)?;
         ctx.tune(&[&op as &dyn CompiledOperator])?;
         let prepared = op.prepare(&self.bindings())?;
         Ok((op, prepared))
@@ -271,12 +266,7 @@ impl Probe {
         ctx: &Context,
         kernel: KernelKind,
     ) -> Result<(Prepared, String), gpu_xor::Error> {
-        let side = self.n as u32;
-        let t = || TensorDesc::new(DataType::U32, &[side, side]);
-        let op = DmlBinary::new(
-            ctx,
-            &BitXorDesc::new(t().with_strides(&[1, side]), t(), t()),
-        )?;
+        let op = self.operator(ctx)?;
         if let Some(key) = TuningKey::of_plan(op.plan()) {
             let mut table = ctx.kernel_choices();
             table.insert(key, kernel);
@@ -284,6 +274,16 @@ impl Probe {
         }
         let prepared = op.prepare(&self.bindings())?;
         Ok((prepared, self.kernels(ctx, &op)))
+    }
+
+    /// The library's BIT_XOR of the probe: A as `[n, n]` with strides `[1, n]`.
+    fn operator(&self, ctx: &Context) -> Result<DmlBinary, gpu_xor::Error> {
+        let side = self.n as u32;
+        let t = || TensorDesc::new(DataType::U32, &[side, side]);
+        DmlBinary::new(
+            ctx,
+            &BitXorDesc::new(t().with_strides(&[1, side]), t(), t()),
+        )
     }
 
     /// The kernels the library's call runs, as the strided table names them.
