@@ -15,6 +15,8 @@ fn layouts(dt: DataType) -> Vec<[TensorDesc; 3]> {
     // Rows of 160 elements: long enough for the rows kernel (at least 8 blocks of 16 bytes).
     let t = TensorDesc::new(dt, &[24, 160]);
     let square = TensorDesc::new(dt, &[64, 64]);
+    // 62 rows: no whole 16-byte blocks of a column for any width.
+    let odd = TensorDesc::new(dt, &[62, 64]);
     vec![
         // Contiguous.
         [t.clone(), t.clone(), t.clone()],
@@ -31,11 +33,17 @@ fn layouts(dt: DataType) -> Vec<[TensorDesc; 3]> {
             t.clone().with_strides(&[320, 2]),
             t.clone(),
         ],
-        // Tile (or, tuned for CPUs, gather): transposed inputs.
+        // Block tile, and tile (or, tuned for CPUs, gather): transposed inputs, of whole
+        // 16-byte blocks and not.
         [
             square.clone().with_strides(&[1, 64]),
             square.clone().with_strides(&[1, 64]),
             square,
+        ],
+        [
+            odd.clone().with_strides(&[1, 62]),
+            odd.clone().with_strides(&[1, 62]),
+            odd,
         ],
         // Scatter: every other output element.
         [t.clone(), t.clone(), t.with_strides(&[320, 2])],
@@ -93,6 +101,7 @@ async fn every_dml_operator_runs_on_every_kernel_as_its_xor_twin() {
         KernelKind::ShiftedRows,
         KernelKind::Gather,
         KernelKind::Tile,
+        KernelKind::BlockTile,
         KernelKind::Scatter,
     ] {
         assert!(reached.contains(&kernel), "no call reached {kernel:?}");
