@@ -20,10 +20,14 @@
 // transposes them in registers into words of L columns, one per row. Phase 2 reads the
 // tile's rows as blocks and writes the output along its rows, 16 blocks (256 bytes) a row,
 // taking the other input's matching blocks from its buffer. The tile holds rows of the
-// output as blocks: block j of tile row i sits at block j ^ ((i / 4) % 16) of the row, so
-// that phase 1's scalar stores of 32-bit elements fall on 32 distinct banks and phase 2's
-// block reads (eight invocations to 128 bytes) on distinct bank groups, with no padding (the
-// tile fills WebGPU's 16 KiB). Every load of a phase is issued before its first store. Two
+// output as blocks: block j of tile row i sits at block j ^ twist(i) of the row, with no
+// padding (the tile fills WebGPU's 16 KiB). Phase 2's block reads (eight invocations to one
+// row's 128 bytes) fall on distinct bank groups whatever the twist; the twist of each width
+// puts every scalar store of phase 1 by a warp's 32 invocations on 32 distinct 4-byte banks
+// (for 64-bit elements with the two words of each element stored in an order that
+// alternates between neighbouring invocations). The host's unit test
+// `block_tile_phase_one_stores_meet_no_bank_conflicts` checks this mapping for every width.
+// Every load of a phase is issued before its first store. Two
 // staged inputs take the one tile in turn, the first kept in registers while the second
 // passes through it.
 //
@@ -75,9 +79,24 @@ struct Span {
     cols: u32,
 }
 
+// The swizzle of tile row i, below 16 (see the header): a phase-1 unit's row group (E rows)
+// spread over the eight 16-byte bank groups together with the unit's word columns.
+fn twist(i: u32) -> u32 {
+    if WIDTH == 1u {
+        return 2u * (i / 16u);
+    }
+    if WIDTH == 2u {
+        return i / 8u;
+    }
+    if WIDTH == 8u {
+        return 2u * ((i / 4u) % 4u);
+    }
+    return (i / 4u) % PER_ROW;
+}
+
 // Where block j of tile row i is kept.
 fn slot(i: u32, j: u32) -> u32 {
-    return i * PER_ROW + (j ^ ((i / 4u) % PER_ROW));
+    return i * PER_ROW + (j ^ twist(i));
 }
 
 // Stores word `w` (0 .. 64) of tile row i.
@@ -130,14 +149,17 @@ fn park_columns(p: vec2<u32>, b: array<vec4<u32>, 4>) {
 // Every index into `v` is a constant, so that no compiler keeps it in memory.
 fn park(v: array<vec4<u32>, 4>, li: u32) {
     if WIDTH == 8u {
-        // Two elements of two words, rows 2g and 2g + 1, at words 2q and 2q + 1.
+        // Two elements of two words, rows 2g and 2g + 1, at words 2q and 2q + 1; odd row
+        // groups store each element's high word first.
         for (var n = 0u; n < BLOCKS; n++) {
             let p = unit(li + 256u * n);
             let b = v[n];
-            park_word(2u * p.x, 2u * p.y, b.x);
-            park_word(2u * p.x, 2u * p.y + 1u, b.y);
-            park_word(2u * p.x + 1u, 2u * p.y, b.z);
-            park_word(2u * p.x + 1u, 2u * p.y + 1u, b.w);
+            let odd = p.x % 2u;
+            let swap = odd == 1u;
+            park_word(2u * p.x, 2u * p.y + odd, select(b.x, b.y, swap));
+            park_word(2u * p.x, 2u * p.y + 1u - odd, select(b.y, b.x, swap));
+            park_word(2u * p.x + 1u, 2u * p.y + odd, select(b.z, b.w, swap));
+            park_word(2u * p.x + 1u, 2u * p.y + 1u - odd, select(b.w, b.z, swap));
         }
     } else if WIDTH == 4u {
         for (var n = 0u; n < BLOCKS; n++) {

@@ -350,6 +350,83 @@ pub(crate) mod tests {
         assert_eq!(WORD_ROWS * 4 * WORD_ROWS, TILE * TILE);
     }
 
+    /// The block tile's workgroup-memory addressing, restated from block_tile.wgsl (`unit`,
+    /// `twist`, `slot` and the stores of `park`): for every element width, each scalar store
+    /// of phase 1 by a warp's 32 invocations falls on 32 distinct 4-byte banks, each 16-byte
+    /// read of phase 2 by eight neighbouring invocations on eight distinct bank groups, and
+    /// phase 1 writes every word of the tile exactly once. A GPU runs a store that meets k
+    /// invocations on one bank k times; no CPU adapter shows it, so the mapping is checked
+    /// here.
+    #[test]
+    fn block_tile_phase_one_stores_meet_no_bank_conflicts() {
+        const ROWS: u32 = 64;
+        for width in [1u32, 2, 4, 8] {
+            let per_block = 16 / width;
+            let lanes = (4 / width).max(1);
+            let unit = |u: u32| {
+                let groups = ROWS / per_block;
+                let gw = groups.min(8);
+                let warp = u / 32;
+                let g = u % gw + gw * (warp % (groups / gw));
+                let q = (u % 32) / gw + (32 / gw) * (warp / (groups / gw));
+                (g, q)
+            };
+            let twist = |i: u32| match width {
+                1 => 2 * (i / 16),
+                2 => i / 8,
+                8 => 2 * ((i / 4) % 4),
+                _ => (i / 4) % 16,
+            };
+            let slot = |i: u32, j: u32| i * 16 + (j ^ twist(i));
+            let bank = |(i, w): (u32, u32)| (4 * slot(i, w / 4) + w % 4) % 32;
+            // Invocation li's phase-1 stores in program order: (tile row, word of the row).
+            let stores = |li: u32| -> Vec<(u32, u32)> {
+                let units_per_invocation = 4 / lanes;
+                (0..units_per_invocation)
+                    .flat_map(|n| {
+                        let (g, q) = unit(li + 256 * n);
+                        match width {
+                            8 => {
+                                let odd = g % 2;
+                                vec![
+                                    (2 * g, 2 * q + odd),
+                                    (2 * g, 2 * q + 1 - odd),
+                                    (2 * g + 1, 2 * q + odd),
+                                    (2 * g + 1, 2 * q + 1 - odd),
+                                ]
+                            }
+                            _ => (0..per_block).map(|k| (per_block * g + k, q)).collect(),
+                        }
+                    })
+                    .collect()
+            };
+            let mut written = vec![0u32; (ROWS * 64) as usize];
+            for warp in 0..256 / 32 {
+                let lists: Vec<_> = (32 * warp..32 * warp + 32).map(stores).collect();
+                for n in 0..lists[0].len() {
+                    let mut banks: Vec<u32> = lists.iter().map(|l| bank(l[n])).collect();
+                    banks.sort_unstable();
+                    banks.dedup();
+                    assert_eq!(banks.len(), 32, "width {width}, warp {warp}, store {n}");
+                }
+                for &(i, w) in lists.iter().flatten() {
+                    written[(i * 64 + w) as usize] += 1;
+                }
+            }
+            assert!(written.iter().all(|&n| n == 1), "width {width}");
+            for li in (0..256u32).step_by(8) {
+                for m in 0..4 {
+                    let mut groups: Vec<u32> = (li..li + 8)
+                        .map(|l| slot(l / 16 + 16 * m, l % 16) % 8)
+                        .collect();
+                    groups.sort_unstable();
+                    groups.dedup();
+                    assert_eq!(groups.len(), 8, "width {width}, phase 2 at {li}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn no_kernel_keeps_state_in_a_private_global() {
         for source in KERNELS {
