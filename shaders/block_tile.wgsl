@@ -116,77 +116,105 @@ fn unit(u: u32) -> vec2<u32> {
     return vec2<u32>(g, q);
 }
 
-// The blocks of staged input `src` (element offset `e0` of its first element, column stride
-// `s1`) that invocation li reads in phase 1, all loaded before any is parked: block m is
-// column m % L of unit li + 256 (m / L).
-fn load_staged(src: u32, e0: u32, s1: u32, t: Span, li: u32) -> array<vec4<u32>, 4> {
-    var v: array<vec4<u32>, 4>;
-    for (var m = 0u; m < BLOCKS; m++) {
-        let p = unit(li + 256u * (m / lanes()));
-        let r = min(t.r0 + per_block() * p.x, t.rows - per_block());
-        let c = min(t.c0 + lanes() * p.y + m % lanes(), t.cols - 1u);
-        v[m] = load(src, block_of(e0 + r + c * s1));
-    }
-    return v;
+// Block m (a constant at every call) of staged input `src` (element offset `e0` of its first
+// element, column stride `s1`) that invocation li reads in phase 1: column m % L of unit
+// li + 256 (m / L).
+fn staged_block(src: u32, e0: u32, s1: u32, t: Span, li: u32, m: u32) -> vec4<u32> {
+    let p = unit(li + 256u * (m / lanes()));
+    let r = min(t.r0 + per_block() * p.x, t.rows - per_block());
+    let c = min(t.c0 + lanes() * p.y + m % lanes(), t.cols - 1u);
+    return load(src, block_of(e0 + r + c * s1));
 }
 
-// Parks the blocks `b` of one unit `p` of 8- or 16-bit elements (L of them, columns
-// L q .. L q + L at rows E g .. E g + E) in the tile: row k's word holds lane k of each block,
-// column j in lane j.
-fn park_columns(p: vec2<u32>, b: array<vec4<u32>, 4>) {
-    let l = lanes();
-    let bits = WIDTH * 8u;
-    for (var k = 0u; k < per_block(); k++) {
-        var word = 0u;
-        for (var j = 0u; j < l; j++) {
-            word |= ((b[j][k / l] >> ((k % l) * bits)) & lane_mask()) << (j * bits);
-        }
-        park_word(per_block() * p.x + k, p.y, word);
+// Invocation li's four phase-1 blocks of a staged input, all loaded before any is parked.
+// This kernel has no loop over its blocks and indexes its arrays of blocks by constants only,
+// so that no compiler keeps them in memory, whether or not it unrolls loops (wgpu bounds
+// every loop).
+fn load_staged(src: u32, e0: u32, s1: u32, t: Span, li: u32) -> array<vec4<u32>, 4> {
+    return array<vec4<u32>, 4>(
+        staged_block(src, e0, s1, t, li, 0u),
+        staged_block(src, e0, s1, t, li, 1u),
+        staged_block(src, e0, s1, t, li, 2u),
+        staged_block(src, e0, s1, t, li, 3u),
+    );
+}
+
+// Lane k % L of word k / L of each of the blocks b0 .. b3 (of the first L), one lane per
+// column: the word of row k of a unit of 8- or 16-bit elements.
+fn row_word(b0: vec4<u32>, b1: vec4<u32>, b2: vec4<u32>, b3: vec4<u32>, k: u32) -> u32 {
+    // Below 32 for every width, so that the shifts stay valid where WIDTH makes them
+    // constant (this function runs for 8- and 16-bit elements only).
+    let bits = (WIDTH * 8u) % 32u;
+    let w = k / lanes();
+    let s = (k % lanes()) * bits;
+    var word = ((b0[w] >> s) & lane_mask()) | (((b1[w] >> s) & lane_mask()) << bits);
+    if lanes() == 4u {
+        word |= (((b2[w] >> s) & lane_mask()) << 16u) | (((b3[w] >> s) & lane_mask()) << 24u);
     }
+    return word;
+}
+
+// Parks the blocks of one unit `p` of 8- or 16-bit elements (L of them: columns
+// L q .. L q + L at rows E g .. E g + E; b2 and b3 unused for 16-bit elements) in the tile:
+// row k's word holds lane k of each block, column j in lane j.
+fn park_columns(p: vec2<u32>, b0: vec4<u32>, b1: vec4<u32>, b2: vec4<u32>, b3: vec4<u32>) {
+    for (var k = 0u; k < per_block(); k++) {
+        park_word(per_block() * p.x + k, p.y, row_word(b0, b1, b2, b3, k));
+    }
+}
+
+// Parks one block `b` of 32-bit elements of unit `p`: its four rows' words.
+fn park_words(p: vec2<u32>, b: vec4<u32>) {
+    park_word(4u * p.x, p.y, b.x);
+    park_word(4u * p.x + 1u, p.y, b.y);
+    park_word(4u * p.x + 2u, p.y, b.z);
+    park_word(4u * p.x + 3u, p.y, b.w);
+}
+
+// Parks one block `b` of 64-bit elements of unit `p`: two elements of two words, rows 2g and
+// 2g + 1, at words 2q and 2q + 1; odd row groups store each element's high word first.
+fn park_pairs(p: vec2<u32>, b: vec4<u32>) {
+    let odd = p.x % 2u;
+    let swap = odd == 1u;
+    park_word(2u * p.x, 2u * p.y + odd, select(b.x, b.y, swap));
+    park_word(2u * p.x, 2u * p.y + 1u - odd, select(b.y, b.x, swap));
+    park_word(2u * p.x + 1u, 2u * p.y + odd, select(b.z, b.w, swap));
+    park_word(2u * p.x + 1u, 2u * p.y + 1u - odd, select(b.w, b.z, swap));
 }
 
 // Parks invocation li's phase-1 blocks in the tile: each block's elements in their rows.
-// Every index into `v` is a constant, so that no compiler keeps it in memory.
 fn park(v: array<vec4<u32>, 4>, li: u32) {
     if WIDTH == 8u {
-        // Two elements of two words, rows 2g and 2g + 1, at words 2q and 2q + 1; odd row
-        // groups store each element's high word first.
-        for (var n = 0u; n < BLOCKS; n++) {
-            let p = unit(li + 256u * n);
-            let b = v[n];
-            let odd = p.x % 2u;
-            let swap = odd == 1u;
-            park_word(2u * p.x, 2u * p.y + odd, select(b.x, b.y, swap));
-            park_word(2u * p.x, 2u * p.y + 1u - odd, select(b.y, b.x, swap));
-            park_word(2u * p.x + 1u, 2u * p.y + odd, select(b.z, b.w, swap));
-            park_word(2u * p.x + 1u, 2u * p.y + 1u - odd, select(b.w, b.z, swap));
-        }
+        park_pairs(unit(li), v[0]);
+        park_pairs(unit(li + 256u), v[1]);
+        park_pairs(unit(li + 512u), v[2]);
+        park_pairs(unit(li + 768u), v[3]);
     } else if WIDTH == 4u {
-        for (var n = 0u; n < BLOCKS; n++) {
-            let p = unit(li + 256u * n);
-            for (var k = 0u; k < 4u; k++) {
-                park_word(4u * p.x + k, p.y, v[n][k]);
-            }
-        }
+        park_words(unit(li), v[0]);
+        park_words(unit(li + 256u), v[1]);
+        park_words(unit(li + 512u), v[2]);
+        park_words(unit(li + 768u), v[3]);
     } else if WIDTH == 2u {
         // Two units of two columns.
         let z = vec4<u32>();
-        park_columns(unit(li), array<vec4<u32>, 4>(v[0], v[1], z, z));
-        park_columns(unit(li + 256u), array<vec4<u32>, 4>(v[2], v[3], z, z));
+        park_columns(unit(li), v[0], v[1], z, z);
+        park_columns(unit(li + 256u), v[2], v[3], z, z);
     } else {
         // One unit of four columns.
-        park_columns(unit(li), v);
+        park_columns(unit(li), v[0], v[1], v[2], v[3]);
     }
 }
 
 // Invocation li's phase-2 blocks of the tile: tile row li / 16 + 16m, block li % 16.
 fn parked(li: u32) -> array<vec4<u32>, 4> {
-    var v: array<vec4<u32>, 4>;
+    let i = li / PER_ROW;
     let j = li % PER_ROW;
-    for (var m = 0u; m < BLOCKS; m++) {
-        v[m] = tile[slot(li / PER_ROW + PER_ROW * m, j)];
-    }
-    return v;
+    return array<vec4<u32>, 4>(
+        tile[slot(i, j)],
+        tile[slot(i + PER_ROW, j)],
+        tile[slot(i + 2u * PER_ROW, j)],
+        tile[slot(i + 3u * PER_ROW, j)],
+    );
 }
 
 // Stages input `src` through the tile and gives invocation li's phase-2 blocks of it.
@@ -231,6 +259,23 @@ fn unstaged(src: u32, e0: u32, s0: u32, s1: u32, whole: bool, t: Span, r: u32, c
     );
 }
 
+// An unstaged input's blocks at output rows r, r + 16, r + 32, r + 48 and columns c .. c + E.
+fn unstaged_blocks(src: u32, e0: u32, s0: u32, s1: u32, whole: bool, t: Span, r: u32, c: u32) -> array<vec4<u32>, 4> {
+    return array<vec4<u32>, 4>(
+        unstaged(src, e0, s0, s1, whole, t, r, c),
+        unstaged(src, e0, s0, s1, whole, t, r + PER_ROW, c),
+        unstaged(src, e0, s0, s1, whole, t, r + 2u * PER_ROW, c),
+        unstaged(src, e0, s0, s1, whole, t, r + 3u * PER_ROW, c),
+    );
+}
+
+// Stores the output's block at row r, columns c .. c + E, where it lies inside the matrix.
+fn store(call: u32, t: Span, r: u32, c: u32, value: vec4<u32>) {
+    if r < t.rows && c < t.cols {
+        out_buf[block_of(base(call).x + r * out_stride_at(call, 0u) + c)] = value;
+    }
+}
+
 // Invocation li's share of the tile `t` of record `call`.
 fn run(call: u32, t: Span, li: u32) {
     let ea = base(call).y;
@@ -254,23 +299,19 @@ fn run(call: u32, t: Span, li: u32) {
         vb = staged(B_SRC, eb, b1, t, li);
     }
 
-    // Phase 2: the unstaged input's blocks, then every store.
+    // Phase 2: the unstaged input's blocks, then every store, at rows r + 16m.
     let c = t.c0 + per_block() * (li % PER_ROW);
-    for (var m = 0u; m < BLOCKS; m++) {
-        let r = t.r0 + li / PER_ROW + PER_ROW * m;
-        if A_MODE != 1u {
-            va[m] = unstaged(A_SRC, ea, a0, a1, A_MODE == 2u, t, r, c);
-        }
-        if B_MODE != 1u {
-            vb[m] = unstaged(B_SRC, eb, b0, b1, B_MODE == 2u, t, r, c);
-        }
+    let r = t.r0 + li / PER_ROW;
+    if A_MODE != 1u {
+        va = unstaged_blocks(A_SRC, ea, a0, a1, A_MODE == 2u, t, r, c);
     }
-    for (var m = 0u; m < BLOCKS; m++) {
-        let r = t.r0 + li / PER_ROW + PER_ROW * m;
-        if r < t.rows && c < t.cols {
-            out_buf[block_of(base(call).x + r * out_stride_at(call, 0u) + c)] = combine4(va[m], vb[m]);
-        }
+    if B_MODE != 1u {
+        vb = unstaged_blocks(B_SRC, eb, b0, b1, B_MODE == 2u, t, r, c);
     }
+    store(call, t, r, c, combine4(va[0], vb[0]));
+    store(call, t, r + PER_ROW, c, combine4(va[1], vb[1]));
+    store(call, t, r + 2u * PER_ROW, c, combine4(va[2], vb[2]));
+    store(call, t, r + 3u * PER_ROW, c, combine4(va[3], vb[3]));
 }
 
 @compute @workgroup_size(256)
