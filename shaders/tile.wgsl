@@ -246,90 +246,139 @@ fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
     }
 }
 
+// WIDTH 4 and 8. The four elements of each phase are written out one by one, each by a call
+// whose pass `k` is a constant, into arrays indexed by constants only, so that no compiler
+// keeps them in memory, whether or not it unrolls loops (wgpu bounds every loop).
+
+// The element at (r, c) of a staged input (first element `e0`, strides `s0`, `s1`), or zeros
+// outside the matrix.
+fn staged_element(src: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: u32) -> vec2<u32> {
+    if r < t.z && c < t.w {
+        return load_element(src, e0 + r * s0 + c * s1);
+    }
+    return vec2<u32>(0u);
+}
+
+// Phase 1's elements of pass k of a staged input: row r, column c0 + l.y + 8k.
+fn staged_elements(src: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: u32) -> array<vec2<u32>, 4> {
+    return array<vec2<u32>, 4>(
+        staged_element(src, e0, s0, s1, t, r, c),
+        staged_element(src, e0, s0, s1, t, r, c + ROWS_PER_PASS),
+        staged_element(src, e0, s0, s1, t, r, c + 2u * ROWS_PER_PASS),
+        staged_element(src, e0, s0, s1, t, r, c + 3u * ROWS_PER_PASS),
+    );
+}
+
+// Parks phase 1's element of pass k (tile element (i, j) = (l.y + 8k, l.x)) of the staged
+// inputs, where it lies inside the matrix.
+fn park_element(i: u32, j: u32, inside: bool, a: vec2<u32>, b: vec2<u32>) {
+    if !inside {
+        return;
+    }
+    let at = slot(i, j);
+    if A_MODE == 1u {
+        tile_a_lo[at] = a.x;
+        if WIDTH == 8u {
+            tile_a_hi[at] = a.y;
+        }
+    }
+    if B_MODE == 1u {
+        tile_b_lo[at] = b.x;
+        if WIDTH == 8u {
+            tile_b_hi[at] = b.y;
+        }
+    }
+}
+
+// Phase 2's element of an input at output (rr, c): from the tile (element (l.x, i)) where the
+// input is staged, else from its buffer; zeros outside the matrix.
+fn phase_two_element(src: u32, mode: u32, which: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, rr: u32, c: u32, at: u32) -> vec2<u32> {
+    if rr >= t.z || c >= t.w {
+        return vec2<u32>(0u);
+    }
+    if mode == 1u {
+        var v = vec2<u32>(0u);
+        if which == 0u {
+            v.x = tile_a_lo[at];
+            if WIDTH == 8u {
+                v.y = tile_a_hi[at];
+            }
+        } else {
+            v.x = tile_b_lo[at];
+            if WIDTH == 8u {
+                v.y = tile_b_hi[at];
+            }
+        }
+        return v;
+    }
+    return load_element(src, e0 + rr * s0 + c * s1);
+}
+
+// Phase 2's four elements of an input (0: A, 1: B) at output rows r + 8k, column c.
+fn phase_two(src: u32, mode: u32, which: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: u32, j: u32) -> array<vec2<u32>, 4> {
+    return array<vec2<u32>, 4>(
+        phase_two_element(src, mode, which, e0, s0, s1, t, r, c, slot(j, r - t.x)),
+        phase_two_element(src, mode, which, e0, s0, s1, t, r + ROWS_PER_PASS, c, slot(j, r - t.x + ROWS_PER_PASS)),
+        phase_two_element(src, mode, which, e0, s0, s1, t, r + 2u * ROWS_PER_PASS, c, slot(j, r - t.x + 2u * ROWS_PER_PASS)),
+        phase_two_element(src, mode, which, e0, s0, s1, t, r + 3u * ROWS_PER_PASS, c, slot(j, r - t.x + 3u * ROWS_PER_PASS)),
+    );
+}
+
+// Stores the output's element at (rr, c), where it lies inside the matrix.
+fn store_element(call: u32, t: vec4<u32>, rr: u32, c: u32, a: vec2<u32>, b: vec2<u32>) {
+    if rr >= t.z || c >= t.w {
+        return;
+    }
+    let o = base(call).x + rr * out_stride_at(call, 0u) + c * out_stride_at(call, 1u);
+    if WIDTH == 8u {
+        let v = combine_pair(a, b);
+        out_buf[2u * o] = v.x;
+        out_buf[2u * o + 1u] = v.y;
+    } else {
+        out_buf[o] = combine_lane(a.x, b.x);
+    }
+}
+
 // WIDTH 4 and 8: invocation l of workgroup wg, as the header describes.
 fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
-    let rows = size_at(call, 0u);
-    let cols = size_at(call, 1u);
-    let r0 = (base(call).w + wg.y) * TILE;
-    let c0 = wg.x * TILE;
-    let passes = TILE / ROWS_PER_PASS;
+    // The tile's first row and column, and the matrix's rows and columns.
+    let t = vec4<u32>((base(call).w + wg.y) * TILE, wg.x * TILE, size_at(call, 0u), size_at(call, 1u));
+    let ea = base(call).y;
+    let eb = base(call).z;
+    let a0 = a_stride_at(call, 0u);
+    let a1 = a_stride_at(call, 1u);
+    let b0 = b_stride_at(call, 0u);
+    let b1 = b_stride_at(call, 1u);
 
     // Phase 1: l.x runs along rows; tile element (c - c0, r - r0). Every load, then every
     // write to workgroup memory.
+    let r = t.x + l.x;
+    let c1 = t.y + l.y;
     var sa: array<vec2<u32>, 4>;
     var sb: array<vec2<u32>, 4>;
-    let r = r0 + l.x;
-    for (var k = 0u; k < passes; k++) {
-        let c = c0 + l.y + k * ROWS_PER_PASS;
-        if r < rows && c < cols {
-            if A_MODE == 1u {
-                sa[k] = load_element(A_SRC, base(call).y + r * a_stride_at(call, 0u) + c * a_stride_at(call, 1u));
-            }
-            if B_MODE == 1u {
-                sb[k] = load_element(B_SRC, base(call).z + r * b_stride_at(call, 0u) + c * b_stride_at(call, 1u));
-            }
-        }
+    if A_MODE == 1u {
+        sa = staged_elements(A_SRC, ea, a0, a1, t, r, c1);
     }
-    for (var k = 0u; k < passes; k++) {
-        let c = c0 + l.y + k * ROWS_PER_PASS;
-        if r < rows && c < cols {
-            let at = slot(l.y + k * ROWS_PER_PASS, l.x);
-            if A_MODE == 1u {
-                tile_a_lo[at] = sa[k].x;
-                if WIDTH == 8u {
-                    tile_a_hi[at] = sa[k].y;
-                }
-            }
-            if B_MODE == 1u {
-                tile_b_lo[at] = sb[k].x;
-                if WIDTH == 8u {
-                    tile_b_hi[at] = sb[k].y;
-                }
-            }
-        }
+    if B_MODE == 1u {
+        sb = staged_elements(B_SRC, eb, b0, b1, t, r, c1);
     }
+    let inside = r < t.z;
+    park_element(l.y, l.x, inside && c1 < t.w, sa[0], sb[0]);
+    park_element(l.y + ROWS_PER_PASS, l.x, inside && c1 + ROWS_PER_PASS < t.w, sa[1], sb[1]);
+    park_element(l.y + 2u * ROWS_PER_PASS, l.x, inside && c1 + 2u * ROWS_PER_PASS < t.w, sa[2], sb[2]);
+    park_element(l.y + 3u * ROWS_PER_PASS, l.x, inside && c1 + 3u * ROWS_PER_PASS < t.w, sa[3], sb[3]);
     workgroupBarrier();
 
     // Phase 2: l.x runs along cols, like the output. Every load (from the buffers and from
     // workgroup memory), then every store.
-    let c = c0 + l.x;
-    var va: array<vec2<u32>, 4>;
-    var vb: array<vec2<u32>, 4>;
-    for (var k = 0u; k < passes; k++) {
-        let rr = r0 + l.y + k * ROWS_PER_PASS;
-        if rr < rows && c < cols {
-            let at = slot(l.x, l.y + k * ROWS_PER_PASS);
-            if A_MODE == 1u {
-                va[k] = vec2<u32>(tile_a_lo[at], 0u);
-                if WIDTH == 8u {
-                    va[k].y = tile_a_hi[at];
-                }
-            } else {
-                va[k] = load_element(A_SRC, base(call).y + rr * a_stride_at(call, 0u) + c * a_stride_at(call, 1u));
-            }
-            if B_MODE == 1u {
-                vb[k] = vec2<u32>(tile_b_lo[at], 0u);
-                if WIDTH == 8u {
-                    vb[k].y = tile_b_hi[at];
-                }
-            } else {
-                vb[k] = load_element(B_SRC, base(call).z + rr * b_stride_at(call, 0u) + c * b_stride_at(call, 1u));
-            }
-        }
-    }
-    for (var k = 0u; k < passes; k++) {
-        let rr = r0 + l.y + k * ROWS_PER_PASS;
-        if rr < rows && c < cols {
-            let o = base(call).x + rr * out_stride_at(call, 0u) + c * out_stride_at(call, 1u);
-            if WIDTH == 8u {
-                let v = combine_pair(va[k], vb[k]);
-                out_buf[2u * o] = v.x;
-                out_buf[2u * o + 1u] = v.y;
-            } else {
-                out_buf[o] = combine_lane(va[k].x, vb[k].x);
-            }
-        }
-    }
+    let c = t.y + l.x;
+    let r2 = t.x + l.y;
+    let va = phase_two(A_SRC, A_MODE, 0u, ea, a0, a1, t, r2, c, l.x);
+    let vb = phase_two(B_SRC, B_MODE, 1u, eb, b0, b1, t, r2, c, l.x);
+    store_element(call, t, r2, c, va[0], vb[0]);
+    store_element(call, t, r2 + ROWS_PER_PASS, c, va[1], vb[1]);
+    store_element(call, t, r2 + 2u * ROWS_PER_PASS, c, va[2], vb[2]);
+    store_element(call, t, r2 + 3u * ROWS_PER_PASS, c, va[3], vb[3]);
 }
 
 @compute @workgroup_size(32, 8)

@@ -295,6 +295,8 @@ pub(crate) mod tests {
                 assert_eq!(u64::from(const_u32(&module, "TILE")), TILE);
                 assert_eq!(const_u32(&module, "ROWS_PER_PASS"), ROWS_PER_PASS);
                 assert_eq!(u64::from(const_u32(&module, "WORD_ROWS")), WORD_ROWS);
+                // The 32- and 64-bit form writes out its four passes one by one.
+                assert_eq!(TILE as u32 / ROWS_PER_PASS, 4);
                 // The staged narrow tile: one L x L block per invocation.
                 assert_eq!(
                     WORD_ROWS * WORD_ROWS,
