@@ -207,68 +207,42 @@ fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
     }
     workgroupBarrier();
 
-    // Phase 2: word column j of tile rows li / 16 + 16m (m below L); j runs fastest, along
-    // the output's rows. Every load first, then the stores, each written out with its `m` a
-    // constant (as the wide form's passes, below).
+    // Phase 2: word column j of tile rows li / 16 + 16m; j runs fastest, along the output's
+    // rows. Every load first, then the stores.
     let j = li % WORD_ROWS;
     let cw = c0 + j * lanes;
-    let t = vec4<u32>(r0, cw, rows, cols);
-    let i = li / WORD_ROWS;
-    let va = array<u32, 4>(
-        narrow_word(call, A_SRC, A_MODE, 0u, t, i, j, 0u),
-        narrow_word(call, A_SRC, A_MODE, 0u, t, i, j, 1u),
-        narrow_word(call, A_SRC, A_MODE, 0u, t, i, j, 2u),
-        narrow_word(call, A_SRC, A_MODE, 0u, t, i, j, 3u),
-    );
-    let vb = array<u32, 4>(
-        narrow_word(call, B_SRC, B_MODE, 1u, t, i, j, 0u),
-        narrow_word(call, B_SRC, B_MODE, 1u, t, i, j, 1u),
-        narrow_word(call, B_SRC, B_MODE, 1u, t, i, j, 2u),
-        narrow_word(call, B_SRC, B_MODE, 1u, t, i, j, 3u),
-    );
-    narrow_store(call, t, i, 0u, combine_word(va[0], vb[0]));
-    narrow_store(call, t, i, 1u, combine_word(va[1], vb[1]));
-    narrow_store(call, t, i, 2u, combine_word(va[2], vb[2]));
-    narrow_store(call, t, i, 3u, combine_word(va[3], vb[3]));
-}
-
-// Whether tile row i + 16m (m below L) of the staged narrow tile `t` (first row, first
-// output column of the word, rows, cols) lies inside the matrix.
-fn narrow_inside(t: vec4<u32>, i: u32, m: u32) -> bool {
-    // At least 1, so that WIDTH 8 (which never runs this) compiles.
-    let lanes = max(4u / WIDTH, 1u);
-    return m < lanes && t.x + i + WORD_ROWS * m < t.z && t.y < t.w;
-}
-
-// Phase 2's word of an input (0: A, 1: B) at tile row i + 16m, word column j of the staged
-// narrow tile `t`: from the tile where the input is staged, else from its buffer; 0 outside
-// the matrix.
-fn narrow_word(call: u32, src: u32, mode: u32, which: u32, t: vec4<u32>, i: u32, j: u32, m: u32) -> u32 {
-    if !narrow_inside(t, i, m) {
-        return 0u;
-    }
-    let k = i + WORD_ROWS * m;
-    if mode == 1u {
-        if which == 0u {
-            return tile_a_lo[narrow_slot(k, j)];
+    var va: array<u32, 4>;
+    var vb: array<u32, 4>;
+    for (var m = 0u; m < lanes; m++) {
+        let i = li / WORD_ROWS + WORD_ROWS * m;
+        let row = r0 + i;
+        if row < rows && cw < cols {
+            if A_MODE == 1u {
+                va[m] = tile_a_lo[narrow_slot(i, j)];
+            } else {
+                va[m] = row_word(
+                    A_SRC,
+                    base(call).y + row * a_stride_at(call, 0u) + cw * a_stride_at(call, 1u),
+                    a_stride_at(call, 1u),
+                );
+            }
+            if B_MODE == 1u {
+                vb[m] = tile_b_lo[narrow_slot(i, j)];
+            } else {
+                vb[m] = row_word(
+                    B_SRC,
+                    base(call).z + row * b_stride_at(call, 0u) + cw * b_stride_at(call, 1u),
+                    b_stride_at(call, 1u),
+                );
+            }
         }
-        return tile_b_lo[narrow_slot(k, j)];
     }
-    let row = t.x + k;
-    if which == 0u {
-        return row_word(src, base(call).y + row * a_stride_at(call, 0u) + t.y * a_stride_at(call, 1u), a_stride_at(call, 1u));
-    }
-    return row_word(src, base(call).z + row * b_stride_at(call, 0u) + t.y * b_stride_at(call, 1u), b_stride_at(call, 1u));
-}
-
-// Stores the output word at tile row i + 16m of the staged narrow tile `t`, where it lies
-// inside the matrix.
-fn narrow_store(call: u32, t: vec4<u32>, i: u32, m: u32, value: u32) {
-    // At least 1, so that WIDTH 8 (which never runs this) compiles.
-    let lanes = max(4u / WIDTH, 1u);
-    if narrow_inside(t, i, m) {
-        let row = t.x + i + WORD_ROWS * m;
-        out_buf[(base(call).x + row * out_stride_at(call, 0u) + t.y) / lanes] = value;
+    for (var m = 0u; m < lanes; m++) {
+        let row = r0 + li / WORD_ROWS + WORD_ROWS * m;
+        if row < rows && cw < cols {
+            out_buf[(base(call).x + row * out_stride_at(call, 0u) + cw) / lanes] =
+                combine_word(va[m], vb[m]);
+        }
     }
 }
 
