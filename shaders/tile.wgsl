@@ -259,7 +259,7 @@ fn staged_element(src: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: 
     return vec2<u32>(0u);
 }
 
-// Phase 1's elements of pass k of a staged input: row r, column c0 + l.y + 8k.
+// Phase 1's four elements of a staged input, one per pass k: row r, columns c + 8k.
 fn staged_elements(src: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: u32) -> array<vec2<u32>, 4> {
     return array<vec2<u32>, 4>(
         staged_element(src, e0, s0, s1, t, r, c),
@@ -290,8 +290,8 @@ fn park_element(i: u32, j: u32, inside: bool, a: vec2<u32>, b: vec2<u32>) {
     }
 }
 
-// Phase 2's element of an input at output (rr, c): from the tile (element (l.x, i)) where the
-// input is staged, else from its buffer; zeros outside the matrix.
+// Phase 2's element of an input (0: A, 1: B) at output (rr, c): from the tile's slot `at`
+// where the input is staged, else from its buffer; zeros outside the matrix.
 fn phase_two_element(src: u32, mode: u32, which: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, rr: u32, c: u32, at: u32) -> vec2<u32> {
     if rr >= t.z || c >= t.w {
         return vec2<u32>(0u);
