@@ -6,10 +6,12 @@
 // element per row, repeated across it (broadcasting such as [4096, 4096] ^ [4096], or
 // [n, 1] ^ [n, m]); A_MODE and B_MODE say which (common.wgsl). The grid is flat over every
 // (row, block) pair, like the contiguous kernel's, so a short row leaves no invocation of a
-// workgroup idle: invocation v combines block v % head.w of row v / head.w (one division by
-// a uniform), with `vec4<u32>` loads and stores like the contiguous kernel. The last block of
-// a row is written word by word, its last word through a mask, so bytes between rows keep
-// their value.
+// workgroup idle: invocation v combines block v % head.w of row v / head.w (a multiply-high
+// by the record's divisor, `div_row_units`), with `vec4<u32>` loads and stores like the
+// contiguous kernel. Where rows end in a partial block (TAIL), the last block of a row is
+// written word by word, its last word through a mask, so bytes between rows keep their
+// value; where they do not, that code is not compiled in and every store is whole. A
+// dispatch of one record at its bindings' start runs the DIRECT form: record 0, no offsets.
 // `head.x` is the number of (row, block) pairs, `head.z` the invocations per row of the
 // dispatch grid, `head.w` the number of 16-byte blocks per row.
 //
@@ -30,13 +32,13 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(workgroup_id) wg: vec3<u32>,
 ) {
-    let call = wg.z;
+    let call = select(wg.z, 0u, DIRECT);
     let v = unit_index(call, gid);
     if v >= head(call).x {
         return;
     }
     let blocks = head(call).w;
-    let row = v / blocks;
+    let row = div_row_units(call, v);
     let x = v - row * blocks;
     let inner = rank(call) - 1u;
     // Row start of each operand, in elements (over every dimension but the last).
@@ -45,5 +47,10 @@ fn main(
     let vb = load_input(B_SRC, B_MODE, at.b, x);
     let r = combine4(va, vb);
 
-    store_block(at.o * WIDTH / 16u + x, r, x * 16u, size_at(call, inner) * WIDTH);
+    let block = at.o * WIDTH / 16u + x;
+    if TAIL {
+        store_block(block, r, x * 16u, size_at(call, inner) * WIDTH);
+    } else {
+        out_buf[block] = r;
+    }
 }

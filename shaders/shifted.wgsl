@@ -208,7 +208,7 @@ fn main(
         return;
     }
     let runs = head(call).w;
-    let row = u / runs;
+    let row = div_row_units(call, u);
     let at = row_start(call, row);
     let bytes = size_at(call, rank(call) - 1u) * WIDTH;
     let ob = at.o * WIDTH;

@@ -25,16 +25,19 @@
 //            Constants rather than metadata, so that the path not taken is compiled out.
 //   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index
 //            arithmetic needs no loop; 0 reads it from the metadata (any rank up to 8).
-//   DIRECT   contiguous.wgsl only: the dispatch runs one record (record 0 of its binding)
-//            whose operands all start at the first block of their bindings, so that every
-//            operand is indexed by the invocation alone and no record index is dynamic.
+//   DIRECT   contiguous.wgsl and rows.wgsl: the dispatch runs one record (record 0 of its
+//            binding) whose operands all start at the first block of their bindings, so that
+//            no record index is dynamic and no offset is read (`base`); the contiguous
+//            kernel then indexes every operand by the invocation alone.
 //   IN_WIDTH the inputs' element size where it is not the output's (BIT_COUNT: u64 in, u8
 //            out), else 0. WIDTH is then the output's, and only the contiguous kernel
 //            (`counted_block`) and the kernels that load and store element by element
 //            (gather.wgsl, scatter.wgsl, through `combine_at`) run.
-//   TAIL     contiguous.wgsl only: whether the kernel writes a last partial block; without
-//            it the code for one is not compiled in (the host gives a partial last block to
-//            a dispatch of its own, or its records have none).
+//   TAIL     contiguous.wgsl: whether the kernel writes a last partial block; without it
+//            the code for one is not compiled in (the host gives a partial last block to a
+//            dispatch of its own, or its records have none). rows.wgsl: whether a row ends
+//            in a partial block (its row length is not a multiple of 16 bytes); without it
+//            every block is stored whole, with no test.
 //
 // Binding 0 holds the metadata records below (a uniform buffer bound at a dynamic offset):
 // one record per call, and one call per workgroup layer of a dispatch (z), so that one
@@ -59,7 +62,9 @@
 //   *_strides  element strides of out / a / b, four per vec4
 //   size_magic, stride_magic, shifts  per dimension, the divisors of its size and of its
 //           output stride as a multiplier and two shifts (`div_by`; `Divisor` in params.rs),
-//           four per vec4; the record is 256 bytes, the largest dynamic-offset alignment
+//           four per vec4; the flat kernels over rows (rows.wgsl, shifted.wgsl), whose
+//           output's last stride is 1, keep the divisor by head.w there instead
+//           (`div_row_units`); the record is 256 bytes, the largest dynamic-offset alignment
 //           WebGPU allows, so that any record can start a dispatch's binding
 
 override WIDTH: u32 = 4u;
@@ -97,7 +102,11 @@ fn head(call: u32) -> vec4<u32> {
     return records[call].head;
 }
 
+// Under DIRECT every operand starts its binding: the offsets are the constant 0.
 fn base(call: u32) -> vec4<u32> {
+    if DIRECT {
+        return vec4<u32>(0u, 0u, 0u, records[call].base.w);
+    }
     return records[call].base;
 }
 
@@ -136,6 +145,13 @@ fn div_out_stride(call: u32, d: u32, n: u32) -> u32 {
     let q = d >> 2u;
     let l = d & 3u;
     return div_by(n, records[call].stride_magic[q][l], records[call].shifts[q][l] >> 16u);
+}
+
+// n / head.w, the invocations a row of the flat kernels over rows (rows.wgsl, shifted.wgsl),
+// whose grid is flat over every (row, unit) pair: the row of unit n. Their output's last
+// stride is 1, so the host keeps this divisor in that dimension's stride slot.
+fn div_row_units(call: u32, n: u32) -> u32 {
+    return div_out_stride(call, rank(call) - 1u, n);
 }
 
 // Mask of one lane's bits, right-aligned.

@@ -570,11 +570,12 @@ pub(crate) mod tests {
                         // `apply` arm, independent of them) with two of each.
                         .filter(|&((_, m), r)| function == 0 || (m.0 == m.1 && r % 2 == 0))
                     {
-                        // The contiguous kernel's four forms; the others have one.
-                        let forms: &[(bool, bool)] = if kernel.kernel == KernelKind::Contiguous {
-                            &[(false, false), (false, true), (true, false), (true, true)]
-                        } else {
-                            &[(false, false)]
+                        // The contiguous and rows kernels' four forms; the others have one.
+                        let forms: &[(bool, bool)] = match kernel.kernel {
+                            KernelKind::Contiguous | KernelKind::Rows => {
+                                &[(false, false), (false, true), (true, false), (true, true)]
+                            }
+                            _ => &[(false, false)],
                         };
                         for &(direct, tail) in forms {
                             let overrides = Overrides {
@@ -620,6 +621,10 @@ pub(crate) mod tests {
             .iter()
             .filter(|k| k.kernel == KernelKind::Contiguous)
             .count();
+        let rows = KERNELS
+            .iter()
+            .filter(|k| k.kernel == KernelKind::Rows)
+            .count();
         let per_element = KERNELS
             .iter()
             .map(|k| match k.kernel {
@@ -631,13 +636,14 @@ pub(crate) mod tests {
             .sum::<usize>();
         assert_eq!(
             translated,
-            // Every kernel once, the contiguous kernel in three more forms, at 4 widths: XOR
+            // Every kernel once, the contiguous and rows kernels in three more forms, at 4
+            // widths: XOR
             // with 4 modes and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks, each bitwise
             // and logical; the three shifts and the count of ones with 2 modes and 3 ranks,
             // bitwise only, the count on the per-element kernels at 4 more input widths; and
             // the contiguous kernel's two mode-2 pairs with XOR, 5 ranks each, in its four
             // forms.
-            (KERNELS.len() + 3 * contiguous)
+            (KERNELS.len() + 3 * contiguous + 3 * rows)
                 * 4
                 * BindingPattern::ALL.len()
                 * (2 * (4 * 5 + 3 * 2 * 3) + 4 * 2 * 3)

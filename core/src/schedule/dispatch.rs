@@ -190,6 +190,16 @@ pub(crate) fn build(
                 }
                 _ => (elements, elements),
             };
+            if matches!(kernel, KernelKind::Rows | KernelKind::ShiftedRows) {
+                // The row of a unit is its index over `head.w`, the units a row
+                // (`div_row_units`): that divisor takes the last dimension's stride slot, whose
+                // stride (the output's, 1) nothing divides by.
+                let by_units = Divisor::new(to_u32(last));
+                let inner = rank - 1;
+                params.stride_magic[inner] = by_units.magic;
+                params.shifts[inner] =
+                    params.shifts[inner] & 0xffff | by_units.shift1 << 16 | by_units.shift2 << 24;
+            }
             let groups = units.div_ceil(u64::from(WORKGROUP_SIZE)).max(1);
             let [x, y] = grid(groups, max_groups);
             params.head = [
@@ -414,6 +424,62 @@ mod tests {
         );
         assert_eq!(d[0].groups, [977, 7]);
         assert_eq!(d[0].params.head[2], 977 * 256);
+    }
+
+    /// The divisor the kernel reads as `div_row_units`: the last dimension's stride slot.
+    fn row_units_divisor(p: &Params, rank: usize) -> Divisor {
+        let shifts = p.shifts[rank - 1];
+        Divisor {
+            magic: p.stride_magic[rank - 1],
+            shift1: (shifts >> 16) & 0xff,
+            shift2: shifts >> 24,
+        }
+    }
+
+    #[test]
+    fn flat_row_kernels_find_each_units_row_by_the_records_divisor() {
+        // Units a row from 1 (a row of one block) to odd, even and power-of-two counts, at
+        // ranks 1 to 3; every unit's row as the kernels compute it, and the other
+        // dimensions' divisors as they were.
+        for kernel in [KernelKind::Rows, KernelKind::ShiftedRows] {
+            for sizes in [
+                &[4][..],
+                &[7, 4],
+                &[300, 100],
+                &[3, 50, 200],
+                &[2, 9, 4096],
+                &[1000, 257],
+            ] {
+                let rank = sizes.len();
+                let d = build(
+                    kernel,
+                    &piece(sizes, [0; 3]),
+                    [0; 3],
+                    [0; 3],
+                    4,
+                    65535,
+                    false,
+                )[0];
+                let [units, _, _, per_row] = d.params.head;
+                let by = row_units_divisor(&d.params, rank);
+                for u in (0..units).chain([units, u32::MAX - 1, u32::MAX]) {
+                    assert_eq!(by.divide(u), u / per_row, "{kernel:?} {sizes:?} unit {u}");
+                }
+                // The size divisors keep their bytes; the outer stride divisors are untouched.
+                for (dim, &size) in sizes.iter().enumerate() {
+                    let by_size = Divisor::new(size as u32);
+                    assert_eq!(d.params.size_magic[dim], by_size.magic);
+                    assert_eq!(
+                        d.params.shifts[dim] & 0xffff,
+                        by_size.shift1 | by_size.shift2 << 8
+                    );
+                }
+                for dim in 0..rank - 1 {
+                    let stride = d.params.out_strides[dim];
+                    assert_eq!(d.params.stride_magic[dim], Divisor::new(stride).magic);
+                }
+            }
+        }
     }
 
     #[test]

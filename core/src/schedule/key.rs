@@ -41,12 +41,14 @@ pub struct Overrides {
     pub b_mode: u32,
     /// The rank compiled in (1 to 4), or 0 to read it from the metadata.
     pub rank: u32,
-    /// The contiguous kernel's direct form: the dispatch runs one record whose operands all
-    /// start at the first block of their bindings, so the kernel reads record 0 and indexes
-    /// every operand by the invocation alone (false elsewhere).
+    /// The contiguous and rows kernels' direct form: the dispatch runs one record whose
+    /// operands all start at the first block of their bindings, so the kernel reads record 0
+    /// and no offsets (the contiguous kernel indexes every operand by the invocation alone;
+    /// false elsewhere).
     pub direct: bool,
-    /// Whether the contiguous kernel writes a last partial 16-byte block (through a mask);
-    /// without it every block it writes is whole (false elsewhere).
+    /// Whether the contiguous kernel writes a last partial 16-byte block (through a mask),
+    /// or the rows kernel a partial block at the end of each row; without it every block
+    /// either writes is whole (false elsewhere).
     pub tail: bool,
     /// The input's element size where it is not the output's (`BIT_COUNT`; the gather,
     /// scatter and spaced kernels), else 0.

@@ -207,7 +207,7 @@ pub fn lower_with(
         );
         // The direct form is the schedule's to give, once it knows which dispatches run one
         // record (`Schedule::dispatch_key`).
-        let variant = contiguous_variant(kernel, piece, widths.out(), false);
+        let variant = kernel_form(kernel, piece, widths.out(), false);
         let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, variant, modes);
         if overlapping(&range, inputs_rw) {
             summary.overlapping_bindings += 1;
@@ -227,14 +227,20 @@ pub fn lower_with(
     })
 }
 
-/// The contiguous kernel's form for `piece` (`DIRECT` and `TAIL` in common.wgsl): `direct` as
-/// given, with a tail where its last block is partial. Both false for the other kernels.
-fn contiguous_variant(kernel: KernelKind, piece: &Piece, width: u64, direct: bool) -> (bool, bool) {
-    if kernel != KernelKind::Contiguous {
-        return (false, false);
+/// The form of `kernel` for `piece` (`DIRECT` and `TAIL` in common.wgsl): `direct` as given
+/// for the contiguous and rows kernels, with a tail where the contiguous kernel's last block
+/// is partial or the rows kernel's rows end in a partial block. Both false for the other
+/// kernels.
+fn kernel_form(kernel: KernelKind, piece: &Piece, width: u64, direct: bool) -> (bool, bool) {
+    let partial = |bytes: u64| !bytes.is_multiple_of(16);
+    match kernel {
+        KernelKind::Contiguous => (direct, partial(piece.sizes.iter().product::<u64>() * width)),
+        KernelKind::Rows => (
+            direct,
+            partial(piece.sizes.last().map_or(0, |&n| n * width)),
+        ),
+        _ => (false, false),
     }
-    let bytes = piece.sizes.iter().product::<u64>() * width;
-    (direct, !bytes.is_multiple_of(16))
 }
 
 /// The pipeline that runs `kernel` on `piece` with operands in `slot`, in the contiguous
@@ -312,10 +318,11 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                     continue;
                 }
                 for direct in [false, true] {
-                    let (direct, tail) = contiguous_variant(kernel, &piece, width, direct);
+                    let (direct, tail) = kernel_form(kernel, &piece, width, direct);
                     // A long run with a partial last block may have that block cut off
                     // (on a CPU adapter), leaving the contiguous kernel without a tail.
                     let cut = tail
+                        && kernel == KernelKind::Contiguous
                         && piece.sizes.len() == 1
                         && plan.elements * width >= select::TAIL_CUT_BYTES;
                     for tail in [tail, tail && !cut] {
@@ -757,6 +764,38 @@ mod tests {
                 assert_eq!(e.rule(), "shared_buffer_span_too_large");
             }
             (n, s) => panic!("{n:?} / {s:?}"),
+        }
+    }
+
+    #[test]
+    fn the_rows_kernel_compiles_its_partial_block_store_in_only_where_rows_end_in_one() {
+        // [rows, cols] ^ [cols], A and the output in rows padded to a pitch of 16 bytes:
+        // rows of 400 bytes (whole blocks) and of 260 or 300 (a partial last block), each
+        // key among the warm-up's.
+        for (data_type, cols, pitch, tail) in [
+            (DataType::U32, 100u32, 100u32, false),
+            (DataType::U16, 200, 208, false),
+            (DataType::U16, 130, 136, true),
+            (DataType::U8, 300, 304, true),
+        ] {
+            let t = TensorDesc::new(data_type, &[9, cols]);
+            let padded = t.clone().with_strides(&[pitch, 1]);
+            let b = t.with_strides(&[0, 1]);
+            let p = plan(&BitXorDesc::new(padded.clone(), b, padded));
+            let l = lower(
+                &p,
+                bound([0, 1, 2], [0; 3], 1 << 16),
+                &target(1 << 20, false),
+            )
+            .unwrap();
+            assert_eq!(
+                l.summary.dispatches,
+                [KernelKind::Rows],
+                "{data_type:?} {cols}"
+            );
+            assert_eq!(l.pieces[0].key.overrides.tail, tail, "{data_type:?} {cols}");
+            assert!(!l.pieces[0].key.overrides.direct);
+            assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
     }
 

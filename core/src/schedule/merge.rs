@@ -62,7 +62,8 @@ pub fn direct_form(key: &PipelineKey, record: &Params) -> Option<PipelineKey> {
             })
         });
     }
-    (key.kernel == KernelKind::Contiguous && record.base[..3] == [0, 0, 0]).then(|| {
+    let direct_kernel = matches!(key.kernel, KernelKind::Contiguous | KernelKind::Rows);
+    (direct_kernel && record.base[..3] == [0, 0, 0]).then(|| {
         let mut direct = key.clone();
         direct.overrides.direct = true;
         direct
@@ -266,11 +267,11 @@ mod tests {
         assert_eq!(s.bind_sets.len(), 1);
     }
 
-    /// Only a contiguous dispatch of one record whose operands start their bindings runs the
-    /// direct form: merged records, offsets and other kernels keep the key they were lowered
-    /// with.
+    /// Only a contiguous or rows dispatch of one record whose operands start their bindings
+    /// runs the direct form: merged records, offsets and other kernels keep the key they
+    /// were lowered with.
     #[test]
-    fn only_a_contiguous_dispatch_of_one_record_at_its_bindings_start_is_direct() {
+    fn only_a_contiguous_or_rows_dispatch_of_one_record_at_its_bindings_start_is_direct() {
         let mut s = Schedule::default();
         // Two merged calls, then one call alone (it writes what the first two read).
         s.add_call(&[piece(0, 4096, 1, [1, 1])], &[0, 1, 2]);
@@ -282,12 +283,15 @@ mod tests {
         let mut rows = piece(0, 4096, 1, [4, 1]);
         rows.key = key(KernelKind::Rows);
         s.add_call(&[rows], &[0, 1, 2]);
+        let mut gather = piece(0, 4096, 1, [5, 1]);
+        gather.key = key(KernelKind::Gather);
+        s.add_call(&[gather], &[0, 1, 2]);
         let direct: Vec<bool> = s
             .groups
             .iter()
             .map(|g| s.dispatch_key(g).overrides.direct)
             .collect();
-        assert_eq!(direct, [false, true, false, false]);
+        assert_eq!(direct, [false, true, false, true, false]);
         assert_eq!(s.groups[0].count, 2);
         // The direct key differs from the lowered one in that alone.
         let mut lowered = s.dispatch_key(&s.groups[1]);

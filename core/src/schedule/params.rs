@@ -34,7 +34,9 @@ pub struct Params {
     /// Per dimension, the multiplier that divides by its size, and by its output stride
     /// (`Divisor`): the kernels unravel indices and offsets without a division.
     pub size_magic: [u32; MAX_KERNEL_RANK],
-    /// The multipliers that divide by the output strides.
+    /// The multipliers that divide by the output strides; for the rows and shifted-rows
+    /// kernels the last dimension's divides by `head[3]`, the units a row, instead (their
+    /// output's last stride is 1).
     pub stride_magic: [u32; MAX_KERNEL_RANK],
     /// Per dimension, the two shifts of each divisor, a byte each: size's, then stride's.
     pub shifts: [u32; MAX_KERNEL_RANK],
