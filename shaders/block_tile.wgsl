@@ -278,17 +278,13 @@ fn store(call: u32, t: Span, r: u32, c: u32, value: vec4<u32>) {
 
 // Invocation li's share of the tile `t` of record `call`.
 fn run(call: u32, t: Span, li: u32) {
-    let ea = base(call).y;
-    let eb = base(call).z;
-    let a0 = a_stride_at(call, 0u);
-    let a1 = a_stride_at(call, 1u);
-    let b0 = b_stride_at(call, 0u);
-    let b1 = b_stride_at(call, 1u);
+    let pa = input_plane(call, 0u);
+    let pb = input_plane(call, 1u);
 
     var va: array<vec4<u32>, 4>;
     var vb: array<vec4<u32>, 4>;
     if A_MODE == 1u {
-        va = staged(A_SRC, ea, a1, t, li);
+        va = staged(A_SRC, pa.first, pa.inner, t, li);
     }
     // A NOT (FUNC 3) never reads B, which the host binds in A's place.
     if B_MODE == 1u && FUNC != 3u {
@@ -296,17 +292,17 @@ fn run(call: u32, t: Span, li: u32) {
             // The tile is A's until every invocation has read its blocks back.
             workgroupBarrier();
         }
-        vb = staged(B_SRC, eb, b1, t, li);
+        vb = staged(B_SRC, pb.first, pb.inner, t, li);
     }
 
     // Phase 2: the unstaged input's blocks, then every store, at rows r + 16m.
     let c = t.c0 + per_block() * (li % PER_ROW);
     let r = t.r0 + li / PER_ROW;
     if A_MODE != 1u {
-        va = unstaged_blocks(A_SRC, ea, a0, a1, A_MODE == 2u, t, r, c);
+        va = unstaged_blocks(A_SRC, pa.first, pa.outer, pa.inner, A_MODE == 2u, t, r, c);
     }
     if B_MODE != 1u {
-        vb = unstaged_blocks(B_SRC, eb, b0, b1, B_MODE == 2u, t, r, c);
+        vb = unstaged_blocks(B_SRC, pb.first, pb.outer, pb.inner, B_MODE == 2u, t, r, c);
     }
     store(call, t, r, c, combine4(va[0], vb[0]));
     store(call, t, r + PER_ROW, c, combine4(va[1], vb[1]));

@@ -343,12 +343,8 @@ fn store_element(call: u32, t: vec4<u32>, rr: u32, c: u32, a: vec2<u32>, b: vec2
 fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
     // The tile's first row and column, and the matrix's rows and columns.
     let t = vec4<u32>((base(call).w + wg.y) * TILE, wg.x * TILE, size_at(call, 0u), size_at(call, 1u));
-    let ea = base(call).y;
-    let eb = base(call).z;
-    let a0 = a_stride_at(call, 0u);
-    let a1 = a_stride_at(call, 1u);
-    let b0 = b_stride_at(call, 0u);
-    let b1 = b_stride_at(call, 1u);
+    let pa = input_plane(call, 0u);
+    let pb = input_plane(call, 1u);
 
     // Phase 1: l.x runs along rows; tile element (c - c0, r - r0). Every load, then every
     // write to workgroup memory.
@@ -357,10 +353,10 @@ fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
     var sa: array<vec2<u32>, 4>;
     var sb: array<vec2<u32>, 4>;
     if A_MODE == 1u {
-        sa = staged_elements(A_SRC, ea, a0, a1, t, r, c1);
+        sa = staged_elements(A_SRC, pa.first, pa.outer, pa.inner, t, r, c1);
     }
     if B_MODE == 1u {
-        sb = staged_elements(B_SRC, eb, b0, b1, t, r, c1);
+        sb = staged_elements(B_SRC, pb.first, pb.outer, pb.inner, t, r, c1);
     }
     let inside = r < t.z;
     park_element(l.y, l.x, inside && c1 < t.w, sa[0], sb[0]);
@@ -373,8 +369,8 @@ fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
     // workgroup memory), then every store.
     let c = t.y + l.x;
     let r2 = t.x + l.y;
-    let va = phase_two(A_SRC, A_MODE, 0u, ea, a0, a1, t, r2, c, l.x);
-    let vb = phase_two(B_SRC, B_MODE, 1u, eb, b0, b1, t, r2, c, l.x);
+    let va = phase_two(A_SRC, A_MODE, 0u, pa.first, pa.outer, pa.inner, t, r2, c, l.x);
+    let vb = phase_two(B_SRC, B_MODE, 1u, pb.first, pb.outer, pb.inner, t, r2, c, l.x);
     store_element(call, t, r2, c, va[0], vb[0]);
     store_element(call, t, r2 + ROWS_PER_PASS, c, va[1], vb[1]);
     store_element(call, t, r2 + 2u * ROWS_PER_PASS, c, va[2], vb[2]);

@@ -410,6 +410,22 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     );
 }
 
+// An input's first element and its strides over the two dimensions of a two-dimensional
+// record (the tile kernels' matrices), in its own elements.
+struct Plane {
+    first: u32,
+    outer: u32,
+    inner: u32,
+}
+
+// Input `k`'s plane: A's (0) or B's (1).
+fn input_plane(call: u32, k: u32) -> Plane {
+    if k == 0u {
+        return Plane(base(call).y, a_stride_at(call, 0u), a_stride_at(call, 1u));
+    }
+    return Plane(base(call).z, b_stride_at(call, 0u), b_stride_at(call, 1u));
+}
+
 // Element offsets of out, a and b for index `i` over the first `dims` dimensions (the rest
 // are not visited), and the index along the last of them.
 struct Offsets {
