@@ -436,6 +436,33 @@ fn bit_xor_rows_kernel_repeats_an_element_where_output_rows_interleave() {
     }
 }
 
+/// Rows of rank 3 and 4, whose offsets the rows kernel unravels with the rank compiled in:
+/// A read with its two middle axes swapped (axes (0, 2, 1, 3), heads and tokens; at rank 3,
+/// (1, 0, 2)), rows of 128 bytes at every width, B packed or repeated along the outermost
+/// axis.
+#[test]
+fn bit_xor_rows_kernel_runs_rows_of_rank_three_and_four() {
+    for dt in [DataType::U8, DataType::U16, DataType::U32, DataType::I64] {
+        let c = 128 / dt.size_in_bytes();
+        let cases = [
+            (
+                vec![3u32, 5, 4, c],
+                vec![20 * c, c, 5 * c, 1],
+                vec![0, 4 * c, c, 1],
+            ),
+            (vec![5, 4, c], vec![c, 5 * c, 1], vec![0, c, 1]),
+        ];
+        for (sizes, swapped, repeated) in cases {
+            let out = TensorDesc::new(dt, &sizes);
+            let a = out.clone().with_strides(&swapped);
+            for b in [out.clone(), out.clone().with_strides(&repeated)] {
+                let r = DmlCase::distinct(Operator::BitXor, a.clone(), b, out.clone(), 24).check();
+                assert_kernel(&r, KernelKind::Rows);
+            }
+        }
+    }
+}
+
 #[test]
 fn bit_xor_rows_kernel_writes_padded_rows_and_leaves_the_padding() {
     for (dt, cols, stride) in [

@@ -714,16 +714,18 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64, cpu: bool) ->
     (mode(1), mode(2))
 }
 
-/// The `RANK` override: the piece's rank where the kernel has a loop-free path for it (1 or 2
-/// for the gather, scatter (spaced or not) and shifted-rows kernels, 2 for the rows kernel),
-/// else 0.
+/// The `RANK` override: the piece's rank where the kernel has a path for it without a loop
+/// of unknown length (1 to 4 for the gather, scatter (spaced or not) and shifted-rows
+/// kernels, 2 to 4 for the rows kernel, whose rows have one dimension fewer), else 0. On
+/// lavapipe, rows of rank 4 (a (0, 2, 1, 3) permutation, 64 MiB) ran in 0.86 of the time
+/// with it than with the rank read from the record.
 pub(crate) fn rank_constant(kernel: KernelKind, rank: usize) -> u32 {
     match (kernel, rank) {
         (
             KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced | KernelKind::ShiftedRows,
             1..=4,
         )
-        | (KernelKind::Rows, 2) => rank as u32,
+        | (KernelKind::Rows, 2..=4) => rank as u32,
         _ => 0,
     }
 }
