@@ -23,8 +23,10 @@
 //            tile.wgsl 0 = straight from memory, 1 = staged through a workgroup tile;
 //            block_tile.wgsl 0 = by words, 1 = staged, 2 = by 16-byte blocks.
 //            Constants rather than metadata, so that the path not taken is compiled out.
-//   RANK     the rank of the iteration space when it is 1 or 2, compiled in so that index
-//            arithmetic needs no loop; 0 reads it from the metadata (any rank up to 8).
+//   RANK     the rank of the iteration space where the kernel has index arithmetic without
+//            a loop of unknown length for it (1 to 4; `select::rank_constant` says which
+//            kernel takes which), compiled in; 0 reads it from the metadata (any rank up
+//            to 8).
 //   DIRECT   contiguous.wgsl and rows.wgsl: the dispatch runs one record (record 0 of its
 //            binding) whose operands all start at the first block of their bindings, so that
 //            no record index is dynamic and no offset is read (`base`); the contiguous
