@@ -246,8 +246,9 @@ fn spread_word(src: u32, e: u32, s1: u32, w: u32) -> u32 {
 // The block of an unstaged input at output row r, columns c .. c + E (the last block inside
 // the matrix where that one is not): one block load where its rows are dense and its blocks
 // aligned (`whole`), else element by element.
-fn unstaged(src: u32, e0: u32, s0: u32, s1: u32, whole: bool, t: Span, r: u32, c: u32) -> vec4<u32> {
-    let e = e0 + min(r, t.rows - 1u) * s0 + min(c, t.cols - per_block()) * s1;
+fn unstaged(src: u32, p: Plane, whole: bool, t: Span, r: u32, c: u32) -> vec4<u32> {
+    let e = plane_at(p, min(r, t.rows - 1u), min(c, t.cols - per_block()));
+    let s1 = p.inner;
     if whole {
         return load(src, block_of(e));
     }
@@ -260,12 +261,12 @@ fn unstaged(src: u32, e0: u32, s0: u32, s1: u32, whole: bool, t: Span, r: u32, c
 }
 
 // An unstaged input's blocks at output rows r, r + 16, r + 32, r + 48 and columns c .. c + E.
-fn unstaged_blocks(src: u32, e0: u32, s0: u32, s1: u32, whole: bool, t: Span, r: u32, c: u32) -> array<vec4<u32>, 4> {
+fn unstaged_blocks(src: u32, p: Plane, whole: bool, t: Span, r: u32, c: u32) -> array<vec4<u32>, 4> {
     return array<vec4<u32>, 4>(
-        unstaged(src, e0, s0, s1, whole, t, r, c),
-        unstaged(src, e0, s0, s1, whole, t, r + PER_ROW, c),
-        unstaged(src, e0, s0, s1, whole, t, r + 2u * PER_ROW, c),
-        unstaged(src, e0, s0, s1, whole, t, r + 3u * PER_ROW, c),
+        unstaged(src, p, whole, t, r, c),
+        unstaged(src, p, whole, t, r + PER_ROW, c),
+        unstaged(src, p, whole, t, r + 2u * PER_ROW, c),
+        unstaged(src, p, whole, t, r + 3u * PER_ROW, c),
     );
 }
 
@@ -299,10 +300,10 @@ fn run(call: u32, t: Span, li: u32) {
     let c = t.c0 + per_block() * (li % PER_ROW);
     let r = t.r0 + li / PER_ROW;
     if A_MODE != 1u {
-        va = unstaged_blocks(A_SRC, pa.first, pa.outer, pa.inner, A_MODE == 2u, t, r, c);
+        va = unstaged_blocks(A_SRC, pa, A_MODE == 2u, t, r, c);
     }
     if B_MODE != 1u {
-        vb = unstaged_blocks(B_SRC, pb.first, pb.outer, pb.inner, B_MODE == 2u, t, r, c);
+        vb = unstaged_blocks(B_SRC, pb, B_MODE == 2u, t, r, c);
     }
     store(call, t, r, c, combine4(va[0], vb[0]));
     store(call, t, r + PER_ROW, c, combine4(va[1], vb[1]));

@@ -141,20 +141,10 @@ fn narrow_direct(call: u32, wg: vec3<u32>, l: vec3<u32>) {
         return;
     }
     let n = min(lanes, rows - r);
-    let a = block_words(
-        A_SRC,
-        base(call).y + r * a_stride_at(call, 0u) + c * a_stride_at(call, 1u),
-        a_stride_at(call, 0u),
-        a_stride_at(call, 1u),
-        n,
-    );
-    let b = block_words(
-        B_SRC,
-        base(call).z + r * b_stride_at(call, 0u) + c * b_stride_at(call, 1u),
-        b_stride_at(call, 0u),
-        b_stride_at(call, 1u),
-        n,
-    );
+    let pa = input_plane(call, 0u);
+    let pb = input_plane(call, 1u);
+    let a = block_words(A_SRC, plane_at(pa, r, c), pa.outer, pa.inner, n);
+    let b = block_words(B_SRC, plane_at(pb, r, c), pb.outer, pb.inner, n);
     let w = (base(call).x + r * out_stride_at(call, 0u) + c) / lanes;
     let step = out_stride_at(call, 0u) / lanes;
     for (var i = 0u; i < n; i++) {
@@ -171,6 +161,8 @@ fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
     let cols = size_at(call, 1u);
     let r0 = (base(call).w + wg.y) * side;
     let c0 = wg.x * side;
+    let pa = input_plane(call, 0u);
+    let pb = input_plane(call, 1u);
 
     // Phase 1: the block at word row k (rows r .. r + L) and column group g (columns
     // c .. c + L); k runs fastest, along the staged inputs' memory.
@@ -181,25 +173,13 @@ fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
     if r < rows && c < cols {
         let n = min(lanes, rows - r);
         if A_MODE == 1u {
-            let a = block_words(
-                A_SRC,
-                base(call).y + r * a_stride_at(call, 0u) + c * a_stride_at(call, 1u),
-                a_stride_at(call, 0u),
-                a_stride_at(call, 1u),
-                n,
-            );
+            let a = block_words(A_SRC, plane_at(pa, r, c), pa.outer, pa.inner, n);
             for (var i = 0u; i < n; i++) {
                 tile_a_lo[narrow_slot(k * lanes + i, g)] = a[i];
             }
         }
         if B_MODE == 1u {
-            let b = block_words(
-                B_SRC,
-                base(call).z + r * b_stride_at(call, 0u) + c * b_stride_at(call, 1u),
-                b_stride_at(call, 0u),
-                b_stride_at(call, 1u),
-                n,
-            );
+            let b = block_words(B_SRC, plane_at(pb, r, c), pb.outer, pb.inner, n);
             for (var i = 0u; i < n; i++) {
                 tile_b_lo[narrow_slot(k * lanes + i, g)] = b[i];
             }
@@ -220,20 +200,12 @@ fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
             if A_MODE == 1u {
                 va[m] = tile_a_lo[narrow_slot(i, j)];
             } else {
-                va[m] = row_word(
-                    A_SRC,
-                    base(call).y + row * a_stride_at(call, 0u) + cw * a_stride_at(call, 1u),
-                    a_stride_at(call, 1u),
-                );
+                va[m] = row_word(A_SRC, plane_at(pa, row, cw), pa.inner);
             }
             if B_MODE == 1u {
                 vb[m] = tile_b_lo[narrow_slot(i, j)];
             } else {
-                vb[m] = row_word(
-                    B_SRC,
-                    base(call).z + row * b_stride_at(call, 0u) + cw * b_stride_at(call, 1u),
-                    b_stride_at(call, 1u),
-                );
+                vb[m] = row_word(B_SRC, plane_at(pb, row, cw), pb.inner);
             }
         }
     }
@@ -250,22 +222,21 @@ fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
 // whose pass `k` is a constant, into arrays indexed by constants only, so that no compiler
 // keeps them in memory, whether or not it unrolls loops (wgpu bounds every loop).
 
-// The element at (r, c) of a staged input (first element `e0`, strides `s0`, `s1`), or zeros
-// outside the matrix.
-fn staged_element(src: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: u32) -> vec2<u32> {
+// The element at (r, c) of a staged input of plane `p`, or zeros outside the matrix.
+fn staged_element(src: u32, p: Plane, t: vec4<u32>, r: u32, c: u32) -> vec2<u32> {
     if r < t.z && c < t.w {
-        return load_element(src, e0 + r * s0 + c * s1);
+        return load_element(src, plane_at(p, r, c));
     }
     return vec2<u32>(0u);
 }
 
 // Phase 1's four elements of a staged input, one per pass k: row r, columns c + 8k.
-fn staged_elements(src: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: u32) -> array<vec2<u32>, 4> {
+fn staged_elements(src: u32, p: Plane, t: vec4<u32>, r: u32, c: u32) -> array<vec2<u32>, 4> {
     return array<vec2<u32>, 4>(
-        staged_element(src, e0, s0, s1, t, r, c),
-        staged_element(src, e0, s0, s1, t, r, c + ROWS_PER_PASS),
-        staged_element(src, e0, s0, s1, t, r, c + 2u * ROWS_PER_PASS),
-        staged_element(src, e0, s0, s1, t, r, c + 3u * ROWS_PER_PASS),
+        staged_element(src, p, t, r, c),
+        staged_element(src, p, t, r, c + ROWS_PER_PASS),
+        staged_element(src, p, t, r, c + 2u * ROWS_PER_PASS),
+        staged_element(src, p, t, r, c + 3u * ROWS_PER_PASS),
     );
 }
 
@@ -292,7 +263,7 @@ fn park_element(i: u32, j: u32, inside: bool, a: vec2<u32>, b: vec2<u32>) {
 
 // Phase 2's element of an input (0: A, 1: B) at output (rr, c): from the tile's slot `at`
 // where the input is staged, else from its buffer; zeros outside the matrix.
-fn phase_two_element(src: u32, mode: u32, which: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, rr: u32, c: u32, at: u32) -> vec2<u32> {
+fn phase_two_element(src: u32, mode: u32, which: u32, p: Plane, t: vec4<u32>, rr: u32, c: u32, at: u32) -> vec2<u32> {
     if rr >= t.z || c >= t.w {
         return vec2<u32>(0u);
     }
@@ -311,16 +282,16 @@ fn phase_two_element(src: u32, mode: u32, which: u32, e0: u32, s0: u32, s1: u32,
         }
         return v;
     }
-    return load_element(src, e0 + rr * s0 + c * s1);
+    return load_element(src, plane_at(p, rr, c));
 }
 
 // Phase 2's four elements of an input (0: A, 1: B) at output rows r + 8k, column c.
-fn phase_two(src: u32, mode: u32, which: u32, e0: u32, s0: u32, s1: u32, t: vec4<u32>, r: u32, c: u32, j: u32) -> array<vec2<u32>, 4> {
+fn phase_two(src: u32, mode: u32, which: u32, p: Plane, t: vec4<u32>, r: u32, c: u32, j: u32) -> array<vec2<u32>, 4> {
     return array<vec2<u32>, 4>(
-        phase_two_element(src, mode, which, e0, s0, s1, t, r, c, slot(j, r - t.x)),
-        phase_two_element(src, mode, which, e0, s0, s1, t, r + ROWS_PER_PASS, c, slot(j, r - t.x + ROWS_PER_PASS)),
-        phase_two_element(src, mode, which, e0, s0, s1, t, r + 2u * ROWS_PER_PASS, c, slot(j, r - t.x + 2u * ROWS_PER_PASS)),
-        phase_two_element(src, mode, which, e0, s0, s1, t, r + 3u * ROWS_PER_PASS, c, slot(j, r - t.x + 3u * ROWS_PER_PASS)),
+        phase_two_element(src, mode, which, p, t, r, c, slot(j, r - t.x)),
+        phase_two_element(src, mode, which, p, t, r + ROWS_PER_PASS, c, slot(j, r - t.x + ROWS_PER_PASS)),
+        phase_two_element(src, mode, which, p, t, r + 2u * ROWS_PER_PASS, c, slot(j, r - t.x + 2u * ROWS_PER_PASS)),
+        phase_two_element(src, mode, which, p, t, r + 3u * ROWS_PER_PASS, c, slot(j, r - t.x + 3u * ROWS_PER_PASS)),
     );
 }
 
@@ -353,10 +324,10 @@ fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
     var sa: array<vec2<u32>, 4>;
     var sb: array<vec2<u32>, 4>;
     if A_MODE == 1u {
-        sa = staged_elements(A_SRC, pa.first, pa.outer, pa.inner, t, r, c1);
+        sa = staged_elements(A_SRC, pa, t, r, c1);
     }
     if B_MODE == 1u {
-        sb = staged_elements(B_SRC, pb.first, pb.outer, pb.inner, t, r, c1);
+        sb = staged_elements(B_SRC, pb, t, r, c1);
     }
     let inside = r < t.z;
     park_element(l.y, l.x, inside && c1 < t.w, sa[0], sb[0]);
@@ -369,8 +340,8 @@ fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
     // workgroup memory), then every store.
     let c = t.y + l.x;
     let r2 = t.x + l.y;
-    let va = phase_two(A_SRC, A_MODE, 0u, pa.first, pa.outer, pa.inner, t, r2, c, l.x);
-    let vb = phase_two(B_SRC, B_MODE, 1u, pb.first, pb.outer, pb.inner, t, r2, c, l.x);
+    let va = phase_two(A_SRC, A_MODE, 0u, pa, t, r2, c, l.x);
+    let vb = phase_two(B_SRC, B_MODE, 1u, pb, t, r2, c, l.x);
     store_element(call, t, r2, c, va[0], vb[0]);
     store_element(call, t, r2 + ROWS_PER_PASS, c, va[1], vb[1]);
     store_element(call, t, r2 + 2u * ROWS_PER_PASS, c, va[2], vb[2]);

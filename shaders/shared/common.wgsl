@@ -428,6 +428,11 @@ fn input_plane(call: u32, k: u32) -> Plane {
     return Plane(base(call).z, b_stride_at(call, 0u), b_stride_at(call, 1u));
 }
 
+// The element offset of (r, c) in plane `p`.
+fn plane_at(p: Plane, r: u32, c: u32) -> u32 {
+    return p.first + r * p.outer + c * p.inner;
+}
+
 // Element offsets of out, a and b for index `i` over the first `dims` dimensions (the rest
 // are not visited), and the index along the last of them.
 struct Offsets {

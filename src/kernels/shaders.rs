@@ -637,10 +637,10 @@ pub(crate) mod tests {
         assert_eq!(
             translated,
             // Every kernel once, the contiguous and rows kernels in three more forms, at 4
-            // widths: XOR
-            // with 4 modes and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks, each bitwise
-            // and logical; the three shifts and the count of ones with 2 modes and 3 ranks,
-            // bitwise only, the count on the per-element kernels at 4 more input widths; and
+            // widths: XOR with 4 modes and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks,
+            // each bitwise and logical; the three shifts and the count of ones with 2 modes
+            // and 3 ranks, bitwise only, the count on the per-element kernels at 4 more input
+            // widths; and
             // the contiguous kernel's two mode-2 pairs with XOR, 5 ranks each, in its four
             // forms.
             (KERNELS.len() + 3 * contiguous + 3 * rows)
