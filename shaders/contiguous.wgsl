@@ -16,7 +16,8 @@
 // it from the row of its first element (one division by L, as a multiply-high). In mode 2 a
 // row is whole blocks, and that is all; in mode 1 the lanes past that row's end take the
 // next row's element (rows are at least 16 bytes long, so a block meets at most two),
-// without a branch.
+// without a branch. An input read in mode 3 is one element (its `base`, in elements)
+// repeated over the whole run of a one-dimensional call: a tensor and a scalar.
 //
 // The common path is one compare, the loads and one store, like a bare XOR kernel's; what
 // would cost more on every invocation is compiled in only where a call needs it (adapters
@@ -64,10 +65,13 @@ fn repeated(call: u32, src: u32, first: u32, stride: u32, v: u32) -> vec4<u32> {
     return (here & mask) | (there & ~mask);
 }
 
-// Input block v from binding `src`: block `block` of a dense run (mode 0), else the row's
-// repeated element (`first` and `stride` in elements): mode 2 where a row is whole blocks
-// (no block meets two rows), mode 1 otherwise.
+// Input block v from binding `src`: block `block` of a dense run (mode 0), else a repeated
+// element (`first` and `stride` in elements): the one element of the run (mode 3), or the
+// row's: mode 2 where a row is whole blocks (no block meets two rows), mode 1 otherwise.
 fn input(call: u32, src: u32, mode: u32, block: u32, first: u32, stride: u32, v: u32) -> vec4<u32> {
+    if mode == 3u {
+        return splat(src, first);
+    }
     if mode == 2u {
         return splat(src, first + div_size(call, 1u, v * (16u / WIDTH)) * stride);
     }

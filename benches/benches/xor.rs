@@ -143,6 +143,13 @@ fn benches(c: &mut Criterion) {
         c,
         &ctx,
         Op::BitXor,
+        Path::BroadcastScalar,
+        &[DataType::U8, DataType::U32, DataType::U64],
+    );
+    group(
+        c,
+        &ctx,
+        Op::BitXor,
         Path::Transposed,
         &[DataType::U32, DataType::U64],
     );

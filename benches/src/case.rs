@@ -24,6 +24,8 @@ pub enum Path {
     BroadcastRow,
     /// `[rows, cols] ^ [rows, 1]` (B's one element repeated along each row).
     BroadcastColumn,
+    /// `[n] ^ [1]` (B one element, repeated over the whole output: a tensor and a scalar).
+    BroadcastScalar,
     /// A transposed: `[n, n]` read with strides `[1, n]`.
     Transposed,
     /// The output in rows padded by one element (`[rows, cols]`, row stride `cols + 1`).
@@ -90,6 +92,7 @@ impl Path {
             Path::InPlace => "in-place",
             Path::BroadcastRow => "broadcast-row",
             Path::BroadcastColumn => "broadcast-column",
+            Path::BroadcastScalar => "broadcast-scalar",
             Path::Transposed => "transposed",
             Path::PaddedOutput => "padded-output",
             Path::SlicedOutput => "sliced-output",
@@ -109,7 +112,11 @@ impl Path {
     pub fn strided(self) -> bool {
         !matches!(
             self,
-            Path::Contiguous | Path::InPlace | Path::BroadcastRow | Path::BroadcastColumn
+            Path::Contiguous
+                | Path::InPlace
+                | Path::BroadcastRow
+                | Path::BroadcastColumn
+                | Path::BroadcastScalar
         )
     }
 }
@@ -403,6 +410,7 @@ impl Case {
                 t(&[rows, cols]),
                 rows * cols,
             ),
+            Path::BroadcastScalar => (t(&[n]), t(&[n]).with_strides(&[0]), t(&[n]), n),
             Path::Transposed => (
                 t(&[side, side]).with_strides(&[1, side as u32]),
                 t(&[side, side]),
@@ -473,11 +481,12 @@ impl Case {
         };
         // A NOT or BIT_COUNT reads one input, A: on the broadcast paths it is the broadcast
         // operand.
-        let (a, b) = if op.inputs() == 1 && path == Path::BroadcastRow {
-            (b, a)
-        } else {
-            (a, b)
-        };
+        let (a, b) =
+            if op.inputs() == 1 && matches!(path, Path::BroadcastRow | Path::BroadcastScalar) {
+                (b, a)
+            } else {
+                (a, b)
+            };
         // BIT_COUNT's output has a type of its own, its elements and strides A's.
         let out = TensorDesc {
             data_type: op.output_type(data_type),
@@ -515,6 +524,7 @@ impl Case {
                 let b_shape = match path {
                     Path::BroadcastRow => vec![cols as usize],
                     Path::BroadcastColumn => vec![rows as usize, 1],
+                    Path::BroadcastScalar => vec![1],
                     _ => shape.clone(),
                 };
                 let f = match op {
@@ -542,6 +552,7 @@ impl Case {
         let b_bytes = match path {
             Path::BroadcastRow => cols * w,
             Path::BroadcastColumn => rows * w,
+            Path::BroadcastScalar => w,
             _ => size(&b),
         };
         let out_offset = if path == Path::SlicedOutput {
@@ -672,7 +683,7 @@ impl Case {
     fn elements(path: Path, data_type: DataType, bytes: u64) -> u64 {
         let d = Dims::new(data_type, bytes);
         match path {
-            Path::Contiguous | Path::InPlace => d.n,
+            Path::Contiguous | Path::InPlace | Path::BroadcastScalar => d.n,
             Path::BroadcastRow
             | Path::BroadcastColumn
             | Path::PaddedOutput
@@ -697,6 +708,7 @@ impl Case {
         let broadcast_read = match path {
             Path::BroadcastRow => d.cols * w,
             Path::BroadcastColumn => d.rows * w,
+            Path::BroadcastScalar => w,
             _ => elems * w,
         };
         if op.inputs() == 1 {

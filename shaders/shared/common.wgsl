@@ -20,6 +20,8 @@
 //   A_MODE, B_MODE  how the input is read, for the kernels that have a choice (0 elsewhere):
 //            rows.wgsl and shifted.wgsl 0 = a dense row, 1 = one element repeated across
 //            the row;
+//            contiguous.wgsl 0 = a dense run, 1 and 2 = one element repeated across each
+//            row (2: rows of whole 16-byte blocks), 3 = one element over the whole run;
 //            tile.wgsl 0 = straight from memory, 1 = staged through a workgroup tile;
 //            block_tile.wgsl 0 = by words, 1 = staged, 2 = by 16-byte blocks.
 //            Constants rather than metadata, so that the path not taken is compiled out.

@@ -557,11 +557,16 @@ pub(crate) mod tests {
                         .map(|p| (p.slots()[1] as u32, p.slots()[2] as u32))
                         .into_iter()
                         .flat_map(|p| [(0, 0), (0, 1), (1, 0), (1, 1)].map(|m| (p, m)))
-                        // The contiguous kernel's mode 2 (a repeated input of whole-block
-                        // rows), in A's place and in B's.
+                        // The contiguous kernel's modes 2 (a repeated input of whole-block
+                        // rows) and 3 (one element over the run), in A's place and in B's.
                         .chain(
                             (kernel.kernel == KernelKind::Contiguous)
-                                .then_some([((1, 2), (2, 0)), ((1, 2), (0, 2))])
+                                .then_some([
+                                    ((1, 2), (2, 0)),
+                                    ((1, 2), (0, 2)),
+                                    ((1, 2), (3, 0)),
+                                    ((1, 2), (0, 3)),
+                                ])
                                 .into_iter()
                                 .flatten(),
                         )
@@ -641,14 +646,14 @@ pub(crate) mod tests {
             // each bitwise and logical; the three shifts and the count of ones with 2 modes
             // and 3 ranks, bitwise only, the count on the per-element kernels at 4 more input
             // widths; and
-            // the contiguous kernel's two mode-2 pairs with XOR, 5 ranks each, in its four
-            // forms.
+            // the contiguous kernel's two mode-2 and two mode-3 pairs with XOR, 5 ranks each,
+            // in its four forms.
             (KERNELS.len() + 3 * contiguous + 3 * rows)
                 * 4
                 * BindingPattern::ALL.len()
                 * (2 * (4 * 5 + 3 * 2 * 3) + 4 * 2 * 3)
                 + per_element * 4 * BindingPattern::ALL.len() * 4 * 2 * 3
-                + 4 * contiguous * 4 * 2 * 2 * 5
+                + 4 * contiguous * 4 * 2 * 4 * 5
         );
     }
 

@@ -100,20 +100,29 @@ fn merged_dims(out: &TensorDesc, inputs: [&TensorDesc; 2]) -> Vec<(u64, [u64; 3]
     merged
 }
 
-/// Whether a call is a channel broadcast that the contiguous kernel runs with an input
-/// repeated per row: merged, two dimensions `[rows, L]` of at least 16 bytes a row, the output
-/// packed (rows one after the other), each input packed like it or repeating one element
-/// across each row, one at least repeating. Its dense operands must also start on 16-byte
-/// boundaries (the caller's to know).
+/// Whether a call is a broadcast that the contiguous kernel runs with an input splat: merged,
+/// either one dense run with an input repeating one element over all of it (a tensor and a
+/// scalar), or two dimensions `[rows, L]` of at least 16 bytes a row, the output packed (rows
+/// one after the other), each input packed like it or repeating one element across each row,
+/// one at least repeating (a channel broadcast). Its dense operands must also start on
+/// 16-byte boundaries, and every binding hold whole 16-byte blocks (the caller's to know).
 pub fn channel_broadcast(out: &TensorDesc, inputs: [&TensorDesc; 2]) -> bool {
     let merged = merged_dims(out, inputs);
-    let [(_, outer), (l, inner)] = merged[..] else {
-        return false;
-    };
-    let width = u64::from(out.data_type.size_in_bytes());
-    let dense = |t: usize| outer[t] == l && inner[t] == 1;
-    let repeated = |t: usize| inner[t] == 0;
-    l * width >= 16 && dense(0) && (1..3).all(|t| dense(t) || repeated(t)) && (1..3).any(repeated)
+    match merged[..] {
+        [(_, strides)] => {
+            strides[0] == 1 && (1..3).all(|t| strides[t] <= 1) && (1..3).any(|t| strides[t] == 0)
+        }
+        [(_, outer), (l, inner)] => {
+            let width = u64::from(out.data_type.size_in_bytes());
+            let dense = |t: usize| outer[t] == l && inner[t] == 1;
+            let repeated = |t: usize| inner[t] == 0;
+            l * width >= 16
+                && dense(0)
+                && (1..3).all(|t| dense(t) || repeated(t))
+                && (1..3).any(repeated)
+        }
+        _ => false,
+    }
 }
 
 /// The kernel of a strided output that the scatter kernel takes, from its elements' byte

@@ -177,21 +177,16 @@ fn strided(dt: DataType, a: TensorDesc, b: TensorDesc, out: TensorDesc, kernel: 
 
 fn zero_strides(dt: DataType) {
     let t = TensorDesc::new(dt, &[5, 7]);
-    // Scalar broadcast (one run of 35 elements: shifted rows from 64 bytes), row broadcast,
-    // column broadcast (rows of 7 elements: the contiguous kernel from 16 bytes a row, the
-    // element splat per row, else gathered).
+    // Scalar broadcast (one run of 35 elements: the contiguous kernel, the element splat over
+    // the run), row broadcast, column broadcast (rows of 7 elements: the contiguous kernel
+    // from 16 bytes a row, the element splat per row, else gathered).
     let column = if 7 * dt.size_in_bytes() >= 16 {
         KernelKind::Contiguous
     } else {
         KernelKind::Gather
     };
-    let scalar = if 35 * dt.size_in_bytes() >= 64 {
-        KernelKind::ShiftedRows
-    } else {
-        KernelKind::Gather
-    };
     for (s, kernel) in [
-        ([0, 0], scalar),
+        ([0, 0], KernelKind::Contiguous),
         ([0, 1], KernelKind::Gather),
         ([1, 0], column),
     ] {

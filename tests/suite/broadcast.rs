@@ -1,6 +1,7 @@
 //! OpenVINO BitwiseXor-13 on the GPU: the seed examples, numpy / pdpd / none broadcasting,
-//! scalars, zero-size dimensions, ranks above 8 and non-canonical booleans; and every
-//! OpenVINO operation of the operator table on broadcasts that reach each kernel.
+//! scalars, zero-size dimensions, ranks above 8 and non-canonical booleans; every OpenVINO
+//! operation of the operator table on broadcasts that reach each kernel; and every DirectML
+//! operator of two inputs on a tensor and a scalar.
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{AutoBroadcast, BitwiseXorDesc, DataType, Error, OvBinary, Tensor};
@@ -441,5 +442,112 @@ proptest! {
         let b: Vec<usize> = a[start..start + len].iter().enumerate().map(|(i, &d)| if cut.2 >> i & 1 == 1 { 1 } else { d }).collect();
         let case = OvCase::new(DataType::I32, &a, &b, AutoBroadcast::Pdpd { axis: start as i64 }, seed);
         case.check();
+    }
+}
+
+/// A tensor and one repeated element (a scalar, strides 0) on the contiguous kernel, the
+/// element splat over the run: every DirectML operator of two inputs at every type it takes
+/// (XOR under both tunings), the element as B, as A or both, runs with and without a partial
+/// last block, at the bindings' start (the kernel's direct form), 32 bytes in, and in place;
+/// the element alone in a buffer of one element, which leaves no room to read its block: the
+/// shifted-rows kernel; runs cut into 4 KiB windows, every piece with its element; and a run
+/// of over 1 MiB with a partial last block, which CPU adapters cut into its whole blocks and a
+/// last piece for the gather kernel.
+#[test]
+fn a_tensor_and_a_scalar_run_on_the_contiguous_kernel_for_every_operator() {
+    use crate::common::{
+        Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernels, speckle, tuned,
+    };
+    use gpu_xor::{KernelTuning, TensorDesc};
+    let binary = DIRECTML.into_iter().filter(|op| op.inputs() == 2);
+    let runs = binary
+        .clone()
+        .take(1)
+        .map(|op| (op, KernelTuning::Cpu))
+        .chain(binary.map(|op| (op, KernelTuning::Gpu)));
+    for (k, (op, tuning)) in runs.enumerate() {
+        let ctx = tuned(tuning);
+        for &dt in DataType::DIRECTML.iter().filter(|&&dt| op.takes(dt)) {
+            let w = dt.size_in_bytes();
+            let seed = 700 + 31 * k as u64 + u64::from(w);
+            for (n, strides) in [
+                (64 / w * 5, [[1], [0], [1]]),
+                (64 / w * 5 + 1, [[0], [1], [1]]),
+                (37, [[0], [0], [1]]),
+                (3, [[1], [0], [1]]),
+            ] {
+                let t = TensorDesc::new(dt, &[n]);
+                let [a, b, out] = strides.map(|s| t.clone().with_strides(&s));
+                let distinct = DmlCase::distinct(op, a, b, out, seed + u64::from(n));
+                let len = (n * w + 64).next_multiple_of(16) as usize;
+                let mut cases = vec![
+                    distinct.clone(),
+                    distinct.clone().placed(len, [(0, 0), (1, 0), (2, 0)], seed),
+                ];
+                // In place on the dense input.
+                if strides[0] == [1] {
+                    cases.push(
+                        distinct
+                            .clone()
+                            .placed(len, [(0, 16), (1, 48), (0, 16)], seed),
+                    );
+                } else if strides[1] == [1] {
+                    cases.push(
+                        distinct
+                            .clone()
+                            .placed(len, [(0, 48), (1, 16), (1, 16)], seed),
+                    );
+                }
+                for mut case in cases {
+                    if op.logical() {
+                        speckle(&mut case.buffers, seed);
+                    }
+                    let r = case.check_on(ctx);
+                    assert_kernels(&r, &[KernelKind::Contiguous]);
+                }
+            }
+            // The element alone in a buffer of one element (rounded up to a word).
+            let t = TensorDesc::new(dt, &[100]);
+            let mut tight = DmlCase::distinct(op, t.clone(), t.clone().with_strides(&[0]), t, seed);
+            tight.buffers[1].truncate(w.max(4) as usize);
+            tight.places[1].offset = 0;
+            if op.logical() {
+                speckle(&mut tight.buffers, seed);
+            }
+            let r = tight.check_on(ctx);
+            assert_kernels(&r, &[KernelKind::ShiftedRows]);
+        }
+    }
+    for (dt, op) in [
+        (DataType::U8, Operator::BitXor),
+        (DataType::U16, Operator::BitXor),
+        (DataType::U32, Operator::BitShiftLeft),
+        (DataType::U64, Operator::BitXor),
+    ] {
+        // Three windows and a part.
+        let n = 3 * 4096 / dt.size_in_bytes() + 5;
+        let t = TensorDesc::new(dt, &[n]);
+        let case = DmlCase::distinct(op, t.clone(), t.clone().with_strides(&[0]), t, 11);
+        let r = case.check_on(small_windows());
+        assert!(r.dispatches.len() >= 4, "{r:?}");
+        assert_kernels(&r, &[KernelKind::Contiguous]);
+    }
+    let n = (1 << 20) + 3;
+    let t = TensorDesc::new(DataType::U8, &[n]);
+    let case = DmlCase::distinct(
+        Operator::BitXor,
+        t.clone(),
+        t.clone().with_strides(&[0]),
+        t,
+        9,
+    );
+    for (tuning, kernels) in [
+        (
+            KernelTuning::Cpu,
+            &[KernelKind::Contiguous, KernelKind::Gather][..],
+        ),
+        (KernelTuning::Gpu, &[KernelKind::Contiguous]),
+    ] {
+        assert_eq!(case.check_on(tuned(tuning)).dispatches, kernels);
     }
 }

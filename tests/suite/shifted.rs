@@ -154,24 +154,26 @@ fn two_dimensional_grids() {
     }
 }
 
-/// One run off a 16-byte boundary, and one element XORed into a run, through BitwiseXor-13
-/// (its bindings may start at any multiple of the element size, 4 bytes at least).
+/// One run off a 16-byte boundary, and one element XORed into a run off one, through
+/// BitwiseXor-13 (its bindings may start at any multiple of the element size, 4 bytes at
+/// least); on 16-byte boundaries the scalar broadcast is the contiguous kernel's.
 #[test]
 fn single_runs_off_a_boundary_and_scalar_broadcasts() {
     for dt in [DataType::U8, DataType::I16, DataType::I32, DataType::U64] {
         let w = dt.size_in_bytes() as usize;
         let n = 1000 / w;
         let unit = w.max(4) as u64;
-        for (b_shape, offsets) in [
-            (vec![n], [unit, 2 * unit, 3 * unit]),
-            (vec![1], [0, 0, 0]),
-            (vec![], [3 * unit, unit, 2 * unit]),
+        for (b_shape, offsets, kernel) in [
+            (vec![n], [unit, 2 * unit, 3 * unit], KernelKind::ShiftedRows),
+            (vec![], [3 * unit, unit, 2 * unit], KernelKind::ShiftedRows),
+            (vec![1], [0, 0, 0], KernelKind::Contiguous),
+            (vec![], [0, unit, 16], KernelKind::Contiguous),
         ] {
             let mut case = OvCase::new(dt, &[n], &b_shape, AutoBroadcast::Numpy, 90);
             case.offsets = offsets;
             let (shape, r) = case.check();
             assert_eq!(shape, [n]);
-            assert_kernel(&r, KernelKind::ShiftedRows);
+            assert_kernel(&r, kernel);
         }
     }
 }

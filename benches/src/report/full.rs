@@ -86,6 +86,14 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     suite.case(&ctx, Op::BitXor, Path::InPlace, DataType::U32, at);
     suite.case(&ctx, Op::BitXor, Path::BroadcastRow, DataType::U32, at);
     suite.case(&ctx, Op::BitwiseXor, Path::BroadcastRow, DataType::U8, at);
+    suite.case(&ctx, Op::BitXor, Path::BroadcastScalar, DataType::U32, at);
+    suite.case(
+        &ctx,
+        Op::BitwiseXor,
+        Path::BroadcastScalar,
+        DataType::U8,
+        at,
+    );
     suite.case(&ctx, Op::BitXor, Path::Transposed, DataType::U32, at);
     for dt in [DataType::U8, DataType::U16] {
         suite.case(&ctx, Op::BitXor, Path::PaddedOutput, dt, at);

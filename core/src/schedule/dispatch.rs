@@ -1,6 +1,7 @@
 //! Dispatch sizing: from one piece of the work to its metadata record and grid.
 
 use super::params::{Divisor, Params};
+use super::select;
 use crate::layout::{KernelKind, Piece, Widths};
 
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
@@ -214,11 +215,11 @@ pub(crate) fn build(
                 // (one pipeline serves every width of BIT_XOR).
                 params.head[0] = to_u32(elements * width / 16);
                 params.head[3] = to_u32(elements * width);
-                // A dense operand's first block; an input that repeats one element across
-                // each row of a two-dimensional piece (read in mode 1 or 2, `select::modes`),
-                // that element.
+                // A dense operand's first block; an input that repeats one element over the
+                // run or across each row of a two-dimensional piece (read in mode 1, 2 or 3,
+                // `select::modes`), that element.
                 let first = |o: usize| {
-                    if rank == 2 && piece.strides[o][1] == 0 {
+                    if select::splat_input(piece, o) {
                         rel[o]
                     } else {
                         rel[o] * widths.of(o) / 16

@@ -448,17 +448,29 @@ fn rows_layout(piece: &Piece, width: u64) -> bool {
         && row_blocks >= MIN_ROW_BLOCKS
 }
 
-/// Whether `piece` is rows of at least 16 bytes one after the other in the output (`[rows,
-/// L]`, dense), each input dense in the same way or repeating one element across each row,
-/// at least one of them repeating: what the contiguous kernel runs with that input in mode 1
-/// (a channel broadcast such as `[1, C, H, W] ^ [1, C, 1, 1]`).
+/// Whether `piece` is what the contiguous kernel runs with an input splat (`select::modes`):
+/// either one dense run (`[n]`) with an input that repeats one element over all of it (a
+/// tensor and a scalar, mode 3), or rows of at least 16 bytes one after the other in the
+/// output (`[rows, L]`, dense), each input dense in the same way or repeating one element
+/// across each row, at least one of them repeating (a channel broadcast such as
+/// `[1, C, H, W] ^ [1, C, 1, 1]`, mode 1 or 2).
 fn channel_layout(piece: &Piece, width: u64) -> bool {
-    let [_, l] = piece.sizes[..] else {
-        return false;
-    };
-    let dense = |o: usize| piece.strides[o] == [l, 1];
-    let repeated = |o: usize| piece.strides[o][1] == 0;
-    l * width >= 16 && dense(0) && (1..3).all(|o| dense(o) || repeated(o)) && (1..3).any(repeated)
+    match piece.sizes[..] {
+        [n] => {
+            let dense = |o: usize| piece.strides[o] == [1];
+            let repeated = |o: usize| piece.strides[o] == [0];
+            n > 1 && dense(0) && (1..3).all(|o| dense(o) || repeated(o)) && (1..3).any(repeated)
+        }
+        [_, l] => {
+            let dense = |o: usize| piece.strides[o] == [l, 1];
+            let repeated = |o: usize| piece.strides[o][1] == 0;
+            l * width >= 16
+                && dense(0)
+                && (1..3).all(|o| dense(o) || repeated(o))
+                && (1..3).any(repeated)
+        }
+        _ => false,
+    }
 }
 
 /// Whether an input repeats one element across each row of `piece` (innermost stride 0 over
@@ -679,9 +691,24 @@ fn transposed(piece: &Piece, o: usize) -> bool {
     piece.sizes[r] > 1 && piece.strides[o][c] > 1 && piece.strides[o][r] < piece.strides[o][c]
 }
 
+/// Whether input `o` (1 or 2) of a piece the contiguous kernel runs is one element splat:
+/// repeated over the whole run of a one-dimensional piece of more than one element, or
+/// across each row of a two-dimensional one (modes 3, and 1 or 2, of [`modes`]); its record
+/// then holds that element's offset, not a block's. (A piece of one element has strides of
+/// 0 and is read by blocks: its calls keep the pipeline, and so merge with, longer ones.)
+pub(crate) fn splat_input(piece: &Piece, o: usize) -> bool {
+    o > 0
+        && match piece.sizes[..] {
+            [n] => n > 1 && piece.strides[o][0] == 0,
+            [_, _] => piece.strides[o][1] == 0,
+            _ => false,
+        }
+}
+
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
 /// and contiguous kernels 1 where the input repeats one element across each row (for the
-/// contiguous kernel 2 where its rows are whole 16-byte blocks), for the tile kernel 1 where
+/// contiguous kernel 2 where its rows are whole 16-byte blocks, 3 where one element repeats
+/// over its whole one-dimensional run), for the tile kernel 1 where
 /// it is staged through workgroup memory, for the block tile kernel 1 where staged and 2
 /// where read by blocks ([`block_rows`]); 0 otherwise.
 ///
@@ -697,9 +724,11 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64, cpu: bool) ->
     let inner = piece.sizes.len() - 1;
     let mode = |o: usize| match kernel {
         KernelKind::Rows | KernelKind::ShiftedRows => u32::from(piece.strides[o][inner] == 0),
-        // A repeated input of the contiguous kernel: 2 where a row is whole 16-byte blocks
-        // (one element a block), 1 where a block may meet two rows.
-        KernelKind::Contiguous if inner == 1 && piece.strides[o][inner] == 0 => {
+        // A repeated input of the contiguous kernel: 3 where one element repeats over the
+        // whole run, else 2 where a row is whole 16-byte blocks (one element a block), 1
+        // where a block may meet two rows.
+        KernelKind::Contiguous if splat_input(piece, o) && inner == 0 => 3,
+        KernelKind::Contiguous if splat_input(piece, o) => {
             if (piece.sizes[inner] * width).is_multiple_of(16) {
                 2
             } else {
@@ -781,11 +810,70 @@ mod tests {
             choose(KernelKind::Contiguous, &run, &off, 1),
             KernelKind::ShiftedRows
         );
+        // A run repeating one element whose dense operands are off a boundary.
         let scalar = piece(&[100], [&[1], &[1], &[0]]);
         assert_eq!(
-            choose(KernelKind::Gather, &scalar, &b, 1),
+            choose(KernelKind::Gather, &scalar, &bound([0, 4, 0]), 1),
             KernelKind::ShiftedRows
         );
+    }
+
+    #[test]
+    fn a_run_and_a_repeated_element_take_the_contiguous_kernel_with_the_element_splat() {
+        let b = bound([0; 3]);
+        for width in [1, 2, 4, 8] {
+            // B one element, A one element, both: each repeated input read in mode 3.
+            for (strides, read) in [
+                ([[1], [1], [0]], (0, 3)),
+                ([[1], [0], [1]], (3, 0)),
+                ([[1], [0], [0]], (3, 3)),
+            ] {
+                let p = piece(&[1000], strides.each_ref().map(|s| &s[..]));
+                assert_eq!(
+                    choose(KernelKind::Gather, &p, &b, width),
+                    KernelKind::Contiguous,
+                    "{width} {strides:?}"
+                );
+                assert_eq!(modes(KernelKind::Contiguous, &p, width, false), read);
+                assert!(
+                    candidates(KernelKind::Gather, &p, width, 65535)
+                        .contains(&KernelKind::Contiguous)
+                );
+            }
+        }
+        let mut scalar = piece(&[100], [&[1], &[1], &[0]]);
+        // Short runs too: the kernel writes a partial block through its mask.
+        let short = piece(&[3], [&[1], &[1], &[0]]);
+        assert_eq!(
+            choose(KernelKind::Gather, &short, &b, 1),
+            KernelKind::Contiguous
+        );
+        // The element's binding must hold its whole 16-byte block, as every binding of the
+        // kernel must: a scalar bound alone in 4 bytes goes to the shifted-rows kernel.
+        scalar.windows[2] = Some((0, 4));
+        let tight = Bound {
+            start: [0; 3],
+            range: [Some((0, 1 << 21)), Some((0, 1 << 21)), Some((0, 4))],
+            target: GPU,
+        };
+        assert_eq!(
+            choose(KernelKind::Gather, &scalar, &tight, 1),
+            KernelKind::ShiftedRows
+        );
+        // Neither a stepped input nor a strided output.
+        for strides in [[[1], [2], [0]], [[2], [1], [0]]] {
+            let p = piece(&[100], strides.each_ref().map(|s| &s[..]));
+            assert!(!channel_layout(&p, 4), "{strides:?}");
+        }
+        // A dense call has no repeated input: the plan's own contiguous kernel, mode 0.
+        assert!(!channel_layout(&piece(&[100], [&[1], &[1], &[1]]), 4));
+        // Nor has a call of one element, whose strides are 0: it reads blocks, so that its
+        // pipeline is the longer calls' and merges with them.
+        for strides in [[[0], [0], [0]], [[1], [0], [1]]] {
+            let one = piece(&[1], strides.each_ref().map(|s| &s[..]));
+            assert!(!channel_layout(&one, 4));
+            assert_eq!(modes(KernelKind::Contiguous, &one, 4, false), (0, 0));
+        }
     }
 
     #[test]

@@ -58,16 +58,17 @@ pub(super) fn dense_pair() -> impl Strategy<Value = DensePair> {
 }
 
 /// Offsets of A, B and the output: multiples of 16, or (with `misaligned`) multiples of the
-/// element size and 4 with at least one used offset off a 16-byte boundary.
+/// element size and 4 with A's or the output's off a 16-byte boundary (B may be one repeated
+/// element, whose offset no kernel needs aligned).
 pub(super) fn ov_offsets(w: u32, misaligned: bool, out_on_a: bool, raw: [u64; 3]) -> [u64; 3] {
     let unit = u64::from(w.max(4));
     if !misaligned {
         return raw.map(|k| k % 4 * 16);
     }
     let mut offsets = raw.map(|k| k * unit);
-    let used = if out_on_a { 2 } else { 3 };
-    if offsets[..used].iter().all(|o| o.is_multiple_of(16)) {
-        offsets[1] += unit;
+    let dense = if out_on_a { &[0][..] } else { &[0, 2][..] };
+    if dense.iter().all(|&o| offsets[o].is_multiple_of(16)) {
+        offsets[0] += unit;
     }
     offsets
 }
@@ -195,12 +196,19 @@ pub(super) fn ov_shapes(form: u8, w: usize, dense: DensePair, z: OvSizes) -> OvS
                 ..shapes(vec![x, r, long], b, pdpd, true, kernel)
             }
         }
-        // One element against many, aligned or not.
+        // One element against many, aligned (the contiguous kernel, the element splat over
+        // the run) or not.
         5 => {
-            let b = if flip { vec![] } else { vec![1] };
-            OvShapes {
-                misalign: flip,
-                ..one_run(shapes(vec![r, x, c], b, numpy, true, KernelKind::Gather), w)
+            if flip {
+                OvShapes {
+                    misalign: true,
+                    ..one_run(
+                        shapes(vec![r, x, c], vec![], numpy, true, KernelKind::Gather),
+                        w,
+                    )
+                }
+            } else {
+                shapes(vec![r, x, c], vec![1], numpy, true, KernelKind::Contiguous)
             }
         }
         // Short rows, one input repeated along them or across them: a channel broadcast
