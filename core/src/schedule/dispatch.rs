@@ -1,7 +1,6 @@
 //! Dispatch sizing: from one piece of the work to its metadata record and grid.
 
 use super::params::{Divisor, Params};
-use super::select;
 use crate::layout::{KernelKind, Piece, Widths};
 
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
@@ -219,7 +218,7 @@ pub(crate) fn build(
                 // run or across each row of a two-dimensional piece (read in mode 1, 2 or 3,
                 // `select::modes`), that element.
                 let first = |o: usize| {
-                    if select::splat_input(piece, o) {
+                    if splat_input(piece, o) {
                         rel[o]
                     } else {
                         rel[o] * widths.of(o) / 16
@@ -233,6 +232,20 @@ pub(crate) fn build(
             }]
         }
     }
+}
+
+/// Whether input `o` (1 or 2) of a piece the contiguous kernel runs is one element splat:
+/// repeated over the whole run of a one-dimensional piece of more than one element, or
+/// across each row of a two-dimensional one (modes 3, and 1 or 2, of `select::modes`); its record
+/// then holds that element's offset, not a block's. (A piece of one element has strides of
+/// 0 and is read by blocks: its calls keep the pipeline, and so merge with, longer ones.)
+pub(crate) fn splat_input(piece: &Piece, o: usize) -> bool {
+    o > 0
+        && match piece.sizes[..] {
+            [n] => n > 1 && piece.strides[o][0] == 0,
+            [_, _] => piece.strides[o][1] == 0,
+            _ => false,
+        }
 }
 
 /// The two-dimensional grid of `groups` workgroups of a flat kernel, at most `max` a side:

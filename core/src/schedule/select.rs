@@ -5,7 +5,7 @@
 //! range to read whole 16-byte blocks at its end; the shifted-rows kernel reads and writes
 //! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
-use super::dispatch::tile_shape;
+use super::dispatch::{splat_input, tile_shape};
 use super::target::Target;
 use super::tune::TuningKey;
 use crate::layout::{KernelKind, Piece, Plan, Widths};
@@ -689,20 +689,6 @@ fn transposed(piece: &Piece, o: usize) -> bool {
     }
     let (r, c) = (rank - 2, rank - 1);
     piece.sizes[r] > 1 && piece.strides[o][c] > 1 && piece.strides[o][r] < piece.strides[o][c]
-}
-
-/// Whether input `o` (1 or 2) of a piece the contiguous kernel runs is one element splat:
-/// repeated over the whole run of a one-dimensional piece of more than one element, or
-/// across each row of a two-dimensional one (modes 3, and 1 or 2, of [`modes`]); its record
-/// then holds that element's offset, not a block's. (A piece of one element has strides of
-/// 0 and is read by blocks: its calls keep the pipeline, and so merge with, longer ones.)
-pub(crate) fn splat_input(piece: &Piece, o: usize) -> bool {
-    o > 0
-        && match piece.sizes[..] {
-            [n] => n > 1 && piece.strides[o][0] == 0,
-            [_, _] => piece.strides[o][1] == 0,
-            _ => false,
-        }
 }
 
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
