@@ -236,9 +236,10 @@ pub(crate) fn build(
 
 /// Whether input `o` (1 or 2) of a piece the contiguous kernel runs is one element splat:
 /// repeated over the whole run of a one-dimensional piece of more than one element, or
-/// across each row of a two-dimensional one (modes 3, and 1 or 2, of `select::modes`); its record
-/// then holds that element's offset, not a block's. (A piece of one element has strides of
-/// 0 and is read by blocks: its calls keep the pipeline, and so merge with, longer ones.)
+/// across each row of a two-dimensional one (modes 3, and 1 or 2, of `select::modes`); its
+/// record then holds that element's offset, not a block's. (A piece of one element has
+/// strides of 0 and is read by blocks: its calls keep the pipeline of, and so merge with,
+/// longer ones.)
 pub(crate) fn splat_input(piece: &Piece, o: usize) -> bool {
     o > 0
         && match piece.sizes[..] {
