@@ -448,7 +448,7 @@ fn rows_layout(piece: &Piece, width: u64) -> bool {
         && row_blocks >= MIN_ROW_BLOCKS
 }
 
-/// Whether `piece` is what the contiguous kernel runs with an input splat (`select::modes`):
+/// Whether `piece` is what the contiguous kernel runs with an input splat ([`modes`]):
 /// either one dense run (`[n]`) with an input that repeats one element over all of it (a
 /// tensor and a scalar, mode 3), or rows of at least 16 bytes one after the other in the
 /// output (`[rows, L]`, dense), each input dense in the same way or repeating one element
@@ -694,9 +694,9 @@ fn transposed(piece: &Piece, o: usize) -> bool {
 /// The read mode of A and B (the `A_MODE` / `B_MODE` overrides): for the rows, shifted-rows
 /// and contiguous kernels 1 where the input repeats one element across each row (for the
 /// contiguous kernel 2 where its rows are whole 16-byte blocks, 3 where one element repeats
-/// over its whole one-dimensional run), for the tile kernel 1 where
-/// it is staged through workgroup memory, for the block tile kernel 1 where staged and 2
-/// where read by blocks ([`block_rows`]); 0 otherwise.
+/// over its whole one-dimensional run), for the tile kernel 1 where it is staged through
+/// workgroup memory, for the block tile kernel 1 where staged and 2 where read by blocks
+/// ([`block_rows`]); 0 otherwise.
 ///
 /// The tile kernel stages a transposed input of 8- or 16-bit elements only for a GPU (`cpu`
 /// false): there the staged form reads along the input's memory and writes along the
