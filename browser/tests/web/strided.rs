@@ -47,21 +47,16 @@ async fn transposed_padded_broadcast_and_overlapping_inputs_on_every_type() {
             seed,
         )
         .await;
-        // Scalar broadcast (one run of 30 elements: shifted rows from 64 bytes), row broadcast
-        // (rows of 5 elements: gathered), column broadcast (the contiguous kernel from 16 bytes
-        // a row, the element splat per row, else gathered).
-        let scalar = if 30 * dt.size_in_bytes() >= 64 {
-            KernelKind::ShiftedRows
-        } else {
-            KernelKind::Gather
-        };
+        // Scalar broadcast (one run of 30 elements: the contiguous kernel, the element splat
+        // over the run), row broadcast (rows of 5 elements: gathered), column broadcast (the
+        // contiguous kernel from 16 bytes a row, the element splat per row, else gathered).
         let column = if 5 * dt.size_in_bytes() >= 16 {
             KernelKind::Contiguous
         } else {
             KernelKind::Gather
         };
         for (s, kernel) in [
-            ([0, 0], scalar),
+            ([0, 0], KernelKind::Contiguous),
             ([0, 1], KernelKind::Gather),
             ([1, 0], column),
         ] {
