@@ -480,25 +480,17 @@ fn a_tensor_and_a_scalar_run_on_the_contiguous_kernel_for_every_operator() {
                 let [a, b, out] = strides.map(|s| t.clone().with_strides(&s));
                 let distinct = DmlCase::distinct(op, a, b, out, seed + u64::from(n));
                 let len = (n * w + 64).next_multiple_of(16) as usize;
-                let mut cases = vec![
-                    distinct.clone(),
-                    distinct.clone().placed(len, [(0, 0), (1, 0), (2, 0)], seed),
-                ];
-                // In place on the dense input.
-                if strides[0] == [1] {
-                    cases.push(
-                        distinct
-                            .clone()
-                            .placed(len, [(0, 16), (1, 48), (0, 16)], seed),
-                    );
-                } else if strides[1] == [1] {
-                    cases.push(
-                        distinct
-                            .clone()
-                            .placed(len, [(0, 48), (1, 16), (1, 16)], seed),
-                    );
-                }
-                for mut case in cases {
+                // In place on the dense input, where one is.
+                let in_place = match strides {
+                    [[1], _, _] => Some([(0, 16), (1, 48), (0, 16)]),
+                    [_, [1], _] => Some([(0, 48), (1, 16), (1, 16)]),
+                    _ => None,
+                };
+                let cases = [Some([(0, 0), (1, 0), (2, 0)]), in_place]
+                    .into_iter()
+                    .flatten()
+                    .map(|places| distinct.clone().placed(len, places, seed));
+                for mut case in std::iter::once(distinct.clone()).chain(cases) {
                     if op.logical() {
                         speckle(&mut case.buffers, seed);
                     }
