@@ -5,14 +5,16 @@
 // multiple of 16 bytes, a slice of a wider tensor, operands that start off a 16-byte boundary.
 // The rows kernel needs every row on a 16-byte boundary; this one does not.
 //
-// Invocation u owns a run of RUN consecutive 16-byte blocks of the output's bound window:
-// the x-th run of those that hold a byte of row `row`, where u = row * runs + x (`runs` per
-// row, for the most blocks a row can touch; the rows of a call share workgroups, so short rows
-// leave no invocation idle). A block wholly inside the row is four word stores; each
-// input's 16 bytes for it are read as words and funnel-shifted into place (a dense row starts
-// at any byte; a repeated element is splat), so interior blocks need no lane arithmetic, and
-// the word a block's bytes end in is carried to the next block, so every input word is read
-// once. The first and last block of a row hold
+// Invocation u writes RUN of the 16-byte blocks of the output's bound window that hold a byte
+// of row `row`, where u = row * runs + x (`runs` per row, for the most blocks a row can touch;
+// the rows of a call share workgroups, so short rows leave no invocation idle). Which ones is
+// the form (SPREAD): the x-th run of RUN consecutive blocks (CPU adapters: the word a
+// block's bytes end in is carried to the next block, so every input word is read once), or
+// blocks x, x + runs, x + 2 runs, ... (GPUs: neighbouring invocations write neighbouring
+// blocks, so a group of lanes that stores together stores one span of memory). A block wholly
+// inside the row is four word stores; each input's 16 bytes for it are read as words and
+// funnel-shifted into place (a dense row starts at any byte; a repeated element is splat), so
+// interior blocks need no lane arithmetic. The first and last block of a row hold
 // bytes that are not its own and are written word by word, each word's own lanes through a
 // mask. Padding bytes are never written. A word that holds the end of one row and the start
 // of the next is written once, by the later row's invocation, which combines both rows' lanes
@@ -197,6 +199,57 @@ fn interior(at: Offsets, ob: u32, b0: u32, b1: u32) {
     }
 }
 
+// The 16 bytes of input `src` from byte `byte` on: four words where they start on a word,
+// else five funnel-shifted together.
+fn input_block(src: u32, byte: u32) -> vec4<u32> {
+    let w = byte >> 2u;
+    let bits = (byte & 3u) * 8u;
+    let lo = vec4<u32>(
+        load_word(src, w),
+        load_word(src, w + 1u),
+        load_word(src, w + 2u),
+        load_word(src, w + 3u),
+    );
+    if bits == 0u {
+        return lo;
+    }
+    let hi = vec4<u32>(lo.yzw, load_word(src, w + 4u));
+    return (lo >> vec4<u32>(bits)) | (hi << vec4<u32>(32u - bits));
+}
+
+// Writes output block `block`, wholly inside row `at`, `rel` bytes into the row.
+fn interior_block(at: Offsets, rel: u32, block: u32) {
+    var va: vec4<u32>;
+    var vb: vec4<u32>;
+    if A_MODE == 0u {
+        va = input_block(A_SRC, at.a * WIDTH + rel);
+    } else {
+        va = splat(A_SRC, at.a);
+    }
+    if B_MODE == 0u {
+        vb = input_block(B_SRC, at.b * WIDTH + rel);
+    } else {
+        vb = splat(B_SRC, at.b);
+    }
+    let r = combine4(va, vb);
+    let o = block * 4u;
+    out_buf[o] = r.x;
+    out_buf[o + 1u] = r.y;
+    out_buf[o + 2u] = r.z;
+    out_buf[o + 3u] = r.w;
+}
+
+// Writes edge block `block` of row `row` (a block that holds bytes outside the row).
+fn edge_block(call: u32, row: u32, at: Offsets, ob: u32, bytes: u32, block: u32) {
+    if WIDTH >= 4u {
+        edge_block_wide(call, at, ob, bytes, block);
+    } else {
+        for (var k = 0u; k < 4u; k++) {
+            edge_word(call, row, at, ob, bytes, block * 4u + k);
+        }
+    }
+}
+
 @compute @workgroup_size(256)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -209,34 +262,45 @@ fn main(
     }
     let runs = head(call).w;
     let row = div_row_units(call, u);
+    let x = u - row * runs;
     let at = row_start(call, row);
     let bytes = size_at(call, rank(call) - 1u) * WIDTH;
     let ob = at.o * WIDTH;
     let end = ob + bytes;
-    let first = (ob >> 4u) + (u - row * runs) * RUN;
-    let last = min(first + RUN, (end + 15u) >> 4u);
-    if first >= last {
-        return;
-    }
-    // Blocks wholly inside the row.
-    let b0 = max(first, (ob + 15u) >> 4u);
-    let b1 = min(last, end >> 4u);
-    if b0 < b1 {
-        interior(at, ob, b0, b1);
-    }
-    if first == b0 && last == b1 {
-        return;
-    }
-    for (var block = first; block < last; block++) {
-        if block >= b0 && block < b1 {
-            continue;
-        }
-        if WIDTH >= 4u {
-            edge_block_wide(call, at, ob, bytes, block);
-        } else {
-            for (var k = 0u; k < 4u; k++) {
-                edge_word(call, row, at, ob, bytes, block * 4u + k);
+    // The row's blocks [ob / 16, last), those wholly inside it [b0, b1).
+    let last = (end + 15u) >> 4u;
+    let b0 = (ob + 15u) >> 4u;
+    let b1 = end >> 4u;
+    if SPREAD {
+        for (var k = 0u; k < RUN; k++) {
+            let block = (ob >> 4u) + x + k * runs;
+            if block >= last {
+                return;
             }
+            if block >= b0 && block < b1 {
+                interior_block(at, block * 16u - ob, block);
+            } else {
+                edge_block(call, row, at, ob, bytes, block);
+            }
+        }
+        return;
+    }
+    let first = (ob >> 4u) + x * RUN;
+    let stop = min(first + RUN, last);
+    if first >= stop {
+        return;
+    }
+    let i0 = max(first, b0);
+    let i1 = min(stop, b1);
+    if i0 < i1 {
+        interior(at, ob, i0, i1);
+    }
+    if first == i0 && stop == i1 {
+        return;
+    }
+    for (var block = first; block < stop; block++) {
+        if block < i0 || block >= i1 {
+            edge_block(call, row, at, ob, bytes, block);
         }
     }
 }

@@ -42,6 +42,10 @@
 //            dispatch of its own, or its records have none). rows.wgsl: whether a row ends
 //            in a partial block (its row length is not a multiple of 16 bytes); without it
 //            every block is stored whole, with no test.
+//   SPREAD   shifted.wgsl: how a row's blocks are shared out among its invocations: false,
+//            each takes a run of consecutive blocks (CPU adapters); true, invocation x takes
+//            blocks x, x + runs, ..., so that neighbouring invocations write neighbouring
+//            blocks (GPUs, whose lanes store together).
 //
 // Binding 0 holds the metadata records below (a uniform buffer bound at a dynamic offset):
 // one record per call, and one call per workgroup layer of a dispatch (z), so that one
@@ -81,6 +85,7 @@ override B_MODE: u32 = 0u;
 override RANK: u32 = 0u;
 override DIRECT: bool = false;
 override TAIL: bool = true;
+override SPREAD: bool = false;
 override IN_WIDTH: u32 = 0u;
 
 const WORKGROUP: u32 = 256u;

@@ -575,14 +575,21 @@ pub(crate) mod tests {
                         // `apply` arm, independent of them) with two of each.
                         .filter(|&((_, m), r)| function == 0 || (m.0 == m.1 && r % 2 == 0))
                     {
-                        // The contiguous and rows kernels' four forms; the others have one.
-                        let forms: &[(bool, bool)] = match kernel.kernel {
-                            KernelKind::Contiguous | KernelKind::Rows => {
-                                &[(false, false), (false, true), (true, false), (true, true)]
+                        // The contiguous and rows kernels' four forms (direct, tail), the
+                        // shifted-rows kernel's two (spread); the others have one.
+                        let forms: &[(bool, bool, bool)] = match kernel.kernel {
+                            KernelKind::Contiguous | KernelKind::Rows => &[
+                                (false, false, false),
+                                (false, true, false),
+                                (true, false, false),
+                                (true, true, false),
+                            ],
+                            KernelKind::ShiftedRows => {
+                                &[(false, false, false), (false, false, true)]
                             }
-                            _ => &[(false, false)],
+                            _ => &[(false, false, false)],
                         };
-                        for &(direct, tail) in forms {
+                        for &(direct, tail, spread) in forms {
                             let overrides = Overrides {
                                 width,
                                 function,
@@ -594,6 +601,7 @@ pub(crate) mod tests {
                                 rank,
                                 direct,
                                 tail,
+                                spread,
                                 in_width,
                             };
                             let mut constants = naga::back::PipelineConstants::default();
@@ -630,6 +638,10 @@ pub(crate) mod tests {
             .iter()
             .filter(|k| k.kernel == KernelKind::Rows)
             .count();
+        let shifted = KERNELS
+            .iter()
+            .filter(|k| k.kernel == KernelKind::ShiftedRows)
+            .count();
         let per_element = KERNELS
             .iter()
             .map(|k| match k.kernel {
@@ -641,14 +653,15 @@ pub(crate) mod tests {
             .sum::<usize>();
         assert_eq!(
             translated,
-            // Every kernel once, the contiguous and rows kernels in three more forms, at 4
+            // Every kernel once, the contiguous and rows kernels in three more forms and the
+            // shifted-rows kernel in one more, at 4
             // widths: XOR with 4 modes and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks,
             // each bitwise and logical; the three shifts and the count of ones with 2 modes
             // and 3 ranks, bitwise only, the count on the per-element kernels at 4 more input
             // widths; and
             // the contiguous kernel's two mode-2 and two mode-3 pairs with XOR, 5 ranks each,
             // in its four forms.
-            (KERNELS.len() + 3 * contiguous + 3 * rows)
+            (KERNELS.len() + 3 * contiguous + 3 * rows + shifted)
                 * 4
                 * BindingPattern::ALL.len()
                 * (2 * (4 * 5 + 3 * 2 * 3) + 4 * 2 * 3)

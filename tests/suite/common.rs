@@ -108,16 +108,34 @@ pub fn buffer(ctx: &Context, bytes: &[u8]) -> wgpu::Buffer {
 }
 
 /// The device and windows of `ctx`, binding operands only as WebGPU allows
-/// ([`ContextOptions::webgpu_binding_rules`]): one context per window size, made once.
+/// ([`ContextOptions::webgpu_binding_rules`]), its kernels tuned as `ctx`'s.
 pub fn webgpu_rules(ctx: &Context) -> Context {
-    static TWINS: OnceLock<std::sync::Mutex<Vec<Context>>> = OnceLock::new();
+    twin(ctx, true, ctx.kernel_tuning())
+}
+
+/// The device and windows of `ctx` under each fixed rule, the CPU adapters' first: for the
+/// kernels whose form follows the rule (the shifted-rows kernel's), so that every form runs
+/// on every adapter.
+pub fn both_rules(ctx: &Context) -> [Context; 2] {
+    [KernelTuning::Cpu, KernelTuning::Gpu].map(|tuning| twin(ctx, false, tuning))
+}
+
+/// A context on the device and queue of `ctx`, with its windows, binding operands as WebGPU
+/// allows where `webgpu`, its kernels tuned for `tuning` (`Cpu`, `Gpu` or `Measured`): one
+/// per combination, made once.
+fn twin(ctx: &Context, webgpu: bool, tuning: KernelTuning) -> Context {
+    static TWINS: OnceLock<std::sync::Mutex<Vec<(bool, Context)>>> = OnceLock::new();
     let mut twins = TWINS
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let same =
-        |t: &Context| t.device() == ctx.device() && t.max_window_bytes() == ctx.max_window_bytes();
-    if let Some(t) = twins.iter().find(|t| same(t)) {
+    let same = |(w, t): &&(bool, Context)| {
+        *w == webgpu
+            && t.device() == ctx.device()
+            && t.max_window_bytes() == ctx.max_window_bytes()
+            && t.kernel_tuning() == tuning
+    };
+    if let Some((_, t)) = twins.iter().find(same) {
         return t.clone();
     }
     let twin = Context::with_options(
@@ -125,12 +143,13 @@ pub fn webgpu_rules(ctx: &Context) -> Context {
         ctx.queue().clone(),
         &ContextOptions {
             max_window_bytes: Some(ctx.max_window_bytes()),
-            webgpu_binding_rules: true,
+            webgpu_binding_rules: webgpu,
+            kernel_tuning: tuning,
             ..ContextOptions::default()
         },
     )
     .expect("the options of a working context");
-    twins.push(twin.clone());
+    twins.push((webgpu, twin.clone()));
     twin
 }
 

@@ -6,12 +6,17 @@
 //! Rows of odd pitch start at every byte phase of a 16-byte block in turn; gaps of 0 to 4
 //! elements between rows put the end of one row and the start of the next in one word (for
 //! 8- and 16-bit elements), which only the later row may write.
+//!
+//! Every case runs under both fixed rules, for the kernel's two forms (`SPREAD`): a CPU
+//! adapter's, each invocation a run of consecutive blocks, and a GPU's, each invocation's
+//! blocks spread a row's invocations apart.
 
-use gpu_xor::inspect::KernelKind;
-use gpu_xor::{AutoBroadcast, DataType, TensorDesc};
+use gpu_xor::inspect::{KernelKind, RecordSummary};
+use gpu_xor::{AutoBroadcast, Context, DataType, TensorDesc};
 
 use crate::common::{
-    Check, CheckOv, DmlCase, Operator, OvCase, assert_kernel, few_groups, small_windows,
+    Check, CheckOv, DmlCase, Operator, OvCase, assert_kernel, both_rules, ctx, few_groups,
+    small_windows,
 };
 use gpu_xor_testkit::expect::channel_broadcast;
 
@@ -30,6 +35,16 @@ fn row_len(dt: DataType) -> u32 {
         .max(64 / dt.size_in_bytes())
 }
 
+/// Runs `case` on the device and windows of `on` under both fixed rules, asserting that each
+/// ran `kernel`.
+fn check_forms(case: &DmlCase, on: &Context, kernel: KernelKind) -> [RecordSummary; 2] {
+    both_rules(on).map(|rule| {
+        let r = case.check_on(&rule);
+        assert_kernel(&r, kernel);
+        r
+    })
+}
+
 /// 17 padded rows: with an odd pitch, row starts run through every byte phase.
 #[test]
 fn padded_rows_of_every_gap_and_phase_write_only_their_elements() {
@@ -43,7 +58,7 @@ fn padded_rows_of_every_gap_and_phase_write_only_their_elements() {
                     continue;
                 }
                 let case = DmlCase::distinct(op, t.clone(), t.clone(), out.clone(), 7 + gap as u64);
-                assert_kernel(&case.check(), KernelKind::ShiftedRows);
+                check_forms(&case, ctx(), KernelKind::ShiftedRows);
             }
         }
     }
@@ -73,7 +88,7 @@ fn packed_outputs_with_unaligned_rows_read_inputs_at_any_offset() {
                 };
                 let case =
                     DmlCase::distinct(Operator::BitXor, a.clone(), b, t.clone(), 30 + i as u64);
-                assert_kernel(&case.check(), kernel);
+                check_forms(&case, ctx(), kernel);
             }
         }
     }
@@ -88,7 +103,7 @@ fn nested_padding_and_slices() {
         let pitch = c + 1;
         let out = t.clone().with_strides(&[5 * pitch + 2, pitch, 1]);
         let case = DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), out, 50);
-        assert_kernel(&case.check(), KernelKind::ShiftedRows);
+        check_forms(&case, ctx(), KernelKind::ShiftedRows);
 
         // Columns 5 .. 5 + c of a [6, c + 9] tensor: the binding starts at the tensor, the
         // description's strides step over the other columns.
@@ -103,7 +118,7 @@ fn nested_padding_and_slices() {
         );
         // Move the output's binding 16 bytes on, so that row 0 is not the buffer's first.
         case.places[2].offset += 16;
-        assert_kernel(&case.check(), KernelKind::ShiftedRows);
+        check_forms(&case, ctx(), KernelKind::ShiftedRows);
     }
 }
 
@@ -118,9 +133,9 @@ fn in_place_on_padded_rows() {
             let packed = TensorDesc::new(dt, &[17, c]);
             let mut case = DmlCase::distinct(Operator::BitXor, t.clone(), packed, t, 60);
             case.places[2] = case.places[0];
-            let r = case.check();
-            assert!(r.a_in_place, "{dt}");
-            assert_kernel(&r, KernelKind::ShiftedRows);
+            for r in check_forms(&case, ctx(), KernelKind::ShiftedRows) {
+                assert!(r.a_in_place, "{dt}");
+            }
         }
     }
 }
@@ -134,7 +149,9 @@ fn across_window_seams() {
         let out = t.clone().with_strides(&[c + 1, 1]);
         let case = DmlCase::distinct(Operator::BitXor, t.clone(), t, out, 70);
         assert!(case.out.total_size().unwrap() > small_windows().max_window_bytes());
-        case.check_on(small_windows());
+        for rule in both_rules(small_windows()) {
+            case.check_on(&rule);
+        }
     }
 }
 
@@ -149,7 +166,7 @@ fn two_dimensional_grids() {
             let out = t.clone().with_strides(&[c + gap, 1]);
             let case =
                 DmlCase::distinct(Operator::BitXor, t.clone(), t.clone(), out, 80 + gap as u64);
-            assert_kernel(&case.check_on(few_groups()), KernelKind::ShiftedRows);
+            check_forms(&case, few_groups(), KernelKind::ShiftedRows);
         }
     }
 }
@@ -171,9 +188,11 @@ fn single_runs_off_a_boundary_and_scalar_broadcasts() {
         ] {
             let mut case = OvCase::new(dt, &[n], &b_shape, AutoBroadcast::Numpy, 90);
             case.offsets = offsets;
-            let (shape, r) = case.check();
-            assert_eq!(shape, [n]);
-            assert_kernel(&r, kernel);
+            for rule in both_rules(ctx()) {
+                let (shape, r) = case.check_on(&rule);
+                assert_eq!(shape, [n]);
+                assert_kernel(&r, kernel);
+            }
         }
     }
 }

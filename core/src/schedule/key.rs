@@ -50,6 +50,9 @@ pub struct Overrides {
     /// or the rows kernel a partial block at the end of each row; without it every block
     /// either writes is whole (false elsewhere).
     pub tail: bool,
+    /// The shifted-rows kernel's GPU form: an invocation's blocks lie a row's invocations
+    /// apart, so that neighbouring invocations write neighbouring blocks (false elsewhere).
+    pub spread: bool,
     /// The input's element size where it is not the output's (`BIT_COUNT`; the gather,
     /// scatter and spaced kernels), else 0.
     pub in_width: u32,
@@ -69,12 +72,13 @@ impl Overrides {
             rank: 0,
             direct: false,
             tail: false,
+            spread: false,
             in_width: 0,
         }
     }
 
     /// The constants by name, as pipeline creation takes them.
-    pub fn constants(&self) -> [(&'static str, f64); 11] {
+    pub fn constants(&self) -> [(&'static str, f64); 12] {
         [
             ("WIDTH", f64::from(self.width)),
             ("FUNC", f64::from(self.function)),
@@ -86,6 +90,7 @@ impl Overrides {
             ("RANK", f64::from(self.rank)),
             ("DIRECT", if self.direct { 1.0 } else { 0.0 }),
             ("TAIL", if self.tail { 1.0 } else { 0.0 }),
+            ("SPREAD", if self.spread { 1.0 } else { 0.0 }),
             ("IN_WIDTH", f64::from(self.in_width)),
         ]
     }

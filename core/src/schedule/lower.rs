@@ -207,8 +207,8 @@ pub fn lower_with(
         );
         // The direct form is the schedule's to give, once it knows which dispatches run one
         // record (`Schedule::dispatch_key`).
-        let variant = kernel_form(kernel, piece, widths.out(), false);
-        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, variant, modes);
+        let form = kernel_form(kernel, piece, widths.out(), false, target.cpu);
+        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, form, modes);
         if overlapping(&range, inputs_rw) {
             summary.overlapping_bindings += 1;
         }
@@ -227,31 +227,49 @@ pub fn lower_with(
     })
 }
 
-/// The form of `kernel` for `piece` (`DIRECT` and `TAIL` in common.wgsl): `direct` as given
-/// for the contiguous and rows kernels, with a tail where the contiguous kernel's last block
-/// is partial or the rows kernel's rows end in a partial block. Both false for the other
-/// kernels.
-fn kernel_form(kernel: KernelKind, piece: &Piece, width: u64, direct: bool) -> (bool, bool) {
+/// A kernel's form: the override constants `DIRECT`, `TAIL` and `SPREAD` (common.wgsl).
+#[derive(Clone, Copy, Debug)]
+struct Form {
+    direct: bool,
+    tail: bool,
+    spread: bool,
+}
+
+/// The form of `kernel` for `piece`: `direct` as given for the contiguous and rows kernels,
+/// with a tail where the contiguous kernel's last block is partial or the rows kernel's rows
+/// end in a partial block; the shifted-rows kernel's rows spread over their invocations
+/// unless the fixed rule for CPU adapters applies (`cpu`), which run them faster as runs of
+/// consecutive blocks (ARCHITECTURE.md, measured choices). All false for the other kernels.
+fn kernel_form(kernel: KernelKind, piece: &Piece, width: u64, direct: bool, cpu: bool) -> Form {
     let partial = |bytes: u64| !bytes.is_multiple_of(16);
-    match kernel {
+    let (direct, tail) = match kernel {
         KernelKind::Contiguous => (direct, partial(piece.sizes.iter().product::<u64>() * width)),
         KernelKind::Rows => (
             direct,
             partial(piece.sizes.last().map_or(0, |&n| n * width)),
         ),
         _ => (false, false),
+    };
+    Form {
+        direct,
+        tail,
+        spread: kernel == KernelKind::ShiftedRows && !cpu,
     }
 }
 
-/// The pipeline that runs `kernel` on `piece` with operands in `slot`, in the contiguous
-/// kernel's form `(direct, tail)`, reading A and B in `modes` ([`select::modes`]).
+/// The pipeline that runs `kernel` on `piece` with operands in `slot`, in `form`, reading A
+/// and B in `modes` ([`select::modes`]).
 fn pipeline_key(
     plan: &Plan,
     kernel: KernelKind,
     piece: &Piece,
     slot: [usize; 3],
     inputs_rw: bool,
-    (direct, tail): (bool, bool),
+    Form {
+        direct,
+        tail,
+        spread,
+    }: Form,
     (a_mode, b_mode): (u32, u32),
 ) -> PipelineKey {
     let logical = plan.function.logical;
@@ -287,6 +305,7 @@ fn pipeline_key(
             rank: select::rank_constant(kernel, piece.sizes.len()),
             direct,
             tail,
+            spread,
             in_width,
         },
     }
@@ -318,7 +337,8 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                     continue;
                 }
                 for direct in [false, true] {
-                    let (direct, tail) = kernel_form(kernel, &piece, width, direct);
+                    let form = kernel_form(kernel, &piece, width, direct, false);
+                    let (direct, tail) = (form.direct, form.tail);
                     // A long run with a partial last block may have that block cut off
                     // (on a CPU adapter), leaving the contiguous kernel without a tail.
                     let cut = tail
@@ -326,17 +346,23 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                         && piece.sizes.len() == 1
                         && plan.elements * width >= select::TAIL_CUT_BYTES;
                     for tail in [tail, tail && !cut] {
-                        // The modes of both adapter classes: a narrow tile stages its
-                        // transposed inputs on GPUs only.
+                        // The modes and forms of both adapter classes: a narrow tile stages
+                        // its transposed inputs on GPUs only, the shifted-rows kernel
+                        // spreads its rows there.
                         for cpu in [false, true] {
                             let modes = select::modes(kernel, &piece, width, cpu);
+                            let spread = kernel_form(kernel, &piece, width, direct, cpu).spread;
                             let key = pipeline_key(
                                 plan,
                                 kernel,
                                 &piece,
                                 slot,
                                 inputs_rw,
-                                (direct, tail),
+                                Form {
+                                    direct,
+                                    tail,
+                                    spread,
+                                },
                                 modes,
                             );
                             if !keys.contains(&key) {
@@ -797,6 +823,44 @@ mod tests {
             assert!(!l.pieces[0].key.overrides.direct);
             assert!(pipeline_keys(&p, 65535).contains(&l.pieces[0].key));
         }
+    }
+
+    #[test]
+    fn the_shifted_rows_kernel_spreads_its_rows_on_gpus_only_and_warms_up_both_forms() {
+        // A packed [9, 67] u8 call written into rows padded to a pitch of 68 bytes.
+        let t = TensorDesc::new(DataType::U8, &[9, 67]);
+        let p = plan(&BitXorDesc::new(
+            t.clone(),
+            t.clone(),
+            t.with_strides(&[68, 1]),
+        ));
+        let keys = pipeline_keys(&p, 65535);
+        for cpu in [false, true] {
+            let l = lower(
+                &p,
+                bound([0, 1, 2], [0; 3], 1 << 16),
+                &Target {
+                    cpu,
+                    ..target(1 << 20, false)
+                },
+            )
+            .unwrap();
+            assert_eq!(l.summary.dispatches, [KernelKind::ShiftedRows]);
+            let o = l.pieces[0].key.overrides;
+            assert_eq!(o.spread, !cpu);
+            assert!(!o.direct && !o.tail);
+            assert!(keys.contains(&l.pieces[0].key), "cpu {cpu}");
+        }
+        // No other kernel has the form.
+        let packed = plan(&BitXorDesc::packed(DataType::U8, &[9, 67]));
+        let l = lower(
+            &packed,
+            bound([0, 1, 2], [0; 3], 1 << 16),
+            &target(1 << 20, false),
+        )
+        .unwrap();
+        assert_eq!(l.summary.dispatches, [KernelKind::Contiguous]);
+        assert!(!l.pieces[0].key.overrides.spread);
     }
 
     #[test]

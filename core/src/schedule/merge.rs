@@ -219,6 +219,7 @@ mod tests {
                 rank: 0,
                 direct: false,
                 tail: false,
+                spread: false,
                 in_width: 0,
             },
         }

@@ -408,8 +408,19 @@ impl DmlSpec {
 
     /// Runs the call and checks every byte of every buffer against the reference.
     pub(super) fn run(&self) -> RecordSummary {
+        self.case().check_on(self.context())
+    }
+
+    /// [`Self::run`] under both fixed rules (CPU adapters' first), for the kernels whose form
+    /// follows the rule.
+    pub(super) fn run_under_both_rules(&self) -> [RecordSummary; 2] {
         let case = self.case();
-        case.check_on(if self.windows { small_windows() } else { ctx() })
+        both_rules(self.context()).map(|rule| case.check_on(&rule))
+    }
+
+    /// The context the call runs on: the suite's, with small windows where drawn.
+    fn context(&self) -> &'static Context {
+        if self.windows { small_windows() } else { ctx() }
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use gpu_xor::inspect::{KernelKind, RecordSummary};
-use gpu_xor::{AutoBroadcast, DataType, KernelTuning, TensorDesc};
+use gpu_xor::{AutoBroadcast, Context, DataType, KernelTuning, TensorDesc};
 use gpu_xor_testkit::shift_amounts;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -21,8 +21,8 @@ use proptest::test_runner::TestRunner;
 
 use crate::common::{
     Check, CheckOv, DIRECTML, DmlCase, Operator, OperatorExt, OvCase, assert_kernel,
-    assert_kernels, channel_or, ctx, place, random_bytes, scatter_kind, small_windows, tile_kernel,
-    tuned,
+    assert_kernels, both_rules, channel_or, ctx, place, random_bytes, scatter_kind, small_windows,
+    tile_kernel, tuned,
 };
 
 mod cores;
@@ -125,8 +125,11 @@ proptest! {
     fn long_rows_off_16_byte_boundaries_run_the_shifted_rows_kernel(
         spec in dml_call(&DataType::DIRECTML, shifted_core),
     ) {
-        // Unless the output's rows are packed and an input repeats one element per row.
-        assert_kernels(&spec.run(), &channel_or(&spec.case(), KernelKind::ShiftedRows));
+        // Unless the output's rows are packed and an input repeats one element per row. Both
+        // of the kernel's forms: runs of blocks (CPU adapters), blocks spread (GPUs).
+        for r in spec.run_under_both_rules() {
+            assert_kernels(&r, &channel_or(&spec.case(), KernelKind::ShiftedRows));
+        }
     }
 
     #[test]
