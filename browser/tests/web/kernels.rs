@@ -204,34 +204,40 @@ async fn scatter() {
 
 #[wasm_bindgen_test]
 async fn shifted_rows() {
-    let ctx = ctx().await;
-    for (op, dt) in STRIDED_SUBJECTS {
-        let c = 67u32
-            .div_ceil(dt.size_in_bytes())
-            .max(64 / dt.size_in_bytes());
-        let t = TensorDesc::new(dt, &[17, c]);
-        // Padded rows of every gap from 1 to 3 elements (rows sharing a word where the gap
-        // is under a word), and a packed output with unaligned rows and a padded input.
-        for gap in 1..=3 {
-            let out = t.clone().with_strides(&[c + gap, 1]);
-            let summary = DmlCase::distinct(op, t.clone(), t.clone(), out, 70 + u64::from(gap))
-                .sparse(2)
+    // Both of the kernel's forms: runs of consecutive blocks (the rule for CPU adapters) and
+    // blocks spread over a row's invocations (the rule for GPUs).
+    for tuning in [KernelTuning::Cpu, KernelTuning::Gpu] {
+        let ctx = tuned(tuning).await;
+        for (op, dt) in STRIDED_SUBJECTS {
+            let c = 67u32
+                .div_ceil(dt.size_in_bytes())
+                .max(64 / dt.size_in_bytes());
+            let t = TensorDesc::new(dt, &[17, c]);
+            // Padded rows of every gap from 1 to 3 elements (rows sharing a word where the
+            // gap is under a word), and a packed output with unaligned rows and a padded
+            // input.
+            for gap in 1..=3 {
+                let out = t.clone().with_strides(&[c + gap, 1]);
+                let summary = DmlCase::distinct(op, t.clone(), t.clone(), out, 70 + u64::from(gap))
+                    .sparse(2)
+                    .check_on(&ctx)
+                    .await;
+                assert_kernel(&summary, KernelKind::ShiftedRows);
+            }
+            let packed = TensorDesc::new(dt, &[9, c | 1]);
+            let padded = packed.clone().with_strides(&[(c | 1) + 3, 1]);
+            let summary = DmlCase::distinct(op, padded, packed.clone(), packed, 74)
                 .check_on(&ctx)
                 .await;
             assert_kernel(&summary, KernelKind::ShiftedRows);
         }
-        let packed = TensorDesc::new(dt, &[9, c | 1]);
-        let padded = packed.clone().with_strides(&[(c | 1) + 3, 1]);
-        let summary = DmlCase::distinct(op, padded, packed.clone(), packed, 74)
-            .check_on(&ctx)
-            .await;
-        assert_kernel(&summary, KernelKind::ShiftedRows);
+        // One run off a 16-byte boundary repeating one element (OpenVINO, offsets 4 bytes
+        // in).
+        let mut case = OvCase::new(DataType::U8, &[5, 40], &[1], AutoBroadcast::Numpy, 75);
+        case.offsets = [4, 8, 12];
+        let (_, r) = case.check_on(&ctx).await;
+        assert_kernel(&r, KernelKind::ShiftedRows);
     }
-    // One run off a 16-byte boundary repeating one element (OpenVINO, offsets 4 bytes in).
-    let mut case = OvCase::new(DataType::U8, &[5, 40], &[1], AutoBroadcast::Numpy, 75);
-    case.offsets = [4, 8, 12];
-    let (_, r) = case.check_on(&ctx).await;
-    assert_kernel(&r, KernelKind::ShiftedRows);
 }
 
 #[wasm_bindgen_test]
