@@ -5,15 +5,16 @@
 // multiple of 16 bytes, a slice of a wider tensor, operands that start off a 16-byte boundary.
 // The rows kernel needs every row on a 16-byte boundary; this one does not.
 //
-// Invocation u writes RUN of the 16-byte blocks of the output's bound window that hold a byte
-// of row `row`, where u = row * runs + x (`runs` per row, for the most blocks a row can touch;
-// the rows of a call share workgroups, so short rows leave no invocation idle). Which ones is
-// the form (SPREAD): the x-th run of RUN consecutive blocks (CPU adapters: the word a
-// block's bytes end in is carried to the next block, so every input word is read once), or
-// blocks x, x + runs, x + 2 runs, ... (GPUs: neighbouring invocations write neighbouring
-// blocks, so a group of lanes that stores together stores one span of memory). A block wholly
-// inside the row is four word stores; each input's 16 bytes for it are read as words and
-// funnel-shifted into place (a dense row starts at any byte; a repeated element is splat), so
+// Invocation u writes up to RUN of the 16-byte blocks of the output's bound window that hold a byte
+// of row `row`, where u = row * runs + x (`runs` per row, for the most blocks a row can touch; the
+// rows of a call share workgroups, so short rows leave no invocation idle). Which ones is the form
+// (SPREAD): the x-th run of RUN consecutive blocks (CPU adapters: the word a block's bytes end in
+// is carried to the next block, so every input word is read once; a row of fewer than four runs
+// shares its blocks out evenly instead, so that no invocation of a short row holds four blocks
+// while another holds one), or blocks x, x + runs, x + 2 runs, ... (GPUs: neighbouring invocations
+// write neighbouring blocks, so a group of lanes that stores together stores one span of memory). A
+// block wholly inside the row is four word stores; each input's 16 bytes for it are read as words
+// and funnel-shifted into place (a dense row starts at any byte; a repeated element is splat), so
 // interior blocks need no lane arithmetic. The first and last block of a row hold
 // bytes that are not its own and are written word by word, each word's own lanes through a
 // mask. Padding bytes are never written. A word that holds the end of one row and the start
@@ -285,8 +286,17 @@ fn main(
         }
         return;
     }
-    let first = (ob >> 4u) + x * RUN;
-    let stop = min(first + RUN, last);
+    var first = (ob >> 4u) + x * RUN;
+    var stop = min(first + RUN, last);
+    if runs < 4u {
+        // A short row's blocks shared out evenly, the first `r` invocations taking one more.
+        let fb = ob >> 4u;
+        let nb = last - fb;
+        let q = div_row_units(call, nb);
+        let r = nb - q * runs;
+        first = fb + x * q + min(x, r);
+        stop = first + q + select(0u, 1u, x < r);
+    }
     if first >= stop {
         return;
     }
