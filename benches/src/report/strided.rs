@@ -275,10 +275,14 @@ pub(crate) fn tunings_section(
                 verdict(met)
             );
             if !met {
-                let why = if tuned.1 == *better_kernel {
-                    "the better fixed rule's kernel: the gap is the rounds' noise"
-                } else {
+                let why = if tuned.1 != *better_kernel {
                     "another kernel than the better fixed rule's: the measurement chose it"
+                } else if better_kernel.contains("ShiftedRows") {
+                    "the better fixed rule's kernel, in the form of the adapter's class: the \
+                     shifted-rows kernel spreads its blocks under the Gpu rule and runs them \
+                     under the Cpu rule, and Measured does not time forms"
+                } else {
+                    "the better fixed rule's kernel: the gap is the rounds' noise"
                 };
                 short.push(format!(
                     "{} {dt} {}: {ratio:.3} (Cpu rule {}, Gpu rule {}, Measured {}; {why})",
