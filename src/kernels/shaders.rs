@@ -654,13 +654,11 @@ pub(crate) mod tests {
         assert_eq!(
             translated,
             // Every kernel once, the contiguous and rows kernels in three more forms and the
-            // shifted-rows kernel in one more, at 4
-            // widths: XOR with 4 modes and 5 ranks, AND, OR and NOT with 2 modes and 3 ranks,
-            // each bitwise and logical; the three shifts and the count of ones with 2 modes
-            // and 3 ranks, bitwise only, the count on the per-element kernels at 4 more input
-            // widths; and
-            // the contiguous kernel's two mode-2 and two mode-3 pairs with XOR, 5 ranks each,
-            // in its four forms.
+            // shifted-rows kernel in one more, at 4 widths: XOR with 4 modes and 5 ranks, AND,
+            // OR and NOT with 2 modes and 3 ranks, each bitwise and logical; the three shifts
+            // and the count of ones with 2 modes and 3 ranks, bitwise only, the count on the
+            // per-element kernels at 4 more input widths; and the contiguous kernel's two
+            // mode-2 and two mode-3 pairs with XOR, 5 ranks each, in its four forms.
             (KERNELS.len() + 3 * contiguous + 3 * rows + shifted)
                 * 4
                 * BindingPattern::ALL.len()
