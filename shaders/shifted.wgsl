@@ -191,13 +191,17 @@ fn interior(at: Offsets, ob: u32, b0: u32, b1: u32) {
         if B_MODE == 0u {
             vb = next_block(B_SRC, &rb, k);
         }
-        let r = combine4(va, vb);
-        let o = (b0 + k) * 4u;
-        out_buf[o] = r.x;
-        out_buf[o + 1u] = r.y;
-        out_buf[o + 2u] = r.z;
-        out_buf[o + 3u] = r.w;
+        store_words(b0 + k, combine4(va, vb));
     }
+}
+
+// Stores `r` as output block `block`, a word at a time (the output is bound as words).
+fn store_words(block: u32, r: vec4<u32>) {
+    let o = block * 4u;
+    out_buf[o] = r.x;
+    out_buf[o + 1u] = r.y;
+    out_buf[o + 2u] = r.z;
+    out_buf[o + 3u] = r.w;
 }
 
 // The 16 bytes of input `src` from byte `byte` on: four words where they start on a word,
@@ -232,12 +236,7 @@ fn interior_block(at: Offsets, rel: u32, block: u32) {
     } else {
         vb = splat(B_SRC, at.b);
     }
-    let r = combine4(va, vb);
-    let o = block * 4u;
-    out_buf[o] = r.x;
-    out_buf[o + 1u] = r.y;
-    out_buf[o + 2u] = r.z;
-    out_buf[o + 3u] = r.w;
+    store_words(block, combine4(va, vb));
 }
 
 // Writes edge block `block` of row `row` (a block that holds bytes outside the row).
