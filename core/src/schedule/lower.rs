@@ -337,8 +337,7 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                     continue;
                 }
                 for direct in [false, true] {
-                    let form = kernel_form(kernel, &piece, width, direct, false);
-                    let (direct, tail) = (form.direct, form.tail);
+                    let tail = kernel_form(kernel, &piece, width, direct, false).tail;
                     // A long run with a partial last block may have that block cut off
                     // (on a CPU adapter), leaving the contiguous kernel without a tail.
                     let cut = tail
@@ -351,20 +350,12 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                         // spreads its rows there.
                         for cpu in [false, true] {
                             let modes = select::modes(kernel, &piece, width, cpu);
-                            let spread = kernel_form(kernel, &piece, width, direct, cpu).spread;
-                            let key = pipeline_key(
-                                plan,
-                                kernel,
-                                &piece,
-                                slot,
-                                inputs_rw,
-                                Form {
-                                    direct,
-                                    tail,
-                                    spread,
-                                },
-                                modes,
-                            );
+                            let form = Form {
+                                tail,
+                                ..kernel_form(kernel, &piece, width, direct, cpu)
+                            };
+                            let key =
+                                pipeline_key(plan, kernel, &piece, slot, inputs_rw, form, modes);
                             if !keys.contains(&key) {
                                 keys.push(key);
                             }
