@@ -646,7 +646,7 @@ pub(crate) fn tuning_cost(ctx: &Context, mix: Mix) -> TuningCost {
     let graph: Vec<&dyn CompiledOperator> = ops.iter().map(Op::as_dyn).collect();
     let mut keys: Vec<TuningKey> = graph
         .iter()
-        .filter_map(|op| TuningKey::of_plan(op.plan()))
+        .filter_map(|op| ctx.tuning_key(*op))
         .collect();
     let keyed = keys.len();
     keys.sort();

@@ -6,7 +6,7 @@
 //! says which of them the GPU rewards. Every form's output is checked against the host's
 //! transpose before it is timed.
 
-use gpu_xor::inspect::{KernelKind, TuningKey};
+use gpu_xor::inspect::KernelKind;
 use gpu_xor::{
     Bindings, BitXorDesc, CompiledOperator, Context, DataType, DmlBinary, Prepared, TensorBinding,
     TensorDesc,
@@ -267,7 +267,7 @@ impl Probe {
         kernel: KernelKind,
     ) -> Result<(Prepared, String), gpu_xor::Error> {
         let op = self.operator(ctx)?;
-        if let Some(key) = TuningKey::of_plan(op.plan()) {
+        if let Some(key) = ctx.tuning_key(&op) {
             let mut table = ctx.kernel_choices();
             table.insert(key, kernel);
             ctx.load_kernel_choices(&table.to_bytes())?;

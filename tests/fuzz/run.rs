@@ -231,7 +231,7 @@ pub(super) fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
         cpu: rng.next_u64().is_multiple_of(2),
         choices: None,
     };
-    let key = TuningKey::of_plan(plan);
+    let key = TuningKey::of_plan(plan, rule.max_groups);
     // Mostly one of the layout's candidates, sometimes any kernel.
     let candidates = select::plan_candidates(plan, 65535);
     let choice = if rng.next_u64().is_multiple_of(4) || candidates.is_empty() {
@@ -270,6 +270,13 @@ pub(super) fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
     if let (Ok(by_rule), Ok(by_choice)) = (by_rule, by_choice) {
         let (ruled, chosen) = (&by_rule.summary.dispatches, &by_choice.summary.dispatches);
         assert_eq!(ruled.len(), chosen.len(), "{ruled:?} {chosen:?}");
+        // A call of one piece is its plan's class: the rule's kernel is among the kernels
+        // the class's measurement times, so a measured choice was timed against it.
+        if let (Some(key), [one]) = (key, &ruled[..])
+            && max_window == 1 << 27
+        {
+            assert!(key.kernels().contains(one), "{one:?} not among {key}");
+        }
         for (r, c) in ruled.iter().zip(chosen) {
             assert!(
                 r == c || (*c == choice && candidates.contains(c)),

@@ -57,7 +57,7 @@ fn class_of(case: &DmlCase, ctx: &Context) -> (Option<TuningKey>, Vec<KernelKind
     };
     let plan = op.plan();
     (
-        TuningKey::of_plan(plan),
+        ctx.tuning_key(&op),
         select::plan_candidates(
             plan,
             ctx.device().limits().max_compute_workgroups_per_dimension,
@@ -130,7 +130,7 @@ fn a_measurement_keeps_a_candidate_per_class_and_calls_run_it() {
         .collect();
     let keys: BTreeSet<TuningKey> = binary
         .iter()
-        .filter_map(|op| TuningKey::of_plan(op.plan()))
+        .filter_map(|op| ctx.tuning_key(*op))
         .collect();
     let report = ctx.tune(&binary).unwrap();
     // Timed by the GPU's clock wherever the device has one.

@@ -200,7 +200,8 @@ pub(crate) fn choose(
     let Some(choices) = &bound.target.choices else {
         return rule;
     };
-    match TuningKey::of_piece(planned, piece, widths).and_then(|key| choices.get(&key)) {
+    let key = TuningKey::of_piece(planned, piece, widths, bound.target.max_groups);
+    match key.and_then(|key| choices.get(&key)) {
         Some(kernel) if kernel != rule && fits(kernel, planned, piece, bound, widths) => kernel,
         _ => rule,
     }
@@ -366,6 +367,42 @@ pub fn plan_candidates(plan: &Plan, max_groups: u32) -> Vec<KernelKind> {
         seen.push(*k);
         new
     });
+    kernels
+}
+
+/// The kernels of [`candidates`] that can run `piece` where every operand starts its own
+/// buffer, with room to read whole 16-byte blocks to its end: the most any bindings allow,
+/// and what a measurement binds (its scratch buffers). The kernels of a [`TuningKey`].
+pub(crate) fn runnable_at_start(
+    planned: KernelKind,
+    piece: &Piece,
+    widths: impl Into<Widths>,
+    max_groups: u32,
+) -> Vec<KernelKind> {
+    let widths = widths.into();
+    let at_start = Bound {
+        start: [0; 3],
+        range: [None; 3],
+        // `fits` reads the target's grid limit alone.
+        target: Target {
+            windows: crate::layout::Limits {
+                max_window: u64::MAX,
+                offset_alignment: 256,
+                max_rank: 8,
+            },
+            max_groups,
+            strict_aliasing: false,
+            cpu: false,
+            choices: None,
+        },
+    };
+    let whole = Piece {
+        origin: [0; 3],
+        windows: [None; 3],
+        ..piece.clone()
+    };
+    let mut kernels = candidates(planned, &whole, widths, max_groups);
+    kernels.retain(|&k| fits(k, planned, &whole, &at_start, widths));
     kernels
 }
 
@@ -1008,6 +1045,51 @@ mod tests {
                             assert!(
                                 listed.contains(&kernel),
                                 "{kernel:?} fits {planned:?} {width} {p:?}, not among {listed:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_piece_s_rule_is_among_the_kernels_of_its_class() {
+        // A measured choice is timed against the kernels of its class (`runnable_at_start`,
+        // the kernels of a `TuningKey`): wherever a call is bound, under either adapter
+        // class, its rule's kernel must be one of them, or a choice would replace a kernel
+        // it was never timed against.
+        let pieces = [
+            piece(&[64, 48], [&[48, 1], &[1, 64], &[48, 1]]),
+            piece(&[64, 48], [&[48, 1], &[1, 64], &[1, 64]]),
+            piece(&[62, 46], [&[46, 1], &[1, 62], &[1, 62]]),
+            piece(
+                &[3, 64, 48],
+                [&[3072, 48, 1], &[3072, 1, 64], &[3072, 1, 64]],
+            ),
+            piece(&[64, 48], [&[96, 2], &[48, 1], &[0, 1]]),
+            piece(&[8, 200], [&[201, 1], &[200, 1], &[0, 1]]),
+            piece(&[8, 256], [&[256, 1], &[256, 1], &[0, 1]]),
+            piece(&[8, 256], [&[256, 1], &[256, 1], &[1, 0]]),
+            piece(&[4, 8, 64], [&[512, 64, 1], &[512, 64, 1], &[0, 64, 1]]),
+            piece(&[100, 3], [&[5, 1], &[3, 1], &[3, 1]]),
+            piece(&[4096], [&[2], &[1], &[1]]),
+        ];
+        for p in &pieces {
+            for planned in [KernelKind::Gather, KernelKind::Scatter] {
+                for width in [1, 2, 4, 8] {
+                    let class = runnable_at_start(planned, p, width, 65535);
+                    for start in [[0; 3], [4, 0, 0], [0, 2, 6], [16, 48, 32], [1, 3, 5]] {
+                        for cpu in [false, true] {
+                            let b = Bound {
+                                target: Target { cpu, ..GPU },
+                                ..bound(start)
+                            };
+                            let ruled = rule(planned, p, &b, Widths::from(width));
+                            assert!(
+                                class.contains(&ruled),
+                                "{ruled:?} for {planned:?} {width} {p:?} at {start:?} \
+                                 (cpu {cpu}), not among {class:?}"
                             );
                         }
                     }

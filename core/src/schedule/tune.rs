@@ -8,12 +8,19 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::select;
 use crate::error::Error;
 use crate::layout::{KernelKind, Piece, Plan, Widths};
 
 /// The class of layouts one measured choice holds for: the plan's kernel family, each
 /// operand's kind of stride in each dimension (repeated, unit, or any other), the rank, the
-/// element sizes, and the output's size in steps of four.
+/// element sizes, the output's size in steps of four, and the kernels that can run it on
+/// bindings at its buffers' start ([`TuningKey::kernels`]).
+///
+/// The last keeps apart layouts that the rest cannot: a transpose of 16-bit elements
+/// whose sides are multiples of 8 and one whose sides are not share everything else, but
+/// only the first can run the block tile kernel. A choice measured on one of them, among
+/// the kernels it can run, holds for the other only where both have the same kernels.
 ///
 /// Only layouts with more than one kernel that can run them have a key: strided and
 /// broadcast layouts (a gather or scatter plan) of one element size. A dense call has one
@@ -25,19 +32,22 @@ pub struct TuningKey {
     rank: u8,
     width: u8,
     bucket: u8,
+    /// One bit per kernel that can run the class ([`kernel_code`]).
+    kernels: u16,
     strides: u64,
 }
 
 /// Bytes of a key in [`KernelChoices::to_bytes`], and of a key with its kernel.
-const KEY_BYTES: usize = 12;
+const KEY_BYTES: usize = 14;
 const ENTRY_BYTES: usize = KEY_BYTES + 1;
 
 impl TuningKey {
     /// The key of calls of `plan` that fit one binding window, where more than one kernel
-    /// can run them; `None` where one kernel does.
-    pub fn of_plan(plan: &Plan) -> Option<TuningKey> {
+    /// can run them; `None` where one kernel does. `max_groups` is the device's
+    /// `max_compute_workgroups_per_dimension`, which bounds the tile kernels' grids.
+    pub fn of_plan(plan: &Plan, max_groups: u32) -> Option<TuningKey> {
         let piece = Piece::whole(&plan.layout);
-        TuningKey::of_piece(plan.kernel, &piece, plan.widths())
+        TuningKey::of_piece(plan.kernel, &piece, plan.widths(), max_groups)
     }
 
     /// The key of one piece under a plan of family `planned`.
@@ -45,6 +55,7 @@ impl TuningKey {
         planned: KernelKind,
         piece: &Piece,
         widths: impl Into<Widths>,
+        max_groups: u32,
     ) -> Option<TuningKey> {
         let widths = widths.into();
         if !matches!(planned, KernelKind::Gather | KernelKind::Scatter)
@@ -71,13 +82,27 @@ impl TuningKey {
             .product::<u64>()
             .saturating_mul(widths.out())
             .max(1);
+        let kernels = select::runnable_at_start(planned, piece, widths, max_groups)
+            .into_iter()
+            .fold(0u16, |set, kernel| set | 1 << kernel_code(kernel));
         Some(TuningKey {
             family: kernel_code(planned),
             rank: rank as u8,
             width: widths.out() as u8,
             bucket: (bytes.ilog2() / 2) as u8,
+            kernels,
             strides,
         })
+    }
+
+    /// The kernels that can run the class where every operand starts its buffer, with room
+    /// to read whole 16-byte blocks at its end (the bindings a measurement makes): what a
+    /// measurement times, in [`KernelKind::DISPATCHING`]'s order.
+    pub fn kernels(&self) -> Vec<KernelKind> {
+        KernelKind::DISPATCHING
+            .into_iter()
+            .filter(|&kernel| self.kernels & 1 << kernel_code(kernel) != 0)
+            .collect()
     }
 
     /// The plan's kernel family: [`KernelKind::Gather`] (a dense output) or
@@ -107,7 +132,8 @@ impl TuningKey {
         out[1] = self.rank;
         out[2] = self.width;
         out[3] = self.bucket;
-        out[4..].copy_from_slice(&self.strides.to_le_bytes());
+        out[4..6].copy_from_slice(&self.kernels.to_le_bytes());
+        out[6..].copy_from_slice(&self.strides.to_le_bytes());
         out
     }
 
@@ -117,10 +143,16 @@ impl TuningKey {
             rank: bytes[1],
             width: bytes[2],
             bucket: bytes[3],
-            strides: u64::from_le_bytes(bytes[4..KEY_BYTES].try_into().ok()?),
+            kernels: u16::from_le_bytes(bytes[4..6].try_into().ok()?),
+            strides: u64::from_le_bytes(bytes[6..KEY_BYTES].try_into().ok()?),
         };
+        let dispatching = KernelKind::DISPATCHING
+            .into_iter()
+            .fold(0u16, |set, kernel| set | 1 << kernel_code(kernel));
         let valid = matches!(key.family(), KernelKind::Gather | KernelKind::Scatter)
             && kernel_of(key.family).is_some()
+            && key.kernels & !dispatching == 0
+            && key.kernels & 1 << key.family != 0
             && (1..=8).contains(&key.rank)
             && matches!(key.width, 1 | 2 | 4 | 8)
             && key.bucket < 32;
@@ -129,8 +161,9 @@ impl TuningKey {
 }
 
 impl fmt::Display for TuningKey {
-    /// `gather rank 2, 4-byte elements, 4^12 bytes, strides out [n 1] a [1 n] b [n 1]`, with
-    /// `0` for a repeated element, `1` for a unit stride and `n` for any other.
+    /// `gather rank 2, 4-byte elements, 4^12 bytes, strides out [n 1] a [1 n] b [n 1],
+    /// kernels [Gather, Tile, BlockTile]`, with `0` for a repeated element, `1` for a unit
+    /// stride and `n` for any other.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let family = match self.family() {
             KernelKind::Scatter => "scatter",
@@ -150,7 +183,7 @@ impl fmt::Display for TuningKey {
             }
             write!(f, "]")?;
         }
-        Ok(())
+        write!(f, ", kernels {:?}", self.kernels())
     }
 }
 
@@ -240,8 +273,8 @@ pub struct KernelChoices {
 /// The first bytes of every table.
 const MAGIC: &[u8; 8] = b"GXCHOICE";
 /// The layout of the byte form; a change of it, or of the crate's version, refuses old
-/// tables as stale.
-const FORMAT: u32 = 1;
+/// tables as stale. Format 2 added each key's kernels.
+const FORMAT: u32 = 2;
 /// The crate's version, inside every table.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -394,31 +427,23 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The median of `samples` (the mean of the middle two for an even count); `None` for none.
-pub fn median(samples: &[f64]) -> Option<f64> {
-    let mut sorted: Vec<f64> = samples.iter().copied().filter(|s| s.is_finite()).collect();
-    if sorted.is_empty() {
-        return None;
-    }
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    Some(if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    })
-}
-
-/// The candidate whose timings have the least median; on a tie the earlier one (candidates
-/// come with the fixed rule's choice first). Candidates without a finite sample are never
-/// chosen; `None` when no candidate has one.
+/// The candidate with the least sample; on a tie the earlier one (candidates come with the
+/// fixed rule's choice first). The least rather than the median: whatever else the device or
+/// the machine does during a sample only adds to it, so the least of a few samples is the
+/// closest to the kernel's own time. Samples that are not finite are ignored, and a
+/// candidate without a finite one is never chosen; `None` when no candidate has one.
 pub fn fastest(timings: &[(KernelKind, Vec<f64>)]) -> Option<KernelKind> {
     let mut best: Option<(KernelKind, f64)> = None;
     for (kernel, samples) in timings {
-        if let Some(m) = median(samples)
-            && best.is_none_or(|(_, b)| m < b)
+        let least = samples
+            .iter()
+            .copied()
+            .filter(|s| s.is_finite())
+            .min_by(f64::total_cmp);
+        if let Some(t) = least
+            && best.is_none_or(|(_, b)| t < b)
         {
-            best = Some((*kernel, m));
+            best = Some((*kernel, t));
         }
     }
     best.map(|(k, _)| k)
@@ -438,7 +463,9 @@ mod tests {
 
     #[test]
     fn keys_tell_layouts_sizes_and_widths_apart() {
-        let key = |p: &Piece, w: u64| TuningKey::of_piece(KernelKind::Gather, p, w).unwrap();
+        let key = |p: &Piece, w: u64| {
+            TuningKey::of_piece(KernelKind::Gather, p, w, 65535).unwrap()
+        };
         // One class: u32 4096^2 (64 MiB, 4^13 bytes) and 5000^2 (under 4^14).
         assert_eq!(key(&transposed(4096), 4).size_class(), 13);
         assert_eq!(key(&transposed(5000), 4), key(&transposed(4096), 4));
@@ -450,23 +477,35 @@ mod tests {
         assert_eq!(key(&transposed(64), 4).element_bytes(), 4);
         assert_eq!(
             key(&transposed(64), 4).to_string(),
-            "gather rank 2, 4-byte elements, 4^7 bytes, strides out [n 1] a [1 n] b [n 1]"
+            "gather rank 2, 4-byte elements, 4^7 bytes, strides out [n 1] a [1 n] b [n 1], \
+             kernels [Gather, Tile, BlockTile]"
         );
+        // The kernels set apart what the rest cannot: 16-bit transposes of sides 720 and
+        // 724 share a size class, but only the first has sides of whole 16-byte blocks.
+        let (whole, ragged) = (key(&transposed(720), 2), key(&transposed(724), 2));
+        assert_eq!(whole.size_class(), ragged.size_class());
+        assert_ne!(whole, ragged);
+        assert!(whole.kernels().contains(&KernelKind::BlockTile));
+        assert!(!ragged.kernels().contains(&KernelKind::BlockTile));
+        assert!(ragged.kernels().contains(&KernelKind::Tile));
+        // A grid too small for the tiles' rows leaves them out.
+        let narrow = TuningKey::of_piece(KernelKind::Gather, &transposed(4096), 4, 16).unwrap();
+        assert_eq!(narrow.kernels(), [KernelKind::Gather]);
         // No key for a dense call or for two element sizes.
         assert_eq!(
-            TuningKey::of_piece(KernelKind::Contiguous, &transposed(8), 4),
+            TuningKey::of_piece(KernelKind::Contiguous, &transposed(8), 4, 65535),
             None
         );
         assert_eq!(
-            TuningKey::of_piece(KernelKind::Gather, &transposed(8), Widths([4, 1, 1])),
+            TuningKey::of_piece(KernelKind::Gather, &transposed(8), Widths([4, 1, 1]), 65535),
             None
         );
     }
 
     #[test]
-    fn the_fastest_median_wins_and_ties_keep_the_rule() {
-        use KernelKind::{Gather, Spaced, Tile};
-        // Fake timings: the gather kernel is fastest by median despite one slow outlier.
+    fn the_least_sample_wins_and_ties_keep_the_rule() {
+        use KernelKind::{BlockTile, Gather, Spaced, Tile};
+        // Fake timings: the gather kernel's least sample is the least, whatever its others.
         let timings = [
             (Tile, vec![3.0, 3.1, 2.9]),
             (Gather, vec![2.0, 9.0, 2.1]),
@@ -480,6 +519,10 @@ mod tests {
             (Spaced, vec![2.5, 2.5, 2.5]),
         ];
         assert_eq!(fastest(&timings), Some(Tile));
+        // One disturbed sample of the fastest does not hand the choice to a slower kernel
+        // (as on lavapipe, block tile against gather at 64 MiB): a median of two would.
+        let timings = [(BlockTile, vec![0.050, 0.200]), (Gather, vec![0.120, 0.123])];
+        assert_eq!(fastest(&timings), Some(BlockTile));
         // A tie keeps the first (the rule's), a candidate without samples is never chosen.
         assert_eq!(
             fastest(&[(Tile, vec![1.0]), (Gather, vec![1.0])]),
@@ -489,18 +532,22 @@ mod tests {
             fastest(&[(Tile, vec![]), (Gather, vec![f64::NAN, 5.0])]),
             Some(Gather)
         );
+        assert_eq!(
+            fastest(&[(Tile, vec![f64::NAN]), (Gather, vec![f64::INFINITY])]),
+            None
+        );
         assert_eq!(fastest(&[(Tile, vec![])]), None);
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
     }
 
     #[test]
     fn tables_round_trip_and_refuse_what_is_not_theirs() {
         let mut choices = KernelChoices::new("adapter one");
-        let a = TuningKey::of_piece(KernelKind::Gather, &transposed(4096), 4).unwrap();
+        let a = TuningKey::of_piece(KernelKind::Gather, &transposed(4096), 4, 65535).unwrap();
         let b = TuningKey::of_piece(
             KernelKind::Scatter,
             &piece(&[8, 10], [&[40, 4], &[10, 1], &[10, 1]]),
             1,
+            65535,
         )
         .unwrap();
         choices.insert(a, KernelKind::Gather);
