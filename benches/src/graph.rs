@@ -644,10 +644,7 @@ pub(crate) fn tuning_cost(ctx: &Context, mix: Mix) -> TuningCost {
     let nodes = nodes(mix);
     let ops: Vec<Op> = nodes.iter().map(|n| Op::new(ctx, n)).collect();
     let graph: Vec<&dyn CompiledOperator> = ops.iter().map(Op::as_dyn).collect();
-    let mut keys: Vec<TuningKey> = graph
-        .iter()
-        .filter_map(|op| ctx.tuning_key(*op))
-        .collect();
+    let mut keys: Vec<TuningKey> = graph.iter().filter_map(|op| ctx.tuning_key(*op)).collect();
     let keyed = keys.len();
     keys.sort();
     keys.dedup();

@@ -128,10 +128,7 @@ fn a_measurement_keeps_a_candidate_per_class_and_calls_run_it() {
             _ => unreachable!("binary cases"),
         })
         .collect();
-    let keys: BTreeSet<TuningKey> = binary
-        .iter()
-        .filter_map(|op| ctx.tuning_key(*op))
-        .collect();
+    let keys: BTreeSet<TuningKey> = binary.iter().filter_map(|op| ctx.tuning_key(*op)).collect();
     let report = ctx.tune(&binary).unwrap();
     // Timed by the GPU's clock wherever the device has one.
     let timestamps = ctx

@@ -463,9 +463,7 @@ mod tests {
 
     #[test]
     fn keys_tell_layouts_sizes_and_widths_apart() {
-        let key = |p: &Piece, w: u64| {
-            TuningKey::of_piece(KernelKind::Gather, p, w, 65535).unwrap()
-        };
+        let key = |p: &Piece, w: u64| TuningKey::of_piece(KernelKind::Gather, p, w, 65535).unwrap();
         // One class: u32 4096^2 (64 MiB, 4^13 bytes) and 5000^2 (under 4^14).
         assert_eq!(key(&transposed(4096), 4).size_class(), 13);
         assert_eq!(key(&transposed(5000), 4), key(&transposed(4096), 4));
@@ -521,7 +519,10 @@ mod tests {
         assert_eq!(fastest(&timings), Some(Tile));
         // One disturbed sample of the fastest does not hand the choice to a slower kernel
         // (as on lavapipe, block tile against gather at 64 MiB): a median of two would.
-        let timings = [(BlockTile, vec![0.050, 0.200]), (Gather, vec![0.120, 0.123])];
+        let timings = [
+            (BlockTile, vec![0.050, 0.200]),
+            (Gather, vec![0.120, 0.123]),
+        ];
         assert_eq!(fastest(&timings), Some(BlockTile));
         // A tie keeps the first (the rule's), a candidate without samples is never chosen.
         assert_eq!(
