@@ -525,7 +525,7 @@ impl Context {
     /// pieces, each of its own class.
     ///
     /// ```no_run
-    /// # use gpu_xor::{Context, ContextOptions, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, KernelTuning, TensorDesc};
+    /// # use gpu_xor::{Context, DataType, DmlBinary, DmlBinaryDesc, DmlBinaryOp, TensorDesc};
     /// # fn main() -> Result<(), gpu_xor::Error> {
     /// let ctx = Context::from_env()?;
     /// let mut desc = DmlBinaryDesc::packed(DmlBinaryOp::BitXor, DataType::U16, &[720, 720]);

@@ -355,8 +355,9 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
 }
 
 /// Every kernel that can run calls of `plan` that fit one binding window, under some
-/// bindings, each once: what a measurement of its key times (each then only where it fits
-/// the measurement's bindings). `max_groups` is the device's
+/// bindings, each once: what a measured choice for its key may be. A measurement times the
+/// ones of them that run on bindings at the buffers' start, the key's own
+/// ([`TuningKey::kernels`]). `max_groups` is the device's
 /// `max_compute_workgroups_per_dimension`.
 pub fn plan_candidates(plan: &Plan, max_groups: u32) -> Vec<KernelKind> {
     let piece = Piece::whole(&plan.layout);
