@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::inspect::KernelKind;
 use crate::layout::Plan;
 use crate::schedule::KernelTuning;
+use crate::schedule::select;
 use crate::schedule::tune::{self, KernelChoices, TuningKey};
 
 /// What one measurement did ([`Context::tune`]).
@@ -536,7 +537,7 @@ impl Context {
     /// # }
     /// ```
     pub fn tuning_key(&self, op: &dyn CompiledOperator) -> Option<TuningKey> {
-        TuningKey::of_plan(op.plan(), self.shared.max_groups)
+        select::tuning_key(op.plan(), self.shared.max_groups)
     }
 
     /// The kernel choices this context has measured or loaded, to save

@@ -215,7 +215,7 @@ pub(super) fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
     use gpu_xor_core::schedule::Target;
     use gpu_xor_core::schedule::lower::{Operand, lower};
     use gpu_xor_core::schedule::select;
-    use gpu_xor_core::schedule::tune::{KernelChoices, TuningKey};
+    use gpu_xor_core::schedule::tune::KernelChoices;
     if plan.element_count() > 1 << 16 {
         return;
     }
@@ -231,7 +231,7 @@ pub(super) fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
         cpu: rng.next_u64().is_multiple_of(2),
         choices: None,
     };
-    let key = TuningKey::of_plan(plan, rule.max_groups);
+    let key = select::tuning_key(plan, rule.max_groups);
     // Mostly one of the layout's candidates, sometimes any kernel.
     let candidates = select::plan_candidates(plan, 65535);
     let choice = if rng.next_u64().is_multiple_of(4) || candidates.is_empty() {

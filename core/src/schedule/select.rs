@@ -200,7 +200,7 @@ pub(crate) fn choose(
     let Some(choices) = &bound.target.choices else {
         return rule;
     };
-    let key = TuningKey::of_piece(planned, piece, widths, bound.target.max_groups);
+    let key = key_of(planned, piece, widths, bound.target.max_groups);
     match key.and_then(|key| choices.get(&key)) {
         Some(kernel) if kernel != rule && fits(kernel, planned, piece, bound, widths) => kernel,
         _ => rule,
@@ -369,6 +369,32 @@ pub fn plan_candidates(plan: &Plan, max_groups: u32) -> Vec<KernelKind> {
         new
     });
     kernels
+}
+
+/// The layout class of calls of `plan` that fit one binding window, under which a measured
+/// choice for them is kept, where more than one kernel can run them; `None` where one kernel
+/// does. `max_groups` is the device's `max_compute_workgroups_per_dimension`, which bounds
+/// the tile kernels' grids.
+pub fn tuning_key(plan: &Plan, max_groups: u32) -> Option<TuningKey> {
+    key_of(
+        plan.kernel,
+        &Piece::whole(&plan.layout),
+        plan.widths(),
+        max_groups,
+    )
+}
+
+/// The layout class of one piece under a plan of family `planned` ([`tuning_key`]).
+pub(crate) fn key_of(
+    planned: KernelKind,
+    piece: &Piece,
+    widths: impl Into<Widths>,
+    max_groups: u32,
+) -> Option<TuningKey> {
+    let widths = widths.into();
+    TuningKey::of_piece(planned, piece, widths, || {
+        runnable_at_start(planned, piece, widths, max_groups)
+    })
 }
 
 /// The kernels of [`candidates`] that can run `piece` where every operand starts its own
@@ -1052,6 +1078,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn keys_tell_layouts_sizes_widths_and_kernels_apart() {
+        let transposed = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]]);
+        let key = |p: &Piece, w: u64| key_of(KernelKind::Gather, p, w, 65535).unwrap();
+        // One class: u32 4096^2 (64 MiB, 4^13 bytes) and 5000^2 (under 4^14).
+        assert_eq!(key(&transposed(4096), 4).size_class(), 13);
+        assert_eq!(key(&transposed(5000), 4), key(&transposed(4096), 4));
+        assert_ne!(key(&transposed(2048), 4), key(&transposed(4096), 4));
+        assert_ne!(key(&transposed(4096), 4), key(&transposed(4096), 8));
+        let rows = piece(&[4096, 4096], [&[4096, 1], &[4096, 1], &[0, 1]]);
+        assert_ne!(key(&rows, 4), key(&transposed(4096), 4));
+        assert_eq!(key(&transposed(64), 4).rank(), 2);
+        assert_eq!(key(&transposed(64), 4).element_bytes(), 4);
+        assert_eq!(
+            key(&transposed(64), 4).to_string(),
+            "gather rank 2, 4-byte elements, 4^7 bytes, strides out [n 1] a [1 n] b [n 1], \
+             kernels [Gather, Tile, BlockTile]"
+        );
+        // The kernels set apart what the rest cannot: 16-bit transposes of sides 720 and
+        // 724 share a size class, but only the first has sides of whole 16-byte blocks.
+        let (whole, ragged) = (key(&transposed(720), 2), key(&transposed(724), 2));
+        assert_eq!(whole.size_class(), ragged.size_class());
+        assert_ne!(whole, ragged);
+        assert!(whole.kernels().contains(&KernelKind::BlockTile));
+        assert!(!ragged.kernels().contains(&KernelKind::BlockTile));
+        assert!(ragged.kernels().contains(&KernelKind::Tile));
+        // A grid too small for the tiles' rows leaves them out.
+        let narrow = key_of(KernelKind::Gather, &transposed(4096), 4, 16).unwrap();
+        assert_eq!(narrow.kernels(), [KernelKind::Gather]);
+        // No key for a dense call or for two element sizes.
+        assert_eq!(
+            key_of(KernelKind::Contiguous, &transposed(8), 4, 65535),
+            None
+        );
+        assert_eq!(
+            key_of(KernelKind::Gather, &transposed(8), Widths([4, 1, 1]), 65535),
+            None
+        );
     }
 
     #[test]

@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::select;
 use crate::error::Error;
 use crate::layout::{KernelKind, Piece, Plan, Widths};
 
@@ -42,20 +41,15 @@ const KEY_BYTES: usize = 14;
 const ENTRY_BYTES: usize = KEY_BYTES + 1;
 
 impl TuningKey {
-    /// The key of calls of `plan` that fit one binding window, where more than one kernel
-    /// can run them; `None` where one kernel does. `max_groups` is the device's
-    /// `max_compute_workgroups_per_dimension`, which bounds the tile kernels' grids.
-    pub fn of_plan(plan: &Plan, max_groups: u32) -> Option<TuningKey> {
-        let piece = Piece::whole(&plan.layout);
-        TuningKey::of_piece(plan.kernel, &piece, plan.widths(), max_groups)
-    }
-
-    /// The key of one piece under a plan of family `planned`.
+    /// The key of one piece under a plan of family `planned`, where more than one kernel
+    /// can run it; `None` where one kernel does. `kernels` gives the kernels that can run it
+    /// on bindings at its buffers' start (`select::runnable_at_start`), asked only where the
+    /// piece has a key. `select::tuning_key` and `select::key_of` make keys.
     pub(crate) fn of_piece(
         planned: KernelKind,
         piece: &Piece,
         widths: impl Into<Widths>,
-        max_groups: u32,
+        kernels: impl FnOnce() -> Vec<KernelKind>,
     ) -> Option<TuningKey> {
         let widths = widths.into();
         if !matches!(planned, KernelKind::Gather | KernelKind::Scatter)
@@ -82,7 +76,7 @@ impl TuningKey {
             .product::<u64>()
             .saturating_mul(widths.out())
             .max(1);
-        let kernels = select::runnable_at_start(planned, piece, widths, max_groups)
+        let kernels = kernels()
             .into_iter()
             .fold(0u16, |set, kernel| set | 1 << kernel_code(kernel));
         Some(TuningKey {
@@ -462,45 +456,6 @@ mod tests {
     }
 
     #[test]
-    fn keys_tell_layouts_sizes_and_widths_apart() {
-        let key = |p: &Piece, w: u64| TuningKey::of_piece(KernelKind::Gather, p, w, 65535).unwrap();
-        // One class: u32 4096^2 (64 MiB, 4^13 bytes) and 5000^2 (under 4^14).
-        assert_eq!(key(&transposed(4096), 4).size_class(), 13);
-        assert_eq!(key(&transposed(5000), 4), key(&transposed(4096), 4));
-        assert_ne!(key(&transposed(2048), 4), key(&transposed(4096), 4));
-        assert_ne!(key(&transposed(4096), 4), key(&transposed(4096), 8));
-        let rows = piece(&[4096, 4096], [&[4096, 1], &[4096, 1], &[0, 1]]);
-        assert_ne!(key(&rows, 4), key(&transposed(4096), 4));
-        assert_eq!(key(&transposed(64), 4).rank(), 2);
-        assert_eq!(key(&transposed(64), 4).element_bytes(), 4);
-        assert_eq!(
-            key(&transposed(64), 4).to_string(),
-            "gather rank 2, 4-byte elements, 4^7 bytes, strides out [n 1] a [1 n] b [n 1], \
-             kernels [Gather, Tile, BlockTile]"
-        );
-        // The kernels set apart what the rest cannot: 16-bit transposes of sides 720 and
-        // 724 share a size class, but only the first has sides of whole 16-byte blocks.
-        let (whole, ragged) = (key(&transposed(720), 2), key(&transposed(724), 2));
-        assert_eq!(whole.size_class(), ragged.size_class());
-        assert_ne!(whole, ragged);
-        assert!(whole.kernels().contains(&KernelKind::BlockTile));
-        assert!(!ragged.kernels().contains(&KernelKind::BlockTile));
-        assert!(ragged.kernels().contains(&KernelKind::Tile));
-        // A grid too small for the tiles' rows leaves them out.
-        let narrow = TuningKey::of_piece(KernelKind::Gather, &transposed(4096), 4, 16).unwrap();
-        assert_eq!(narrow.kernels(), [KernelKind::Gather]);
-        // No key for a dense call or for two element sizes.
-        assert_eq!(
-            TuningKey::of_piece(KernelKind::Contiguous, &transposed(8), 4, 65535),
-            None
-        );
-        assert_eq!(
-            TuningKey::of_piece(KernelKind::Gather, &transposed(8), Widths([4, 1, 1]), 65535),
-            None
-        );
-    }
-
-    #[test]
     fn the_least_sample_wins_and_ties_keep_the_rule() {
         use KernelKind::{BlockTile, Gather, Spaced, Tile};
         // Fake timings: the gather kernel's least sample is the least, whatever its others.
@@ -543,12 +498,13 @@ mod tests {
     #[test]
     fn tables_round_trip_and_refuse_what_is_not_theirs() {
         let mut choices = KernelChoices::new("adapter one");
-        let a = TuningKey::of_piece(KernelKind::Gather, &transposed(4096), 4, 65535).unwrap();
+        let tiles = || vec![KernelKind::Gather, KernelKind::Tile, KernelKind::BlockTile];
+        let a = TuningKey::of_piece(KernelKind::Gather, &transposed(4096), 4, tiles).unwrap();
         let b = TuningKey::of_piece(
             KernelKind::Scatter,
             &piece(&[8, 10], [&[40, 4], &[10, 1], &[10, 1]]),
             1,
-            65535,
+            || vec![KernelKind::Scatter, KernelKind::Spaced],
         )
         .unwrap();
         choices.insert(a, KernelKind::Gather);
