@@ -76,9 +76,7 @@ impl TuningKey {
             .product::<u64>()
             .saturating_mul(widths.out())
             .max(1);
-        let kernels = kernels()
-            .into_iter()
-            .fold(0u16, |set, kernel| set | 1 << kernel_code(kernel));
+        let kernels = kernel_set(kernels());
         Some(TuningKey {
             family: kernel_code(planned),
             rank: rank as u8,
@@ -140,12 +138,9 @@ impl TuningKey {
             kernels: u16::from_le_bytes(bytes[4..6].try_into().ok()?),
             strides: u64::from_le_bytes(bytes[6..KEY_BYTES].try_into().ok()?),
         };
-        let dispatching = KernelKind::DISPATCHING
-            .into_iter()
-            .fold(0u16, |set, kernel| set | 1 << kernel_code(kernel));
         let valid = matches!(key.family(), KernelKind::Gather | KernelKind::Scatter)
             && kernel_of(key.family).is_some()
-            && key.kernels & !dispatching == 0
+            && key.kernels & !kernel_set(KernelKind::DISPATCHING) == 0
             && key.kernels & 1 << key.family != 0
             && (1..=8).contains(&key.rank)
             && matches!(key.width, 1 | 2 | 4 | 8)
@@ -199,6 +194,13 @@ pub fn footprints(plan: &Plan) -> [u64; 3] {
             .div_ceil(16)
             .saturating_mul(16)
     })
+}
+
+/// A set of kernels as one bit per kernel code.
+fn kernel_set(kernels: impl IntoIterator<Item = KernelKind>) -> u16 {
+    kernels
+        .into_iter()
+        .fold(0, |set, kernel| set | 1 << kernel_code(kernel))
 }
 
 /// Stable codes of the kernels in [`KernelChoices::to_bytes`].
