@@ -1043,12 +1043,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_kernel_fits_a_piece_only_where_it_is_a_candidate() {
-        // Measured choices are taken only where `fits` says so, and measured only among the
-        // candidates: a kernel that fits must be one. Transposes of one and two inputs, as
-        // matrices and batches, of whole blocks and not, every width, both plan families.
-        let pieces = [
+    /// Transposes of one and two inputs, as matrices and batches, of whole blocks and not;
+    /// broadcasts by rows and columns, padded and short rows, a stepped output.
+    fn varied_pieces() -> Vec<Piece> {
+        vec![
             piece(&[64, 48], [&[48, 1], &[1, 64], &[48, 1]]),
             piece(&[64, 48], [&[48, 1], &[1, 64], &[1, 64]]),
             piece(&[62, 46], [&[46, 1], &[1, 62], &[1, 62]]),
@@ -1062,7 +1060,19 @@ mod tests {
             ),
             piece(&[64, 48], [&[96, 2], &[48, 1], &[0, 1]]),
             piece(&[8, 200], [&[201, 1], &[200, 1], &[0, 1]]),
-        ];
+            piece(&[8, 256], [&[256, 1], &[256, 1], &[0, 1]]),
+            piece(&[8, 256], [&[256, 1], &[256, 1], &[1, 0]]),
+            piece(&[4, 8, 64], [&[512, 64, 1], &[512, 64, 1], &[0, 64, 1]]),
+            piece(&[100, 3], [&[5, 1], &[3, 1], &[3, 1]]),
+            piece(&[4096], [&[2], &[1], &[1]]),
+        ]
+    }
+
+    #[test]
+    fn a_kernel_fits_a_piece_only_where_it_is_a_candidate() {
+        // Measured choices are taken only where `fits` says so, and measured only among the
+        // candidates: a kernel that fits must be one. Every width, both plan families.
+        let pieces = varied_pieces();
         for p in &pieces {
             for planned in [KernelKind::Gather, KernelKind::Scatter] {
                 for width in [1, 2, 4, 8] {
@@ -1126,22 +1136,7 @@ mod tests {
         // the kernels of a `TuningKey`): wherever a call is bound, under either adapter
         // class, its rule's kernel must be one of them, or a choice would replace a kernel
         // it was never timed against.
-        let pieces = [
-            piece(&[64, 48], [&[48, 1], &[1, 64], &[48, 1]]),
-            piece(&[64, 48], [&[48, 1], &[1, 64], &[1, 64]]),
-            piece(&[62, 46], [&[46, 1], &[1, 62], &[1, 62]]),
-            piece(
-                &[3, 64, 48],
-                [&[3072, 48, 1], &[3072, 1, 64], &[3072, 1, 64]],
-            ),
-            piece(&[64, 48], [&[96, 2], &[48, 1], &[0, 1]]),
-            piece(&[8, 200], [&[201, 1], &[200, 1], &[0, 1]]),
-            piece(&[8, 256], [&[256, 1], &[256, 1], &[0, 1]]),
-            piece(&[8, 256], [&[256, 1], &[256, 1], &[1, 0]]),
-            piece(&[4, 8, 64], [&[512, 64, 1], &[512, 64, 1], &[0, 64, 1]]),
-            piece(&[100, 3], [&[5, 1], &[3, 1], &[3, 1]]),
-            piece(&[4096], [&[2], &[1], &[1]]),
-        ];
+        let pieces = varied_pieces();
         for p in &pieces {
             for planned in [KernelKind::Gather, KernelKind::Scatter] {
                 for width in [1, 2, 4, 8] {
