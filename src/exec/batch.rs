@@ -116,7 +116,7 @@ impl Context {
             ctx: self.clone(),
             buffers: Vec::new(),
             buffer_index: HashMap::new(),
-            schedule: Schedule::default(),
+            schedule: Schedule::with_max_groups(self.shared.max_groups),
             summaries: Vec::new(),
             share: true,
             choices: None,

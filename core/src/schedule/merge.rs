@@ -84,9 +84,23 @@ pub struct Schedule {
     /// The distinct sets of bound ranges.
     pub bind_sets: Vec<BindSet>,
     bind_index: HashMap<BindSet, usize>,
+    /// The most records one dispatch runs, where it is below [`MERGE_MAX`].
+    merge_limit: Option<usize>,
 }
 
 impl Schedule {
+    /// An empty schedule for a device whose grids are at most `max_groups` workgroups a side:
+    /// a dispatch runs at most that many records (its z), and at most [`MERGE_MAX`]. (The
+    /// default holds [`MERGE_MAX`], as every device that keeps WebGPU's default limits
+    /// allows.)
+    pub fn with_max_groups(max_groups: u32) -> Schedule {
+        let limit = usize::try_from(max_groups).unwrap_or(MERGE_MAX).max(1);
+        Schedule {
+            merge_limit: (limit < MERGE_MAX).then_some(limit),
+            ..Schedule::default()
+        }
+    }
+
     /// Appends the pieces of one call, whose buffer keys `buffers` maps to indices of the
     /// batch's table. Consecutive pieces join the last dispatch where that is safe: the same
     /// pipeline, bind group and grid, room for another record, and no hazard (a call must not
@@ -134,7 +148,7 @@ impl Schedule {
                 g.key == piece.key
                     && g.bind == bind
                     && g.grid == d.groups
-                    && g.count < MERGE_MAX
+                    && g.count < self.merge_limit.unwrap_or(MERGE_MAX)
                     && (i > 0
                         || (single
                             && !g
@@ -356,6 +370,15 @@ mod tests {
         }
         let counts: Vec<usize> = s.groups.iter().map(|g| g.count).collect();
         assert_eq!(counts, [MERGE_MAX, MERGE_MAX, 1]);
+        // On a device of fewer workgroups a side than that, as many as its grids allow.
+        for (max_groups, want) in [(3, vec![3, 3, 1]), (65535, vec![7])] {
+            let mut s = Schedule::with_max_groups(max_groups);
+            for i in 0..7 {
+                s.add_call(&[piece(i * 16, 16, 1, [1, 1])], &[0, 1, 2]);
+            }
+            let counts: Vec<usize> = s.groups.iter().map(|g| g.count).collect();
+            assert_eq!(counts, want);
+        }
     }
 
     #[test]
