@@ -1,8 +1,9 @@
 // Block tile kernel: transposes whose every global load and store is a whole 16-byte block,
 // for every element width. Entry point: `main`.
 //
-// Two dimensions [rows, cols] per record, as tile.wgsl takes them (a batch of matrices is one
-// record per matrix, or more; `base.w` is the first tile row of this record). A block holds
+// Two dimensions [rows, cols] per matrix, and a batch of matrices of up to two dimensions, as
+// tile.wgsl takes them (`tile_row` in common.wgsl: the grid's rows run over the batch's tile
+// rows; `base.w` is the first of this record). A block holds
 // E = 16 / WIDTH elements. The host picks this kernel only where every block it touches is
 // whole and on a 16-byte boundary: rows and cols multiples of E, the output's rows dense and
 // a multiple of E elements apart, each staged input (A_MODE / B_MODE 1: read across its rows)
@@ -270,17 +271,18 @@ fn unstaged_blocks(src: u32, p: Plane, whole: bool, t: Span, r: u32, c: u32) -> 
     );
 }
 
-// Stores the output's block at row r, columns c .. c + E, where it lies inside the matrix.
-fn store(call: u32, t: Span, r: u32, c: u32, value: vec4<u32>) {
+// Stores the output's block at row r, columns c .. c + E of the matrix whose first output
+// element is `first`, where it lies inside the matrix.
+fn store(call: u32, first: u32, t: Span, r: u32, c: u32, value: vec4<u32>) {
     if r < t.rows && c < t.cols {
-        out_buf[block_of(base(call).x + r * out_stride_at(call, 0u) + c)] = value;
+        out_buf[block_of(first + r * out_stride_at(call, 0u) + c)] = value;
     }
 }
 
-// Invocation li's share of the tile `t` of record `call`.
-fn run(call: u32, t: Span, li: u32) {
-    let pa = input_plane(call, 0u);
-    let pb = input_plane(call, 1u);
+// Invocation li's share of the tile `t` of record `call`, in the matrix of `at`.
+fn run(call: u32, at: TileRow, t: Span, li: u32) {
+    let pa = input_plane(call, at, 0u);
+    let pb = input_plane(call, at, 1u);
 
     var va: array<vec4<u32>, 4>;
     var vb: array<vec4<u32>, 4>;
@@ -305,15 +307,16 @@ fn run(call: u32, t: Span, li: u32) {
     if B_MODE != 1u {
         vb = unstaged_blocks(B_SRC, pb, B_MODE == 2u, t, r, c);
     }
-    store(call, t, r, c, combine4(va[0], vb[0]));
-    store(call, t, r + PER_ROW, c, combine4(va[1], vb[1]));
-    store(call, t, r + 2u * PER_ROW, c, combine4(va[2], vb[2]));
-    store(call, t, r + 3u * PER_ROW, c, combine4(va[3], vb[3]));
+    store(call, at.out, t, r, c, combine4(va[0], vb[0]));
+    store(call, at.out, t, r + PER_ROW, c, combine4(va[1], vb[1]));
+    store(call, at.out, t, r + 2u * PER_ROW, c, combine4(va[2], vb[2]));
+    store(call, at.out, t, r + 3u * PER_ROW, c, combine4(va[3], vb[3]));
 }
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     let call = wg.z;
-    let t = Span((base(call).w + wg.y) * ROWS, wg.x * tile_cols(), size_at(call, 0u), size_at(call, 1u));
-    run(call, t, li);
+    let at = tile_row(call, base(call).w + wg.y);
+    let t = Span(at.row * ROWS, wg.x * tile_cols(), size_at(call, 0u), size_at(call, 1u));
+    run(call, at, t, li);
 }

@@ -1,9 +1,11 @@
 // Tile kernel. Entry point: `main`.
 //
-// Two dimensions [rows, cols] per record; the output is dense, and at least one input is
+// Two dimensions [rows, cols] per matrix; the output is dense, and at least one input is
 // read across its rows (a transposed view: its stride along `rows` is the small one). A batch
-// of matrices (a 3-D or 4-D permutation that swaps the innermost axis) is one record per
-// matrix, or more; the host steps each record's first elements by the batch strides.
+// of matrices (a 3-D or 4-D permutation that swaps the innermost axis with another, of up to
+// two batch dimensions, wherever they lie in memory) runs on one grid whose rows are the
+// batch's tile rows, matrix by matrix; each workgroup finds its matrix, and each operand's
+// first element in it, from its grid row once (`tile_row` in common.wgsl).
 //
 // WIDTH 4 and 8: each 32 x 8 workgroup owns a 32 x 32 tile of the output, four elements per
 // invocation. First every invocation loads its four elements of each staged input with the
@@ -44,7 +46,7 @@
 // In both, an input that is not word-aligned that way, and the last rows where `rows` is not
 // a multiple of L, are read lane by lane.
 //
-// `base.w` is the first tile row (workgroup row) of this record.
+// `base.w` is the first grid row (workgroup row) of this record.
 //
 // Bindings: 0 records (common.wgsl); 1 out_buf, 2 in0, 3 in1 as words
 // (shared/inputs_words_*.wgsl, shared/words.wgsl).
@@ -131,21 +133,21 @@ fn row_word(src: u32, e: u32, s1: u32) -> u32 {
 
 // WIDTH 1 and 2, direct form: invocation l of workgroup wg writes the output words of its
 // L x L block.
-fn narrow_direct(call: u32, wg: vec3<u32>, l: vec3<u32>) {
+fn narrow_direct(call: u32, at: TileRow, wg: vec3<u32>, l: vec3<u32>) {
     // At least 1, so that WIDTH 8 (which never runs this) compiles.
     let lanes = max(4u / WIDTH, 1u);
-    let r = ((base(call).w + wg.y) * ROWS_PER_PASS + l.y) * lanes;
+    let r = (at.row * ROWS_PER_PASS + l.y) * lanes;
     let c = (wg.x * TILE + l.x) * lanes;
     let rows = size_at(call, 0u);
     if r >= rows || c >= size_at(call, 1u) {
         return;
     }
     let n = min(lanes, rows - r);
-    let pa = input_plane(call, 0u);
-    let pb = input_plane(call, 1u);
+    let pa = input_plane(call, at, 0u);
+    let pb = input_plane(call, at, 1u);
     let a = block_words(A_SRC, plane_at(pa, r, c), pa.outer, pa.inner, n);
     let b = block_words(B_SRC, plane_at(pb, r, c), pb.outer, pb.inner, n);
-    let w = (base(call).x + r * out_stride_at(call, 0u) + c) / lanes;
+    let w = (at.out + r * out_stride_at(call, 0u) + c) / lanes;
     let step = out_stride_at(call, 0u) / lanes;
     for (var i = 0u; i < n; i++) {
         out_buf[w + i * step] = combine_word(a[i], b[i]);
@@ -153,16 +155,16 @@ fn narrow_direct(call: u32, wg: vec3<u32>, l: vec3<u32>) {
 }
 
 // WIDTH 1 and 2, staged form: invocation `li` of workgroup wg, as the header describes.
-fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
+fn narrow_staged(call: u32, at: TileRow, wg: vec3<u32>, li: u32) {
     // At least 1, so that WIDTH 8 (which never runs this) compiles.
     let lanes = max(4u / WIDTH, 1u);
     let side = WORD_ROWS * lanes;
     let rows = size_at(call, 0u);
     let cols = size_at(call, 1u);
-    let r0 = (base(call).w + wg.y) * side;
+    let r0 = at.row * side;
     let c0 = wg.x * side;
-    let pa = input_plane(call, 0u);
-    let pb = input_plane(call, 1u);
+    let pa = input_plane(call, at, 0u);
+    let pb = input_plane(call, at, 1u);
 
     // Phase 1: the block at word row k (rows r .. r + L) and column group g (columns
     // c .. c + L); k runs fastest, along the staged inputs' memory.
@@ -212,7 +214,7 @@ fn narrow_staged(call: u32, wg: vec3<u32>, li: u32) {
     for (var m = 0u; m < lanes; m++) {
         let row = r0 + li / WORD_ROWS + WORD_ROWS * m;
         if row < rows && cw < cols {
-            out_buf[(base(call).x + row * out_stride_at(call, 0u) + cw) / lanes] =
+            out_buf[(at.out + row * out_stride_at(call, 0u) + cw) / lanes] =
                 combine_word(va[m], vb[m]);
         }
     }
@@ -295,12 +297,13 @@ fn phase_two(src: u32, mode: u32, which: u32, p: Plane, t: vec4<u32>, r: u32, c:
     );
 }
 
-// Stores the output's element at (rr, c), where it lies inside the matrix.
-fn store_element(call: u32, t: vec4<u32>, rr: u32, c: u32, a: vec2<u32>, b: vec2<u32>) {
+// Stores the output's element at (rr, c) of the matrix whose first output element is
+// `first`, where it lies inside the matrix.
+fn store_element(call: u32, first: u32, t: vec4<u32>, rr: u32, c: u32, a: vec2<u32>, b: vec2<u32>) {
     if rr >= t.z || c >= t.w {
         return;
     }
-    let o = base(call).x + rr * out_stride_at(call, 0u) + c * out_stride_at(call, 1u);
+    let o = first + rr * out_stride_at(call, 0u) + c * out_stride_at(call, 1u);
     if WIDTH == 8u {
         let v = combine_pair(a, b);
         out_buf[2u * o] = v.x;
@@ -311,11 +314,11 @@ fn store_element(call: u32, t: vec4<u32>, rr: u32, c: u32, a: vec2<u32>, b: vec2
 }
 
 // WIDTH 4 and 8: invocation l of workgroup wg, as the header describes.
-fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
+fn wide(call: u32, at: TileRow, wg: vec3<u32>, l: vec3<u32>) {
     // The tile's first row and column, and the matrix's rows and columns.
-    let t = vec4<u32>((base(call).w + wg.y) * TILE, wg.x * TILE, size_at(call, 0u), size_at(call, 1u));
-    let pa = input_plane(call, 0u);
-    let pb = input_plane(call, 1u);
+    let t = vec4<u32>(at.row * TILE, wg.x * TILE, size_at(call, 0u), size_at(call, 1u));
+    let pa = input_plane(call, at, 0u);
+    let pb = input_plane(call, at, 1u);
 
     // Phase 1: l.x runs along rows; tile element (c - c0, r - r0). Every load, then every
     // write to workgroup memory.
@@ -342,10 +345,10 @@ fn wide(call: u32, wg: vec3<u32>, l: vec3<u32>) {
     let r2 = t.x + l.y;
     let va = phase_two(A_SRC, A_MODE, 0u, pa, t, r2, c, l.x);
     let vb = phase_two(B_SRC, B_MODE, 1u, pb, t, r2, c, l.x);
-    store_element(call, t, r2, c, va[0], vb[0]);
-    store_element(call, t, r2 + ROWS_PER_PASS, c, va[1], vb[1]);
-    store_element(call, t, r2 + 2u * ROWS_PER_PASS, c, va[2], vb[2]);
-    store_element(call, t, r2 + 3u * ROWS_PER_PASS, c, va[3], vb[3]);
+    store_element(call, at.out, t, r2, c, va[0], vb[0]);
+    store_element(call, at.out, t, r2 + ROWS_PER_PASS, c, va[1], vb[1]);
+    store_element(call, at.out, t, r2 + 2u * ROWS_PER_PASS, c, va[2], vb[2]);
+    store_element(call, at.out, t, r2 + 3u * ROWS_PER_PASS, c, va[3], vb[3]);
 }
 
 @compute @workgroup_size(32, 8)
@@ -355,13 +358,14 @@ fn main(
     @builtin(local_invocation_index) li: u32,
 ) {
     let call = wg.z;
+    let at = tile_row(call, base(call).w + wg.y);
     if WIDTH < 4u {
         if A_MODE == 1u || B_MODE == 1u {
-            narrow_staged(call, wg, li);
+            narrow_staged(call, at, wg, li);
         } else {
-            narrow_direct(call, wg, l);
+            narrow_direct(call, at, wg, l);
         }
         return;
     }
-    wide(call, wg, l);
+    wide(call, at, wg, l);
 }

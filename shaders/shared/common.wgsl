@@ -28,7 +28,7 @@
 //   RANK     the rank of the iteration space where the kernel has index arithmetic without
 //            a loop of unknown length for it (1 to 4; `select::rank_constant` says which
 //            kernel takes which), compiled in; 0 reads it from the metadata (any rank up
-//            to 8).
+//            to 8). The tile kernels' (2 to 4) counts their batch's dimensions (`tile_row`).
 //   DIRECT   contiguous.wgsl and rows.wgsl: the dispatch runs one record (record 0 of its
 //            binding) whose operands all start at the first block of their bindings, so that
 //            no record index is dynamic and no offset is read (`base`); the contiguous
@@ -419,20 +419,57 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     );
 }
 
-// An input's first element and its strides over the two dimensions of a two-dimensional
-// record (the tile kernels' matrices), in its own elements.
+// Where a workgroup of the tile kernels (tile.wgsl, block_tile.wgsl) works: the tile row
+// inside its matrix, and each operand's first element of that matrix. A record holds the
+// matrix's rows and columns in dimensions 0 and 1 and its batch (up to two dimensions, the
+// inner one in 3) in dimensions 2 and 3, unused ones of size 1 and stride 0; the grid's rows
+// run over the batch's tile rows matrix by matrix, `head.x` of them a matrix, whose divisor
+// the host keeps in dimension 1's stride slot (the output's columns are dense: nothing
+// divides by their stride). RANK (2 to 4) compiles in the batch's dimensions: at 2 the grid
+// runs one matrix and none of this arithmetic is compiled in, at 3 one division finds the
+// matrix. Computed once per invocation, before any load.
+struct TileRow {
+    row: u32,
+    out: u32,
+    a: u32,
+    b: u32,
+}
+
+// The tile row of grid row `g` (the record's first, `base.w`, plus the workgroup's y).
+fn tile_row(call: u32, g: u32) -> TileRow {
+    let b = base(call);
+    if RANK <= 2u {
+        return TileRow(g, b.x, b.y, b.z);
+    }
+    let m = div_out_stride(call, 1u, g);
+    var outer = 0u;
+    var inner = m;
+    if RANK == 4u {
+        outer = div_size(call, 3u, m);
+        inner = m - outer * size_at(call, 3u);
+    }
+    return TileRow(
+        g - m * head(call).x,
+        b.x + outer * out_stride_at(call, 2u) + inner * out_stride_at(call, 3u),
+        b.y + outer * a_stride_at(call, 2u) + inner * a_stride_at(call, 3u),
+        b.z + outer * b_stride_at(call, 2u) + inner * b_stride_at(call, 3u),
+    );
+}
+
+// An input's first element and its strides over the two dimensions of a tile kernel's
+// matrix, in its own elements.
 struct Plane {
     first: u32,
     outer: u32,
     inner: u32,
 }
 
-// Input `k`'s plane: A's (0) or B's (1).
-fn input_plane(call: u32, k: u32) -> Plane {
+// Input `k`'s plane in the matrix of tile row `at`: A's (0) or B's (1).
+fn input_plane(call: u32, at: TileRow, k: u32) -> Plane {
     if k == 0u {
-        return Plane(base(call).y, a_stride_at(call, 0u), a_stride_at(call, 1u));
+        return Plane(at.a, a_stride_at(call, 0u), a_stride_at(call, 1u));
     }
-    return Plane(base(call).z, b_stride_at(call, 0u), b_stride_at(call, 1u));
+    return Plane(at.b, b_stride_at(call, 0u), b_stride_at(call, 1u));
 }
 
 // The element offset of (r, c) in plane `p`.

@@ -17,58 +17,90 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
     }
 }
 
-/// The kernel of a two-dimensional call (or a batch of at most 1,024 two-dimensional calls)
-/// with a dense output once reordered (a transposed output is reordered into one) and an
-/// input read across its rows, on a context of `tuning` (resolved: `Gpu` or `Cpu`): the
-/// block tile kernel ([`KernelKind::BlockTile`]) where every 16-byte block is whole (E = 16 /
-/// width elements: rows and columns multiples of E, each input read across its rows dense
-/// along them, its columns and matrices a multiple of E elements apart; the caller's to
-/// know: every tensor starts on a 16-byte boundary, as DirectML's offsets do), but for 64-bit
-/// elements on a context tuned for CPU adapters; otherwise, for 64-bit elements and
-/// 32-bit ones up to 16 MiB of output or in a batch, a context tuned for CPU adapters writes
-/// a single matrix in the inputs' order with the scatter kernel ([`KernelKind::Spaced`])
-/// where both inputs are read across their rows, and gathers ([`KernelKind::Gather`])
-/// otherwise; else [`transposed_kernel`] of the output's row length. An input reads across its rows where, once the dimensions are in the output's
-/// order (largest output stride first, sizes of 1 dropped) and merged wherever every tensor
-/// allows, there are two (or three, the outer one the batch) and its inner stride is above 1
-/// and above the one before it.
+/// The kernel of a two-dimensional call (or a batch of them, of one or two dimensions, of any
+/// size and anywhere in memory) with a dense output once reordered (a transposed output is
+/// reordered into one) and an input read across its rows, on a context of `tuning`
+/// (resolved: `Gpu` or `Cpu`): the block tile kernel ([`KernelKind::BlockTile`]) where every
+/// 16-byte block is whole (E = 16 / width elements: rows and columns multiples of E, the
+/// output's rows and matrices, and each input read across its rows dense along them, its
+/// columns and matrices, a multiple of E elements apart; the caller's to know: every tensor
+/// starts on a 16-byte boundary, as DirectML's offsets do), but for 64-bit elements on a
+/// context tuned for CPU adapters; otherwise, for 64-bit elements and 32-bit ones up to
+/// 16 MiB of output or in a batch, a context tuned for CPU adapters writes a single matrix
+/// in the inputs' order with the scatter kernel ([`KernelKind::Spaced`]) where both inputs
+/// are read across their rows, and gathers ([`KernelKind::Gather`]) otherwise; else the
+/// tile kernel, for 8- and 16-bit elements only where every output row and matrix starts a
+/// word (else gathered).
+///
+/// The dimensions are first put in the output's order (largest output stride first, sizes of
+/// 1 dropped) and merged wherever every tensor allows; two to four remain for a tile. The
+/// matrix's columns are the last; its rows the one where the first input with an inner
+/// stride above 1 (A, else B) has its smallest stride, if below that inner one; the others
+/// are the batch. An input reads across its rows where its inner stride is above 1 and above
+/// its stride along the rows.
 pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTuning) -> KernelKind {
-    let merged = merged_dims(out, inputs);
+    let merged = matrix_order(merged_dims(out, inputs));
     let rank = merged.len();
-    // A matrix, or a batch of at most 1,024 of them (the outer dimension).
-    let matrix = rank == 2 || (rank == 3 && merged[0].0 <= 1024);
+    let matrix = (2..=4).contains(&rank);
     let across = |t: usize| {
         matrix && merged[rank - 1].1[t] > 1 && merged[rank - 2].1[t] < merged[rank - 1].1[t]
     };
-    let cols = merged.last().map_or(1, |m| m.0) as u32;
     // Untiled on CPUs: 64-bit elements, and 32-bit ones up to 16 MiB of output or in a batch.
     let width = u64::from(out.data_type.size_in_bytes());
     let bytes = out.sizes.iter().map(|&s| u64::from(s)).product::<u64>() * width;
     let cpu_wide = tuning == KernelTuning::Cpu
-        && (width == 8 || (width == 4 && (bytes <= 16 << 20 || rank == 3)));
+        && (width == 8 || (width == 4 && (bytes <= 16 << 20 || rank > 2)));
+    let word_rows = merged[..rank - 1]
+        .iter()
+        .all(|(_, strides)| (strides[0] * width).is_multiple_of(4));
     if !(across(1) || across(2)) {
-        // No matrix to tile: more matrices than a batch holds.
+        // No matrix to tile: more than two batch dimensions.
         KernelKind::Gather
     } else if !(tuning == KernelTuning::Cpu && width == 8) && whole_blocks(&merged, width, across) {
         KernelKind::BlockTile
     } else if cpu_wide && rank == 2 && across(1) && across(2) {
         KernelKind::Spaced
-    } else if cpu_wide && (across(1) || across(2)) {
+    } else if cpu_wide || !word_rows {
         KernelKind::Gather
     } else {
-        transposed_kernel(out.data_type, cols)
+        KernelKind::Tile
     }
 }
 
+/// `merged` dimensions in a tile's order: the batch in its order, then the rows, then the
+/// columns (the last), the rows being where the first input with an inner stride above 1
+/// has its smallest stride (the innermost of equal ones) when that is below its inner one.
+fn matrix_order(mut merged: Vec<(u64, [u64; 3])>) -> Vec<(u64, [u64; 3])> {
+    let Some(cols) = merged.len().checked_sub(1).filter(|&c| c > 0) else {
+        return merged;
+    };
+    let rows_of = |t: usize| {
+        let mut best: Option<usize> = None;
+        for d in 0..cols {
+            let stride = merged[d].1[t];
+            if stride > 0 && best.is_none_or(|b| stride <= merged[b].1[t]) {
+                best = Some(d);
+            }
+        }
+        best.filter(|&d| merged[cols].1[t] > 1 && merged[d].1[t] < merged[cols].1[t])
+    };
+    if let Some(rows) = rows_of(1).or_else(|| rows_of(2)) {
+        let dim = merged.remove(rows);
+        merged.insert(cols - 1, dim);
+    }
+    merged
+}
+
 /// Whether every 16-byte block (E = 16 / `width` elements) of a transpose of `merged`
-/// dimensions (two, or three with a batch) is whole: rows and columns multiples of E, the
-/// output's rows (and matrices) a multiple of E elements apart, and each input that reads
-/// `across` its rows dense along them, its columns (and matrices) a multiple of E apart.
+/// dimensions (in a tile's order: a batch of up to two, rows, columns) is whole: rows and
+/// columns multiples of E, the output's rows (and matrices) a multiple of E elements apart,
+/// and each input that reads `across` its rows dense along them, its columns (and matrices)
+/// a multiple of E apart.
 fn whole_blocks(merged: &[(u64, [u64; 3])], width: u64, across: impl Fn(usize) -> bool) -> bool {
     let rank = merged.len();
     let (rows, cols) = (&merged[rank - 2], &merged[rank - 1]);
     let whole = |x: u64| x.is_multiple_of(16 / width);
-    let batch = |t: usize| rank == 2 || whole(merged[0].1[t]);
+    let batch = |t: usize| merged[..rank - 2].iter().all(|(_, s)| whole(s[t]));
     whole(rows.0)
         && whole(cols.0)
         && cols.1[0] == 1

@@ -4,17 +4,18 @@
 //! A GPU-tuned context stages a transposed input through workgroup memory for every width (8-
 //! and 16-bit elements in the staged form, square tiles of words); a CPU-tuned context keeps
 //! the 8- and 16-bit tiles in registers and gathers small 32- and 64-bit ones. A batch of
-//! matrices (a 3-D or 4-D permutation that swaps the innermost axis) runs one tile call per
-//! matrix. Each case is checked byte for byte over whole buffers, and its kernel against the
-//! layout's own reading ([`tile_kernel`]).
+//! matrices (a 3-D or 4-D permutation that swaps the innermost axis with another: one or two
+//! batch dimensions, of any size, wherever they lie in memory) runs on one grid. Each case is
+//! checked byte for byte over whole buffers, and its kernel against the layout's own reading
+//! ([`tile_kernel`]).
 
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{ContextOptions, DataType, KernelTuning, TensorDesc};
 use gpu_xor_testkit::expect::{tile_kernel, transposed_kernel};
 
 use crate::common::{
-    Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, on_suite_device, small_windows,
-    tuned,
+    Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, few_groups, on_suite_device,
+    small_windows, tuned,
 };
 
 /// The widths of the tile kernel's forms.
@@ -128,7 +129,7 @@ fn transposes_of_whole_blocks_run_the_block_tile_exactly() {
 }
 
 #[test]
-fn batches_of_transposes_run_one_tile_call_per_matrix() {
+fn batches_of_transposes_run_on_the_tile_kernels() {
     for dt in TYPES {
         // (0, 2, 1) of a [3, 36, 45] cube: three 45 x 36 transposes.
         check(dt, &[3, 45, 36], &[45 * 36, 1, 45], None);
@@ -142,6 +143,10 @@ fn batches_of_transposes_run_one_tile_call_per_matrix() {
         // (0, 3, 1, 2): NHWC [2, 5, 8, 6] read as NCHW [2, 6, 5, 8]; H and W merge into
         // rows of 40, a batch of two 6 x 40 matrices read across their rows.
         check(dt, &[2, 6, 5, 8], &[240, 1, 48, 6], None);
+        // (2, 1, 0) of a [6, 5, 7] cube: the batch (5) between the rows and the columns.
+        check(dt, &[7, 5, 6], &[1, 7, 35], None);
+        // (0, 3, 2, 1) of [2, 4, 3, 8]: two batch dimensions that do not merge.
+        check(dt, &[2, 8, 3, 4], &[96, 1, 8, 24], None);
     }
     let summary = DmlCase::distinct(
         Operator::BitXor,
@@ -154,21 +159,90 @@ fn batches_of_transposes_run_one_tile_call_per_matrix() {
     assert_kernel(&summary, KernelKind::Tile);
 }
 
+/// The packed strides of `shape`.
+fn packed(shape: &[u32]) -> Vec<u32> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len() - 1).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+/// Every permutation of `0 .. n`.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    permutations(n - 1)
+        .into_iter()
+        .flat_map(|p| {
+            (0..n).map(move |at| {
+                let mut q = p.clone();
+                q.insert(at, n - 1);
+                q
+            })
+        })
+        .collect()
+}
+
 #[test]
-fn more_matrices_than_a_batch_holds_are_gathered() {
-    // 1,025 transposes of 4 x 8: a record each would be too many.
-    let sizes = [1025, 4, 8];
-    let a = [32, 1, 4];
-    for dt in [DataType::U8, DataType::U32] {
-        check(dt, &sizes, &a, None);
-        let case = DmlCase::distinct(
-            Operator::BitXor,
-            TensorDesc::new(dt, &sizes).with_strides(&a),
-            TensorDesc::new(dt, &sizes),
-            TensorDesc::new(dt, &sizes),
-            3,
-        );
-        assert_kernel(&case.check_on(tuned(KernelTuning::Gpu)), KernelKind::Gather);
+fn every_permutation_of_3d_and_4d_inputs_is_exact_on_its_kernel() {
+    // A packed tensor of `shape` read with its axes permuted (output axis k reads the
+    // input's axis p[k]), XOR a packed B, under both tunings: each on the kernel its layout
+    // calls for, the tile kernels in their matrix order whichever axes are the batch. One
+    // shape of each rank whose sides are multiples of 16 (16-byte blocks whole at every
+    // width) and one whose sides are not.
+    let shapes: [&[u32]; 4] = [&[16, 2, 32], &[5, 7, 9], &[2, 16, 3, 32], &[3, 5, 2, 6]];
+    for shape in shapes {
+        let input = packed(shape);
+        for p in permutations(shape.len()) {
+            let sizes: Vec<u32> = p.iter().map(|&k| shape[k]).collect();
+            let a: Vec<u32> = p.iter().map(|&k| input[k]).collect();
+            for dt in TYPES {
+                let out = TensorDesc::new(dt, &sizes);
+                let case = DmlCase::distinct(
+                    Operator::BitXor,
+                    out.clone().with_strides(&a),
+                    out.clone(),
+                    out.clone(),
+                    sizes.len() as u64,
+                );
+                for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+                    let summary = case.check_on(tuned(tuning));
+                    // The inner axis moved: a transpose, whose kernel the layout names.
+                    if p.last() != Some(&(shape.len() - 1)) {
+                        let kernel = tile_kernel(&case.out, [&case.a, &case.b], tuning);
+                        assert_kernel(&summary, kernel);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn any_number_of_matrices_runs_on_one_tile_grid() {
+    // 1,025 transposes of 4 x 8 and 2,000 of 16 x 16, and both on a device whose grids are
+    // 3 workgroups a side, where the batch's tile rows run in records of three.
+    for (sizes, a) in [([1025, 4, 8], [32, 1, 4]), ([2000, 16, 16], [256, 1, 16])] {
+        for dt in [DataType::U8, DataType::U32] {
+            check(dt, &sizes, &a, None);
+            let case = DmlCase::distinct(
+                Operator::BitXor,
+                TensorDesc::new(dt, &sizes).with_strides(&a),
+                TensorDesc::new(dt, &sizes),
+                TensorDesc::new(dt, &sizes),
+                3,
+            );
+            let kernel = tile_kernel(&case.out, [&case.a, &case.b], KernelTuning::Gpu);
+            assert!(
+                matches!(kernel, KernelKind::Tile | KernelKind::BlockTile),
+                "{dt} {sizes:?}: {kernel:?}"
+            );
+            assert_kernel(&case.check_on(tuned(KernelTuning::Gpu)), kernel);
+            let summary = case.check_on(few_groups());
+            assert_eq!(summary.dispatches.len(), 1, "{summary:?}");
+        }
     }
 }
 
@@ -196,16 +270,19 @@ fn batches_of_transposes_larger_than_a_window_are_exact() {
         })
     });
     for (ctx, dt) in contexts.iter().flat_map(|c| TYPES.map(|dt| (c, dt))) {
-        let sizes = [4, 40, 40];
-        let case = DmlCase::distinct(
-            Operator::BitXor,
-            TensorDesc::new(dt, &sizes).with_strides(&[1600, 1, 40]),
-            TensorDesc::new(dt, &sizes),
-            TensorDesc::new(dt, &sizes),
-            5,
-        );
-        assert!(case.a.total_size().unwrap() > ctx.max_window_bytes());
-        let summary = case.check_on(ctx);
-        assert!(summary.dispatches.len() >= 2, "{summary:?}");
+        // A batch outside its matrices, and one between their rows and columns (the (2, 1, 0)
+        // permutation of a [40, 4, 40] tensor).
+        for (sizes, a) in [([4, 40, 40], [1600, 1, 40]), ([40, 4, 40], [1, 40, 160])] {
+            let case = DmlCase::distinct(
+                Operator::BitXor,
+                TensorDesc::new(dt, &sizes).with_strides(&a),
+                TensorDesc::new(dt, &sizes),
+                TensorDesc::new(dt, &sizes),
+                5,
+            );
+            assert!(case.a.total_size().unwrap() > ctx.max_window_bytes());
+            let summary = case.check_on(ctx);
+            assert!(summary.dispatches.len() >= 2, "{summary:?}");
+        }
     }
 }

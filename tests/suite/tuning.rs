@@ -47,6 +47,16 @@ fn classes(dt: DataType, [r, c]: [u32; 2]) -> Vec<(&'static str, [TensorDesc; 3]
             "every fourth output element",
             [t(), t(), t().with_strides(&[4 * c, 4])],
         ),
+        // The (2, 1, 0) permutation of a [c, 2, r] tensor: the tile kernels' batch between
+        // the matrix's rows and columns.
+        (
+            "reversed A, the batch inside",
+            [
+                TensorDesc::new(dt, &[r, 2, c]).with_strides(&[1, r, 2 * r]),
+                TensorDesc::new(dt, &[r, 2, c]),
+                TensorDesc::new(dt, &[r, 2, c]),
+            ],
+        ),
     ]
 }
 

@@ -169,6 +169,38 @@ async fn tile() {
     assert_kernel(&r, KernelKind::Tile);
 }
 
+#[wasm_bindgen_test]
+async fn tile_batches_anywhere_in_memory() {
+    // A (2, 1, 0) permutation (the batch between the rows and the columns), a (0, 3, 2, 1)
+    // one (two batch dimensions that do not merge) and 1,100 small transposes, on each
+    // width and both tunings: the tile kernels in their matrix order, counting the batch on
+    // one grid (tuned for GPUs, and for CPUs beyond 1,024 matrices) or one record per matrix.
+    let gpu = tuned(KernelTuning::Gpu).await;
+    let cpu = tuned(KernelTuning::Cpu).await;
+    let cases: [(&[u32], &[u32]); 3] = [
+        (&[16, 3, 32], &[1, 16, 48]),
+        (&[2, 32, 3, 16], &[1536, 1, 32, 96]),
+        (&[1100, 4, 16], &[64, 1, 4]),
+    ];
+    for dt in [DataType::U8, DataType::F16, DataType::U32, DataType::I64] {
+        for (sizes, a) in cases {
+            let t = TensorDesc::new(dt, sizes);
+            let a = t.clone().with_strides(a);
+            let case = DmlCase::distinct(Operator::BitXor, a.clone(), t.clone(), t.clone(), 44);
+            for (ctx, tuning) in [(&gpu, KernelTuning::Gpu), (&cpu, KernelTuning::Cpu)] {
+                let kernel = tile_kernel(&t, [&a, &t], tuning);
+                assert_kernel(&case.check_on(ctx).await, kernel);
+                if tuning == KernelTuning::Gpu {
+                    assert!(
+                        matches!(kernel, KernelKind::Tile | KernelKind::BlockTile),
+                        "{dt} {sizes:?}: {kernel:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The operators and types the strided-output kernels run: each width, both DirectML
 /// operators.
 const STRIDED_SUBJECTS: [(Operator, DataType); 6] = [

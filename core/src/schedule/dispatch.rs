@@ -44,6 +44,15 @@ pub(crate) fn tile_shape(width: u64, staged: bool) -> (u64, u64) {
     }
 }
 
+/// How the tile kernels run a piece: whether an input of 8- or 16-bit elements is staged
+/// through workgroup memory (its tile's shape, [`tile_shape`]), and whether a batch runs one
+/// record per matrix rather than on one grid (`select::tile_per_matrix`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TileForm {
+    pub staged: bool,
+    pub per_matrix: bool,
+}
+
 /// One call's record and the grid it runs on (x and y; the dispatch's z picks the record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dispatch {
@@ -53,16 +62,15 @@ pub struct Dispatch {
     pub groups: [u32; 2],
 }
 
-/// Builds the records and grids of one piece: one record, or for the tile kernel one per
-/// `max_groups` tile rows of each matrix (a three-dimensional tile piece is a batch of
-/// matrices, each its own records), which then run as separate calls.
+/// Builds the records and grids of one piece: one record, or for the tile kernels one per
+/// `max_groups` tile rows of the piece's matrices, a batch of up to two dimensions counted
+/// into one grid ([`tile_records`]), which then run as separate calls.
 ///
 /// `start[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at
 /// which the binding it is read through starts, `widths` the element sizes and `max_groups`
-/// the device's `max_compute_workgroups_per_dimension`; `staged` whether a tile piece of 8-
-/// or 16-bit elements stages an input through workgroup memory (its tile's shape,
-/// [`tile_shape`]). The split and the kernel choice guarantee that every offset and count
-/// here fits in 32 bits and every grid dimension in `max_groups`.
+/// the device's `max_compute_workgroups_per_dimension`; `tile` how a tile piece runs. The
+/// split and the kernel choice guarantee that every offset and count here fits in 32 bits
+/// and every grid dimension in `max_groups`.
 pub(crate) fn build(
     kernel: KernelKind,
     piece: &Piece,
@@ -70,7 +78,7 @@ pub(crate) fn build(
     window_start: [u64; 3],
     widths: impl Into<Widths>,
     max_groups: u32,
-    staged: bool,
+    tile: TileForm,
 ) -> Vec<Dispatch> {
     let widths = widths.into();
     // Every count below is of output elements, words or blocks: the kernels' WIDTH is the
@@ -108,30 +116,14 @@ pub(crate) fn build(
             let (tile_rows, tile_cols) = if kernel == KernelKind::BlockTile {
                 block_tile_shape(width)
             } else {
-                tile_shape(width, staged)
+                tile_shape(width, tile.staged)
             };
-            let (r, c) = (rank - 2, rank - 1);
-            // Tile rows in chunks of at most `max_groups`, one record each.
-            let tiles = |params: Params| {
-                let mut records = Vec::new();
-                for first in (0..piece.sizes[r].div_ceil(tile_rows)).step_by(max_groups as usize) {
-                    let total = piece.sizes[r].div_ceil(tile_rows);
-                    let count = (total - first).min(max_groups);
-                    let mut p = params;
-                    p.head = [0, 2, 0, to_u32(count)];
-                    p.base[3] = to_u32(first);
-                    records.push(Dispatch {
-                        params: p,
-                        groups: [to_u32(piece.sizes[c].div_ceil(tile_cols)), to_u32(count)],
-                    });
-                }
-                records
-            };
-            if rank == 2 {
-                return tiles(params);
+            if !tile.per_matrix || rank == 2 {
+                return tile_records(&params, rank, tile_rows, tile_cols, max_groups);
             }
-            // A batch: each matrix a two-dimensional call of its own, its operands' first
-            // elements stepped by their batch strides.
+            // Each matrix a two-dimensional call of its own, its operands' first elements
+            // stepped by the batch strides.
+            let (r, c) = (rank - 2, rank - 1);
             let mut matrix = Params {
                 base: params.base,
                 ..Params::default()
@@ -145,13 +137,18 @@ pub(crate) fn build(
                 matrix.stride_magic[k] = params.stride_magic[d];
                 matrix.shifts[k] = params.shifts[d];
             }
-            (0..piece.sizes[0])
-                .flat_map(|i| {
+            let matrices: u64 = piece.sizes[..r].iter().product();
+            (0..matrices)
+                .flat_map(|mut i| {
                     let mut p = matrix;
-                    for (o, base) in p.base.iter_mut().take(3).enumerate() {
-                        *base = to_u32(rel[o] + i * piece.strides[o][0]);
+                    for d in (0..r).rev() {
+                        let index = i % piece.sizes[d];
+                        i /= piece.sizes[d];
+                        for (o, base) in p.base.iter_mut().take(3).enumerate() {
+                            *base = to_u32(u64::from(*base) + index * piece.strides[o][d]);
+                        }
                     }
-                    tiles(p)
+                    tile_records(&p, 2, tile_rows, tile_cols, max_groups)
                 })
                 .collect()
         }
@@ -234,6 +231,70 @@ pub(crate) fn build(
     }
 }
 
+/// The records of a tile piece (in its matrix order, `select::in_matrix_order`) whose
+/// dimensions are laid out in `params` as they come: the matrix's rows and columns in slots 0
+/// and 1, its batch dimensions (at most two, the inner one in slot 3) in slots 2 and 3,
+/// unused ones of size 1 and stride 0. The grid's rows are the batch's tile rows, matrix by
+/// matrix: `head.x` tile rows a matrix, their divisor kept in slot 1's stride divisor (the
+/// output's columns are dense: nothing divides by their stride), so a kernel finds its matrix
+/// and tile row from its grid row (`tile_matrix` in common.wgsl); records of at most
+/// `max_groups` grid rows each, the first in `base.w`, which then run as separate calls.
+fn tile_records(
+    params: &Params,
+    rank: usize,
+    tile_rows: u64,
+    tile_cols: u64,
+    max_groups: u64,
+) -> Vec<Dispatch> {
+    let (r, c) = (rank - 2, rank - 1);
+    let mut p = Params {
+        base: params.base,
+        ..Params::default()
+    };
+    let unit = Divisor::new(1);
+    for slot in 0..4 {
+        p.sizes[slot] = 1;
+        p.size_magic[slot] = unit.magic;
+        p.stride_magic[slot] = unit.magic;
+        p.shifts[slot] = unit.shift1 | unit.shift2 << 8 | unit.shift1 << 16 | unit.shift2 << 24;
+    }
+    // Slot of each dimension: the matrix's in 0 and 1, the batch's last in 3.
+    let batch_slots = [2, 3];
+    let slots = [r, c]
+        .into_iter()
+        .zip([0, 1])
+        .chain((0..r).zip(batch_slots[2 - r..].iter().copied()));
+    for (d, slot) in slots {
+        p.sizes[slot] = params.sizes[d];
+        p.out_strides[slot] = params.out_strides[d];
+        p.a_strides[slot] = params.a_strides[d];
+        p.b_strides[slot] = params.b_strides[d];
+        p.size_magic[slot] = params.size_magic[d];
+        p.stride_magic[slot] = params.stride_magic[d];
+        p.shifts[slot] = params.shifts[d];
+    }
+    let per_matrix = u64::from(p.sizes[0]).div_ceil(tile_rows);
+    let by_tile_rows = Divisor::new(to_u32(per_matrix));
+    p.stride_magic[1] = by_tile_rows.magic;
+    p.shifts[1] = p.shifts[1] & 0xffff | by_tile_rows.shift1 << 16 | by_tile_rows.shift2 << 24;
+    let matrices: u64 = (0..r).map(|d| u64::from(params.sizes[d])).product();
+    let total = per_matrix * matrices;
+    let columns = to_u32(u64::from(p.sizes[1]).div_ceil(tile_cols));
+    (0..total)
+        .step_by(max_groups as usize)
+        .map(|first| {
+            let count = (total - first).min(max_groups);
+            let mut record = p;
+            record.head = [to_u32(per_matrix), rank as u32, 0, to_u32(count)];
+            record.base[3] = to_u32(first);
+            Dispatch {
+                params: record,
+                groups: [columns, to_u32(count)],
+            }
+        })
+        .collect()
+}
+
 /// Whether input `o` (1 or 2) of a piece the contiguous kernel runs is one element splat:
 /// repeated over the whole run of a one-dimensional piece of more than one element, or
 /// across each row of a two-dimensional one (modes 3, and 1 or 2, of `select::modes`); its
@@ -307,7 +368,7 @@ mod tests {
             [0; 3],
             1,
             65535,
-            false,
+            TileForm::default(),
         )[0];
         assert_eq!(d.params.head, [0, 1, 256, 9]);
         assert_eq!(d.groups, [1, 1]);
@@ -319,7 +380,7 @@ mod tests {
             [0; 3],
             1,
             65535,
-            false,
+            TileForm::default(),
         )[0];
         assert_eq!(d.params.head, [256, 1, 512, 4100]);
         assert_eq!(d.groups, [2, 1]);
@@ -337,7 +398,7 @@ mod tests {
                 [0; 3],
                 width,
                 65535,
-                false,
+                TileForm::default(),
             )[0];
             assert_eq!(d.params.head[0] as u64, 40 * width / 16);
             assert_eq!(u64::from(d.groups[0]), 1);
@@ -359,7 +420,7 @@ mod tests {
             [0; 3],
             1,
             65535,
-            false,
+            TileForm::default(),
         )[0];
         assert_eq!(d.params.head[0], 3);
         assert_eq!(d.params.base, [3, 3, 3, 0]);
@@ -375,7 +436,7 @@ mod tests {
             [0; 3],
             4,
             65535,
-            false,
+            TileForm::default(),
         )[0];
         assert_eq!(d.groups, [65535, 3]);
         assert_eq!(d.params.head[2], 65535 * 256);
@@ -406,7 +467,7 @@ mod tests {
             [0; 3],
             4,
             65_535,
-            false,
+            TileForm::default(),
         )[0];
         assert_eq!(d.groups, [32_768, 2]);
         assert_eq!(d.params.head[2], 32_768 * 256);
@@ -422,7 +483,7 @@ mod tests {
             [0; 3],
             4,
             65535,
-            false,
+            TileForm::default(),
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].params.head, [1_750_000, 2, 6836 * 256, 25]);
@@ -435,7 +496,7 @@ mod tests {
             [0; 3],
             4,
             1000,
-            false,
+            TileForm::default(),
         );
         assert_eq!(d[0].groups, [977, 7]);
         assert_eq!(d[0].params.head[2], 977 * 256);
@@ -473,7 +534,7 @@ mod tests {
                     [0; 3],
                     4,
                     65535,
-                    false,
+                    TileForm::default(),
                 )[0];
                 let [units, _, _, per_row] = d.params.head;
                 let by = row_units_divisor(&d.params, rank);
@@ -513,7 +574,7 @@ mod tests {
             [0; 3],
             1,
             65535,
-            false,
+            TileForm::default(),
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].params.head, [140000, 2, 547 * 256, 2]);
@@ -526,7 +587,7 @@ mod tests {
             [0; 3],
             2,
             65535,
-            false,
+            TileForm::default(),
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].params.head, [157, 1, 256, 157]);
@@ -542,35 +603,109 @@ mod tests {
             [0; 3],
             4,
             65535,
-            false,
+            TileForm::default(),
         )[0];
         assert_eq!(d.groups, [2, 3]);
     }
 
+    /// Where the tile kernels' workgroup of grid row `y` of `record` works, as `tile_row` in
+    /// common.wgsl computes it: its tile row in its matrix, and the first element of each
+    /// operand's matrix.
+    fn tile_row(record: &Params, y: u32) -> (u32, [u32; 3]) {
+        let g = record.base[3] + y;
+        let divisor = |magic: u32, shifts: u32| Divisor {
+            magic,
+            shift1: shifts & 0xff,
+            shift2: (shifts >> 8) & 0xff,
+        };
+        let m = divisor(record.stride_magic[1], record.shifts[1] >> 16).divide(g);
+        let outer = divisor(record.size_magic[3], record.shifts[3]).divide(m);
+        let inner = m - outer * record.sizes[3];
+        let strides = [record.out_strides, record.a_strides, record.b_strides];
+        let first =
+            std::array::from_fn(|o| record.base[o] + outer * strides[o][2] + inner * strides[o][3]);
+        (g - m * record.head[0], first)
+    }
+
     #[test]
-    fn a_batch_of_matrices_is_one_tile_call_per_matrix() {
-        // Three 65 x 33 matrices of u32, 5,000 elements apart in A (a transposed input) and
-        // 65 x 33 apart in the dense output, from A's element 100 of its window.
-        let mut p = piece(&[3, 65, 33], [0; 3]);
-        p.strides[1] = vec![5000, 1, 65];
-        let d = build(KernelKind::Tile, &p, [0, 400, 0], [0; 3], 4, 2, false);
-        // Three tile rows each in chunks of two: two records a matrix.
-        assert_eq!(d.len(), 6);
-        for (k, record) in d.iter().enumerate() {
-            let (i, chunk) = (k as u32 / 2, k as u32 % 2);
-            assert_eq!(
-                record.params.head,
-                [0, 2, 0, if chunk == 0 { 2 } else { 1 }]
-            );
-            assert_eq!(record.groups, [2, record.params.head[3]]);
-            assert_eq!(
-                record.params.base,
-                [i * 65 * 33, 100 + i * 5000, i * 65 * 33, 2 * chunk]
-            );
-            assert_eq!(record.params.sizes[..2], [65, 33]);
-            assert_eq!(record.params.a_strides[..2], [1, 65]);
-            assert_eq!(record.params.out_strides[..2], [33, 1]);
+    fn a_batch_of_matrices_runs_on_one_grid_whose_rows_find_their_matrix() {
+        // 3 x 5 matrices of 65 x 33 u32 (two batch dimensions: A's inner one between its
+        // rows and columns), A transposed and 100 elements into its window; grids of at most
+        // 4 rows, so that records split matrices and matrices split records.
+        let mut p = piece(&[3, 5, 65, 33], [0; 3]);
+        p.strides[1] = vec![50_000, 65, 1, 65 * 5];
+        let d = build(
+            KernelKind::Tile,
+            &p,
+            [0, 400, 0],
+            [0; 3],
+            4,
+            4,
+            TileForm::default(),
+        );
+        // Three 32-row tile rows a matrix, 45 grid rows: 12 records.
+        assert_eq!(d.len(), 12);
+        let mut seen = Vec::new();
+        for record in &d {
+            let params = &record.params;
+            assert_eq!(params.head[0], 3);
+            assert_eq!(record.groups, [2, params.head[3]]);
+            assert_eq!(params.sizes[..4], [65, 33, 3, 5]);
+            assert_eq!(params.a_strides[..4], [1, 325, 50_000, 65]);
+            assert_eq!(params.out_strides[..4], [33, 1, 5 * 65 * 33, 65 * 33]);
+            for y in 0..params.head[3] {
+                seen.push(tile_row(params, y));
+            }
         }
+        let want: Vec<(u32, [u32; 3])> = (0..3u32)
+            .flat_map(|i| (0..5u32).map(move |j| (i, j)))
+            .flat_map(|(i, j)| {
+                let out = (i * 5 + j) * 65 * 33;
+                (0..3).map(move |row| (row, [out, 100 + i * 50_000 + j * 65, out]))
+            })
+            .collect();
+        assert_eq!(seen, want);
+        // One record per matrix (a CPU adapter's form): each a matrix alone, at the same
+        // places, in the same order.
+        let per_matrix = TileForm {
+            staged: false,
+            per_matrix: true,
+        };
+        let d = build(KernelKind::Tile, &p, [0, 400, 0], [0; 3], 4, 4, per_matrix);
+        assert_eq!(d.len(), 15);
+        let mut seen = Vec::new();
+        for record in &d {
+            assert_eq!(record.params.sizes[..4], [65, 33, 1, 1]);
+            for y in 0..record.params.head[3] {
+                seen.push(tile_row(&record.params, y));
+            }
+        }
+        assert_eq!(seen, want);
+        // One matrix, or one batch dimension: unused slots are of size 1 and stride 0.
+        let one = build(
+            KernelKind::BlockTile,
+            &piece(&[7, 64, 64], [0; 3]),
+            [0; 3],
+            [0; 3],
+            4,
+            65535,
+            TileForm::default(),
+        );
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].params.sizes[..4], [64, 64, 1, 7]);
+        assert_eq!(one[0].groups, [1, 7]);
+        assert_eq!(tile_row(&one[0].params, 5), (0, [5 * 4096; 3]));
+        let matrix = build(
+            KernelKind::Tile,
+            &piece(&[100, 40], [0; 3]),
+            [0; 3],
+            [0; 3],
+            4,
+            65535,
+            TileForm::default(),
+        );
+        assert_eq!(matrix[0].params.sizes[..4], [100, 40, 1, 1]);
+        assert_eq!(tile_row(&matrix[0].params, 3), (3, [0; 3]));
     }
 
     #[test]
@@ -586,7 +721,10 @@ mod tests {
             [0; 3],
             1,
             65535,
-            true,
+            TileForm {
+                staged: true,
+                per_matrix: false,
+            },
         );
         assert_eq!(d[0].groups, [4, 2]);
     }
@@ -600,7 +738,7 @@ mod tests {
             [1024, 256, 0],
             4,
             65535,
-            false,
+            TileForm::default(),
         )[0];
         assert_eq!(d.params.base, [14, 64, 0, 0]);
     }

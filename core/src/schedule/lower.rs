@@ -203,12 +203,15 @@ pub fn lower_with(
             window_start,
             widths,
             target.max_groups,
-            modes != (0, 0),
+            dispatch::TileForm {
+                staged: modes != (0, 0),
+                per_matrix: select::tile_per_matrix(piece, target.cpu),
+            },
         );
         // The direct form is the schedule's to give, once it knows which dispatches run one
         // record (`Schedule::dispatch_key`).
         let form = kernel_form(kernel, piece, widths.out(), false, target.cpu);
-        let key = pipeline_key(plan, kernel, piece, slot, inputs_rw, form, modes);
+        let key = pipeline_key(plan, kernel, slot, inputs_rw, form, modes);
         if overlapping(&range, inputs_rw) {
             summary.overlapping_bindings += 1;
         }
@@ -233,6 +236,7 @@ struct Form {
     direct: bool,
     tail: bool,
     spread: bool,
+    rank: u32,
 }
 
 /// The form of `kernel` for `piece`: `direct` as given for the contiguous and rows kernels,
@@ -240,6 +244,8 @@ struct Form {
 /// end in a partial block; the shifted-rows kernel's rows spread over their invocations
 /// unless the fixed rule for CPU adapters applies (`cpu`), which run them faster as runs of
 /// consecutive blocks (ARCHITECTURE.md, measured choices). All false for the other kernels.
+/// The rank compiled in (`select::rank_constant`), 2 for a tile piece of one record per
+/// matrix (`select::tile_per_matrix`).
 fn kernel_form(kernel: KernelKind, piece: &Piece, width: u64, direct: bool, cpu: bool) -> Form {
     let partial = |bytes: u64| !bytes.is_multiple_of(16);
     let (direct, tail) = match kernel {
@@ -250,25 +256,32 @@ fn kernel_form(kernel: KernelKind, piece: &Piece, width: u64, direct: bool, cpu:
         ),
         _ => (false, false),
     };
+    let tiles = matches!(kernel, KernelKind::Tile | KernelKind::BlockTile);
     Form {
         direct,
         tail,
         spread: kernel == KernelKind::ShiftedRows && !cpu,
+        // A tile piece of one record per matrix runs each as a matrix alone.
+        rank: if tiles && select::tile_per_matrix(piece, cpu) {
+            2
+        } else {
+            select::rank_constant(kernel, piece.sizes.len())
+        },
     }
 }
 
-/// The pipeline that runs `kernel` on `piece` with operands in `slot`, in `form`, reading A
-/// and B in `modes` ([`select::modes`]).
+/// The pipeline that runs `kernel` with operands in `slot`, in `form` (of the piece it runs),
+/// reading A and B in `modes` ([`select::modes`]).
 fn pipeline_key(
     plan: &Plan,
     kernel: KernelKind,
-    piece: &Piece,
     slot: [usize; 3],
     inputs_rw: bool,
     Form {
         direct,
         tail,
         spread,
+        rank,
     }: Form,
     (a_mode, b_mode): (u32, u32),
 ) -> PipelineKey {
@@ -302,7 +315,7 @@ fn pipeline_key(
             b_src: slot[B] as u32,
             a_mode,
             b_mode,
-            rank: select::rank_constant(kernel, piece.sizes.len()),
+            rank,
             direct,
             tail,
             spread,
@@ -325,6 +338,9 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
     let widths = plan.widths();
     let width = widths.out();
     for kernel in select::candidates(plan.kernel, &piece, widths, max_groups) {
+        // In the order the kernel runs it, as lowering gives it (a tile's matrix order).
+        let mut piece = piece.clone();
+        select::order_for(plan.kernel, kernel, &mut piece);
         for slot in BindingPattern::ALL.map(BindingPattern::slots) {
             // A one-input operator reads its input in B's place: B is bound where A is.
             if plan.operator.inputs() == 1 && slot[A] != slot[B] {
@@ -354,8 +370,7 @@ pub fn pipeline_keys(plan: &Plan, max_groups: u32) -> Vec<PipelineKey> {
                                 tail,
                                 ..kernel_form(kernel, &piece, width, direct, cpu)
                             };
-                            let key =
-                                pipeline_key(plan, kernel, &piece, slot, inputs_rw, form, modes);
+                            let key = pipeline_key(plan, kernel, slot, inputs_rw, form, modes);
                             if !keys.contains(&key) {
                                 keys.push(key);
                             }
