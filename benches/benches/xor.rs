@@ -179,6 +179,9 @@ fn benches(c: &mut Criterion) {
         Path::Permuted3Inner,
         Path::Permuted4,
         Path::Permuted4Channels,
+        Path::Permuted3Reversed,
+        Path::Permuted4Reversed,
+        Path::BatchedTransposes,
         Path::SteppedInput,
     ] {
         group(c, &ctx, Op::BitXor, path, &[DataType::U32]);

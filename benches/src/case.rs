@@ -46,6 +46,16 @@ pub enum Path {
     Permuted4,
     /// A a 4-D cube read with axes (0, 3, 1, 2) (NHWC read as NCHW): strides `[n³, 1, n², n]`.
     Permuted4Channels,
+    /// A a cube read with its axes reversed, axes (2, 1, 0): strides `[1, n, n²]`; its
+    /// matrices are interleaved, the batch axis between the two that swap.
+    Permuted3Reversed,
+    /// A a 4-D cube read with axes (0, 3, 2, 1) (the last three reversed): strides
+    /// `[n³, 1, n, n²]`; two batch axes that do not merge.
+    Permuted4Reversed,
+    /// Many small transposes: `[m, 64, 64]` with A read with axes (0, 2, 1), strides
+    /// `[4096, 1, 64]` (a batch of a model's per-head transposes, 4,096 of them at 64 MiB of
+    /// 32-bit elements).
+    BatchedTransposes,
     /// The output a cube written with axes (2, 0, 1), the inputs packed.
     PermutedOutput,
     /// A read with a step of two elements: `[n]` with stride `[2]`.
@@ -63,6 +73,8 @@ fn axes(path: Path) -> &'static [usize] {
         Path::Permuted3Inner => &[0, 2, 1],
         Path::Permuted4 => &[0, 2, 1, 3],
         Path::Permuted4Channels => &[0, 3, 1, 2],
+        Path::Permuted3Reversed => &[2, 1, 0],
+        Path::Permuted4Reversed => &[0, 3, 2, 1],
         _ => &[],
     }
 }
@@ -73,6 +85,14 @@ fn permuted_strides(side: u64, axes: &[usize]) -> Vec<u32> {
     axes.iter()
         .map(|&k| side.pow((rank - 1 - k) as u32) as u32)
         .collect()
+}
+
+/// The side of each matrix of [`Path::BatchedTransposes`].
+const BATCHED_SIDE: u64 = 64;
+
+/// The matrices of [`Path::BatchedTransposes`] in `n` elements: as many as fit, at least one.
+fn batched_matrices(n: u64) -> u64 {
+    (n / (BATCHED_SIDE * BATCHED_SIDE)).max(1)
 }
 
 /// Where a [`Path::SlicedOutput`] output starts in its buffer: a `TensorDesc` has no element
@@ -101,6 +121,9 @@ impl Path {
             Path::Permuted3Inner => "permuted-3d (0,2,1)",
             Path::Permuted4 => "permuted-4d (0,2,1,3)",
             Path::Permuted4Channels => "permuted-4d (0,3,1,2)",
+            Path::Permuted3Reversed => "permuted-3d (2,1,0)",
+            Path::Permuted4Reversed => "permuted-4d (0,3,2,1)",
+            Path::BatchedTransposes => "batched-transposes 64x64",
             Path::PermutedOutput => "permuted-output (2,0,1)",
             Path::SteppedInput => "stepped-input",
             Path::SteppedOutput => "stepped-output",
@@ -435,7 +458,12 @@ impl Case {
                 t(&[side, side]).with_strides(&[1, side as u32]),
                 side * side,
             ),
-            Path::Permuted3 | Path::Permuted3Inner | Path::Permuted4 | Path::Permuted4Channels => {
+            Path::Permuted3
+            | Path::Permuted3Inner
+            | Path::Permuted4
+            | Path::Permuted4Channels
+            | Path::Permuted3Reversed
+            | Path::Permuted4Reversed => {
                 let (r, n) = (
                     axes(path).len(),
                     if axes(path).len() == 3 { cube3 } else { cube4 },
@@ -446,6 +474,17 @@ impl Case {
                     t(&shape),
                     t(&shape),
                     n.pow(r as u32),
+                )
+            }
+            Path::BatchedTransposes => {
+                let m = batched_matrices(n);
+                let side = BATCHED_SIDE as u32;
+                let shape = [m, BATCHED_SIDE, BATCHED_SIDE];
+                (
+                    t(&shape).with_strides(&[side * side, 1, side]),
+                    t(&shape),
+                    t(&shape),
+                    m * BATCHED_SIDE * BATCHED_SIDE,
                 )
             }
             Path::PermutedOutput => {
@@ -689,8 +728,12 @@ impl Case {
             | Path::PaddedOutput
             | Path::SlicedOutput => d.rows * d.cols,
             Path::Transposed | Path::TransposedOutput => d.side * d.side,
-            Path::Permuted3 | Path::Permuted3Inner | Path::PermutedOutput => d.cube3.pow(3),
-            Path::Permuted4 | Path::Permuted4Channels => d.cube4.pow(4),
+            Path::Permuted3
+            | Path::Permuted3Inner
+            | Path::Permuted3Reversed
+            | Path::PermutedOutput => d.cube3.pow(3),
+            Path::Permuted4 | Path::Permuted4Channels | Path::Permuted4Reversed => d.cube4.pow(4),
+            Path::BatchedTransposes => batched_matrices(d.n) * BATCHED_SIDE * BATCHED_SIDE,
             Path::SteppedInput | Path::SteppedOutput => d.n / 2,
             Path::ShortRows => d.n / 5 * 3,
         }

@@ -17,9 +17,13 @@ use crate::{Case, Op, Path};
 fn strided_target(path: Path) -> (f64, f64) {
     match path {
         Path::Transposed => (0.8, 1.1),
-        Path::Permuted3 | Path::Permuted3Inner | Path::Permuted4 | Path::Permuted4Channels => {
-            (0.7, 1.1)
-        }
+        Path::Permuted3
+        | Path::Permuted3Inner
+        | Path::Permuted4
+        | Path::Permuted4Channels
+        | Path::Permuted3Reversed
+        | Path::Permuted4Reversed
+        | Path::BatchedTransposes => (0.7, 1.1),
         Path::TransposedOutput | Path::PermutedOutput | Path::SteppedOutput | Path::ShortRows => {
             (0.5, 1.0)
         }
@@ -41,6 +45,9 @@ fn strided_cases() -> Vec<(Path, DataType)> {
         Path::Permuted3Inner,
         Path::Permuted4,
         Path::Permuted4Channels,
+        Path::Permuted3Reversed,
+        Path::Permuted4Reversed,
+        Path::BatchedTransposes,
     ] {
         cases.push((path, DataType::U32));
     }
