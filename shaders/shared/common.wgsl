@@ -59,12 +59,14 @@
 // placed between this file and the kernel.
 //
 // Metadata (must match `Params` in core/src/schedule/params.rs; a test compares the layouts):
-//   head.x  work units of the call (vec4s, words or elements, per kernel)
+//   head.x  work units of the call (vec4s, words or elements, per kernel; the tile kernels:
+//           tile rows a matrix)
 //   head.y  rank of the iteration space (1 to 8)
 //   head.z  invocations per row of the dispatch grid (the flat kernels' 2-D grid)
 //   head.w  elements of the call (rows and tile kernels: rows / tile rows of this record)
 //   base    element offsets of the first out / a / b element inside their bound windows;
-//           base.w is the first row (rows kernel) or tile row (tile kernel) of this record;
+//           base.w is the first row (rows kernel) or grid row (tile kernels: the batch's
+//           tile rows, matrix by matrix, `tile_row`) of this record;
 //           for the scatter kernel 1 where it runs one invocation per output word
 //   sizes   sizes, outermost first, four per vec4
 //   *_strides  element strides of out / a / b, four per vec4
@@ -72,7 +74,7 @@
 //           output stride as a multiplier and two shifts (`div_by`; `Divisor` in params.rs),
 //           four per vec4; the flat kernels over rows (rows.wgsl, shifted.wgsl), whose
 //           output's last stride is 1, keep the divisor by head.w there instead
-//           (`div_row_units`); the record is 256 bytes, the largest dynamic-offset alignment
+//           (`div_row_units`), and the tile kernels the divisor by head.x in dimension 1's; the record is 256 bytes, the largest dynamic-offset alignment
 //           WebGPU allows, so that any record can start a dispatch's binding
 
 override WIDTH: u32 = 4u;

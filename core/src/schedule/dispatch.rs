@@ -237,7 +237,7 @@ pub(crate) fn build(
 /// unused ones of size 1 and stride 0. The grid's rows are the batch's tile rows, matrix by
 /// matrix: `head.x` tile rows a matrix, their divisor kept in slot 1's stride divisor (the
 /// output's columns are dense: nothing divides by their stride), so a kernel finds its matrix
-/// and tile row from its grid row (`tile_matrix` in common.wgsl); records of at most
+/// and tile row from its grid row (`tile_row` in common.wgsl); records of at most
 /// `max_groups` grid rows each, the first in `base.w`, which then run as separate calls.
 fn tile_records(
     params: &Params,
@@ -246,6 +246,7 @@ fn tile_records(
     tile_cols: u64,
     max_groups: u64,
 ) -> Vec<Dispatch> {
+    debug_assert!((2..=4).contains(&rank), "a tile piece of rank {rank}");
     let (r, c) = (rank - 2, rank - 1);
     let mut p = Params {
         base: params.base,

@@ -36,7 +36,8 @@ pub struct Params {
     pub size_magic: [u32; MAX_KERNEL_RANK],
     /// The multipliers that divide by the output strides; for the rows and shifted-rows
     /// kernels the last dimension's divides by `head[3]`, the units a row, instead (their
-    /// output's last stride is 1).
+    /// output's last stride is 1), and for the tile kernels the second's by `head[0]`, the
+    /// tile rows a matrix (the matrix's columns are dense in the output).
     pub stride_magic: [u32; MAX_KERNEL_RANK],
     /// Per dimension, the two shifts of each divisor, a byte each: size's, then stride's.
     pub shifts: [u32; MAX_KERNEL_RANK],
