@@ -752,7 +752,8 @@ pub(super) fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, boo
 /// - rows of less than 64 bytes (inputs read forwards or repeated);
 /// - an input that reads every k-th element;
 /// - a transposed input of 8- or 16-bit elements whose output rows do not hold whole words
-///   (rank 2), or of any width at rank 4 (a batch of matrices, rank 3, tiles).
+///   (rank 2), or of 32- and 64-bit elements with fully reversed strides at rank 5 (a matrix
+///   and three batch dimensions; the tile kernels take two).
 ///
 /// Windows keep the first two and the stepped inputs on the gather kernel; elsewhere a piece
 /// may go to the rows, shifted-rows or tile kernel, so those run whole.
@@ -825,7 +826,9 @@ pub(super) fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool
         if narrow {
             outer(2..=2, 60).boxed()
         } else {
-            outer(4..=4, 6).boxed()
+            // Fully reversed strides over five dimensions, none of which merge: a matrix and
+            // three batch dimensions, one more than the tile kernels take.
+            outer(5..=5, 4).boxed()
         },
         0u32..3,
         any_input(),
