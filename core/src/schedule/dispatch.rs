@@ -128,14 +128,8 @@ pub(crate) fn build(
                 base: params.base,
                 ..Params::default()
             };
-            for (k, d) in [r, c].into_iter().enumerate() {
-                matrix.sizes[k] = params.sizes[d];
-                matrix.out_strides[k] = params.out_strides[d];
-                matrix.a_strides[k] = params.a_strides[d];
-                matrix.b_strides[k] = params.b_strides[d];
-                matrix.size_magic[k] = params.size_magic[d];
-                matrix.stride_magic[k] = params.stride_magic[d];
-                matrix.shifts[k] = params.shifts[d];
+            for (slot, d) in [r, c].into_iter().enumerate() {
+                move_dimension(&mut matrix, slot, &params, d);
             }
             let matrices: u64 = piece.sizes[..r].iter().product();
             (0..matrices)
@@ -266,13 +260,7 @@ fn tile_records(
         .zip([0, 1])
         .chain((0..r).zip(batch_slots[2 - r..].iter().copied()));
     for (d, slot) in slots {
-        p.sizes[slot] = params.sizes[d];
-        p.out_strides[slot] = params.out_strides[d];
-        p.a_strides[slot] = params.a_strides[d];
-        p.b_strides[slot] = params.b_strides[d];
-        p.size_magic[slot] = params.size_magic[d];
-        p.stride_magic[slot] = params.stride_magic[d];
-        p.shifts[slot] = params.shifts[d];
+        move_dimension(&mut p, slot, params, d);
     }
     let per_matrix = u64::from(p.sizes[0]).div_ceil(tile_rows);
     let by_tile_rows = Divisor::new(to_u32(per_matrix));
@@ -294,6 +282,17 @@ fn tile_records(
             }
         })
         .collect()
+}
+
+/// Puts dimension `d` of `from` (its size, strides and divisors) in slot `slot` of `to`.
+fn move_dimension(to: &mut Params, slot: usize, from: &Params, d: usize) {
+    to.sizes[slot] = from.sizes[d];
+    to.out_strides[slot] = from.out_strides[d];
+    to.a_strides[slot] = from.a_strides[d];
+    to.b_strides[slot] = from.b_strides[d];
+    to.size_magic[slot] = from.size_magic[d];
+    to.stride_magic[slot] = from.stride_magic[d];
+    to.shifts[slot] = from.shifts[d];
 }
 
 /// Whether input `o` (1 or 2) of a piece the contiguous kernel runs is one element splat:

@@ -913,6 +913,14 @@ mod tests {
         }
     }
 
+    /// [`bound`] at the buffers' start under the fixed rule for CPU adapters.
+    fn cpu_bound() -> Bound {
+        Bound {
+            target: Target { cpu: true, ..GPU },
+            ..bound([0; 3])
+        }
+    }
+
     #[test]
     fn rows_off_16_byte_boundaries_take_the_shifted_rows_kernel() {
         // Padded u8 rows of 200 with a pitch of 201: no row after the first is aligned.
@@ -1070,13 +1078,7 @@ mod tests {
     #[test]
     fn batches_anywhere_in_memory_run_the_tile_kernels_in_matrix_order() {
         let gpu = bound([0; 3]);
-        let cpu = Bound {
-            target: Target {
-                cpu: true,
-                ..GPU.clone()
-            },
-            ..bound([0; 3])
-        };
+        let cpu = cpu_bound();
         // A (2, 1, 0) permutation: A's rows (stride 1) are the output's outer dimension, the
         // batch lies between them and the columns.
         let reversed = piece(&[16, 8, 64], [&[512, 64, 1], &[1, 16, 128], &[512, 64, 1]]);
@@ -1155,13 +1157,7 @@ mod tests {
     #[test]
     fn batches_of_transposes_run_the_tile_kernel() {
         let gpu = bound([0; 3]);
-        let cpu = Bound {
-            target: Target {
-                cpu: true,
-                ..GPU.clone()
-            },
-            ..bound([0; 3])
-        };
+        let cpu = cpu_bound();
         // A (0, 2, 1) permutation of a [b, 64, 64] cube, and both inputs so.
         let one = |b: u64| {
             piece(
@@ -1399,13 +1395,7 @@ mod tests {
 
     #[test]
     fn cpu_tuning_gathers_small_wide_transposes_that_no_block_tile_takes() {
-        let cpu = Bound {
-            target: Target {
-                cpu: true,
-                ..GPU.clone()
-            },
-            ..bound([0; 3])
-        };
+        let cpu = cpu_bound();
         let transposed = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[n, 1]]);
         let both = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[1, n]]);
         let gpu = bound([0; 3]);
