@@ -887,4 +887,43 @@ mod tests {
         assert_eq!(l.summary.dispatches, [KernelKind::BlockTile]);
         assert!(keys.contains(&l.pieces[0].key));
     }
+
+    #[test]
+    fn warm_up_keys_cover_batches_of_either_form_in_matrix_order() {
+        // A (2, 1, 0) permutation of 256 matrices (one grid on GPUs, a record per matrix on
+        // CPU adapters), a (0, 3, 2, 1) one, and 2,000 matrices (one grid on both), of 8-
+        // and 32-bit elements: each lowering's pipeline is among the warm-up's keys.
+        let layouts: [(&[u32], &[u32]); 3] = [
+            (&[16, 256, 16], &[1, 16, 4096]),
+            (&[2, 32, 3, 16], &[1536, 1, 32, 96]),
+            (&[2000, 16, 16], &[256, 1, 16]),
+        ];
+        for (sizes, a) in layouts {
+            for dt in [DataType::U8, DataType::U32] {
+                let t = TensorDesc::new(dt, sizes);
+                let p = plan(&BitXorDesc::new(t.clone().with_strides(a), t.clone(), t));
+                let keys = pipeline_keys(&p, 65535);
+                for cpu in [false, true] {
+                    let l = lower(
+                        &p,
+                        bound([0, 1, 2], [0; 3], 1 << 23),
+                        &Target {
+                            cpu,
+                            ..target(1 << 23, false)
+                        },
+                    )
+                    .unwrap();
+                    assert!(
+                        matches!(
+                            l.summary.dispatches[..],
+                            [KernelKind::Tile | KernelKind::BlockTile]
+                        ),
+                        "{sizes:?} {dt} {cpu}: {:?}",
+                        l.summary
+                    );
+                    assert!(keys.contains(&l.pieces[0].key), "{sizes:?} {dt} {cpu}");
+                }
+            }
+        }
+    }
 }
