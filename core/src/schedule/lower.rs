@@ -891,10 +891,13 @@ mod tests {
     #[test]
     fn warm_up_keys_cover_batches_of_either_form_in_matrix_order() {
         // A (2, 1, 0) permutation of 256 matrices (one grid on GPUs, a record per matrix on
-        // CPU adapters), a (0, 3, 2, 1) one, and 2,000 matrices (one grid on both), of 8-
-        // and 32-bit elements: each lowering's pipeline is among the warm-up's keys.
-        let layouts: [(&[u32], &[u32]); 3] = [
+        // CPU adapters), one of 4 matrices whose rows outnumber a batch of records (taken
+        // before its matrix order, its outer 2,048 would have counted as the batch), a
+        // (0, 3, 2, 1) one, and 2,000 matrices (one grid on both), of 8- and 32-bit
+        // elements: each lowering's pipeline is among the warm-up's keys.
+        let layouts: [(&[u32], &[u32]); 4] = [
             (&[16, 256, 16], &[1, 16, 4096]),
+            (&[2048, 4, 16], &[1, 2048, 8192]),
             (&[2, 32, 3, 16], &[1536, 1, 32, 96]),
             (&[2000, 16, 16], &[256, 1, 16]),
         ];
