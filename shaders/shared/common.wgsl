@@ -28,7 +28,7 @@
 //   RANK     the rank of the iteration space where the kernel has index arithmetic without
 //            a loop of unknown length for it (1 to 4; `select::rank_constant` says which
 //            kernel takes which), compiled in; 0 reads it from the metadata (any rank up
-//            to 8). The tile kernels' (2 to 4) counts their batch's dimensions (`tile_row`).
+//            to 8). The tile kernels' (2 to 8) counts their batch's dimensions (`tile_row`).
 //   DIRECT   contiguous.wgsl and rows.wgsl: the dispatch runs one record (record 0 of its
 //            binding) whose operands all start at the first block of their bindings, so that
 //            no record index is dynamic and no offset is read (`base`); the contiguous
@@ -423,13 +423,14 @@ fn combine4(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
 
 // Where a workgroup of the tile kernels (tile.wgsl, block_tile.wgsl) works: the tile row
 // inside its matrix, and each operand's first element of that matrix. A record holds the
-// matrix's rows and columns in dimensions 0 and 1 and its batch (up to two dimensions, the
-// inner one in 3) in dimensions 2 and 3, unused ones of size 1 and stride 0; the grid's rows
-// run over the batch's tile rows matrix by matrix, `head.x` of them a matrix, whose divisor
-// the host keeps in dimension 1's stride slot (the output's columns are dense: nothing
-// divides by their stride). RANK (2 to 4) compiles in the batch's dimensions: at 2 the grid
-// runs one matrix and none of this arithmetic is compiled in, at 3 one division finds the
-// matrix. Computed once per invocation, before any load.
+// matrix's rows and columns in dimensions 0 and 1 and its batch, of any number of dimensions
+// up to six, outermost first, in dimensions 2 to RANK - 1; the grid's rows run over the
+// batch's tile rows matrix by matrix, `head.x` of them a matrix, whose divisor the host keeps
+// in dimension 1's stride slot (the output's columns are dense: nothing divides by their
+// stride). RANK (2 to 8) compiles in the batch's dimensions: at 2 the grid runs one matrix
+// and none of this arithmetic is compiled in, at 3 one division finds the matrix, and each
+// batch dimension after the first costs one more. Computed once per invocation, before any
+// load.
 struct TileRow {
     row: u32,
     out: u32,
@@ -444,18 +445,22 @@ fn tile_row(call: u32, g: u32) -> TileRow {
         return TileRow(g, b.x, b.y, b.z);
     }
     let m = div_out_stride(call, 1u, g);
-    var outer = 0u;
-    var inner = m;
-    if RANK == 4u {
-        outer = div_size(call, 3u, m);
-        inner = m - outer * size_at(call, 3u);
+    var at = TileRow(g - m * head(call).x, b.x, b.y, b.z);
+    // The matrix's index over the batch, unravelled from its innermost dimension out; the
+    // outermost (dimension 2) takes what is left, with no division.
+    var rest = m;
+    for (var k = RANK - 1u; k > 2u; k--) {
+        let q = div_size(call, k, rest);
+        let i = rest - q * size_at(call, k);
+        at.out += i * out_stride_at(call, k);
+        at.a += i * a_stride_at(call, k);
+        at.b += i * b_stride_at(call, k);
+        rest = q;
     }
-    return TileRow(
-        g - m * head(call).x,
-        b.x + outer * out_stride_at(call, 2u) + inner * out_stride_at(call, 3u),
-        b.y + outer * a_stride_at(call, 2u) + inner * a_stride_at(call, 3u),
-        b.z + outer * b_stride_at(call, 2u) + inner * b_stride_at(call, 3u),
-    );
+    at.out += rest * out_stride_at(call, 2u);
+    at.a += rest * a_stride_at(call, 2u);
+    at.b += rest * b_stride_at(call, 2u);
+    return at;
 }
 
 // An input's first element and its strides over the two dimensions of a tile kernel's

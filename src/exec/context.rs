@@ -7,6 +7,7 @@ use crate::desc::FeatureLevel;
 use crate::error::{Error, WgpuError};
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
+use crate::schedule::dispatch::WORKGROUP_SIZE;
 use crate::schedule::params::{MAX_KERNEL_RANK, RECORD_BYTES, RECORDS_PER_BINDING};
 use crate::schedule::{KernelChoices, KernelTuning};
 
@@ -30,7 +31,10 @@ pub struct ContextOptions {
     /// `max_storage_buffer_binding_size`. A small value makes every path cross window seams
     /// on any adapter (tests use it); it must be at least twice the device's
     /// `min_storage_buffer_offset_alignment` (and at least 64). Larger values than the device
-    /// allows are capped.
+    /// allows are capped, as is the device's own on a device whose compute grids are small:
+    /// at 256 bytes per workgroup a grid holds (`max_compute_workgroups_per_dimension`
+    /// squared, 2,304 bytes at 3 a side; none from 2,897 a side, and WebGPU's default is
+    /// 65,535), so that every dispatch fits the device.
     pub max_window_bytes: Option<u64>,
     /// Bind operands only as WebGPU allows, on every backend: no writable binding may overlap
     /// another binding of the same buffer in one dispatch. A browser's WebGPU checks this and
@@ -185,6 +189,14 @@ impl Context {
                 w.min(device_window)
             }
         };
+        // A flat kernel's piece has at most one unit (an element, a word, a 16-byte block, a
+        // row's block or run) per byte of its output's window, and its grid holds at most
+        // `max_groups` squared workgroups (`dispatch::grid`): on a device of small grids the
+        // windows are no larger than that many workgroups' units, so that every piece's grid
+        // fits. (65,535 a side, WebGPU's default, allows over a terabyte.)
+        let max_groups = u64::from(limits.max_compute_workgroups_per_dimension.max(1));
+        let grid_window = max_groups * max_groups * u64::from(WORKGROUP_SIZE);
+        let max_window = max_window.min(grid_window);
         let max_window = max_window - max_window % 16;
         if options.pipeline_cache.is_some()
             && !device.features().contains(wgpu::Features::PIPELINE_CACHE)

@@ -669,6 +669,70 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_tile_kernels_translate_at_every_rank_a_batch_takes() {
+        // Their batch loop (`tile_row`) at ranks 5 to 8, beyond the ranks above: every width,
+        // staged or not in A's place, B by words, staged or (block tile) by blocks.
+        let mut translated = 0;
+        for kernel in KERNELS
+            .iter()
+            .filter(|k| matches!(k.kernel, KernelKind::Tile | KernelKind::BlockTile))
+        {
+            let module = naga::front::wgsl::parse_str(kernel.source)
+                .unwrap_or_else(|e| panic!("{}: {}", kernel.name, e.emit_to_string(kernel.source)));
+            let info = validator()
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", kernel.name));
+            let b_modes: &[u32] = if kernel.kernel == KernelKind::BlockTile {
+                &[0, 1, 2]
+            } else {
+                &[0, 1]
+            };
+            for (width, rank, a_mode, &b_mode) in [1u32, 2, 4, 8].into_iter().flat_map(|w| {
+                (5u32..=8).flat_map(move |r| {
+                    [0u32, 1]
+                        .into_iter()
+                        .flat_map(move |a| b_modes.iter().map(move |b| (w, r, a, b)))
+                })
+            }) {
+                let overrides = Overrides {
+                    width,
+                    function: 0,
+                    logical: false,
+                    a_src: 1,
+                    b_src: 2,
+                    a_mode,
+                    b_mode,
+                    rank,
+                    direct: false,
+                    tail: false,
+                    spread: false,
+                    in_width: 0,
+                };
+                let mut constants = naga::back::PipelineConstants::default();
+                for (name, value) in overrides.constants() {
+                    constants.insert(name.to_string(), value);
+                }
+                let what = format!("{} {overrides:?}", kernel.name);
+                let entry = (naga::ShaderStage::Compute, kernel.entry_point);
+                let (module, info) = naga::back::pipeline_constants::process_overrides(
+                    &module,
+                    &info,
+                    Some(entry),
+                    &constants,
+                )
+                .unwrap_or_else(|e| panic!("{what}: overrides: {e}"));
+                validator()
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                translate(&module, &info, kernel.entry_point, &what);
+                translated += 1;
+            }
+        }
+        // Two variants of each kernel (inputs read only, and read-write).
+        assert_eq!(translated, 2 * 4 * 4 * 2 * (2 + 3));
+    }
+
+    #[test]
     fn every_kernel_documents_its_entry_points_bindings_and_metadata() {
         for kernel in KERNELS {
             assert!(

@@ -17,8 +17,8 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
     }
 }
 
-/// The kernel of a two-dimensional call (or a batch of them, of one or two dimensions, of any
-/// size and anywhere in memory) with a dense output once reordered (a transposed output is
+/// The kernel of a two-dimensional call (or a batch of them, of any number of dimensions and
+/// any size, anywhere in memory) with a dense output once reordered (a transposed output is
 /// reordered into one) and an input read across its rows, on a context of `tuning`
 /// (resolved: `Gpu` or `Cpu`): the block tile kernel ([`KernelKind::BlockTile`]) where every
 /// 16-byte block is whole (E = 16 / width elements: rows and columns multiples of E, the
@@ -33,7 +33,7 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
 /// word (else gathered).
 ///
 /// The dimensions are first put in the output's order (largest output stride first, sizes of
-/// 1 dropped) and merged wherever every tensor allows; two to four remain for a tile. The
+/// 1 dropped) and merged wherever every tensor allows; a tile needs two or more. The
 /// matrix's columns are the last; its rows the one where the first input with an inner
 /// stride above 1 (A, else B) has its smallest stride, if below that inner one; the others
 /// are the batch. An input reads across its rows where its inner stride is above 1 and above
@@ -41,7 +41,7 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
 pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTuning) -> KernelKind {
     let merged = matrix_order(merged_dims(out, inputs));
     let rank = merged.len();
-    let matrix = (2..=4).contains(&rank);
+    let matrix = rank >= 2;
     let across = |t: usize| {
         matrix && merged[rank - 1].1[t] > 1 && merged[rank - 2].1[t] < merged[rank - 1].1[t]
     };
@@ -54,7 +54,7 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
         .iter()
         .all(|(_, strides)| (strides[0] * width).is_multiple_of(4));
     if !(across(1) || across(2)) {
-        // No matrix to tile: more than two batch dimensions.
+        // No input read across the rows of a matrix.
         KernelKind::Gather
     } else if !(tuning == KernelTuning::Cpu && width == 8) && whole_blocks(&merged, width, across) {
         KernelKind::BlockTile
@@ -92,7 +92,7 @@ fn matrix_order(mut merged: Vec<(u64, [u64; 3])>) -> Vec<(u64, [u64; 3])> {
 }
 
 /// Whether every 16-byte block (E = 16 / `width` elements) of a transpose of `merged`
-/// dimensions (in a tile's order: a batch of up to two, rows, columns) is whole: rows and
+/// dimensions (in a tile's order: the batch, rows, columns) is whole: rows and
 /// columns multiples of E, the output's rows (and matrices) a multiple of E elements apart,
 /// and each input that reads `across` its rows dense along them, its columns (and matrices)
 /// a multiple of E apart.

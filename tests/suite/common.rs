@@ -73,7 +73,8 @@ pub fn tuned(tuning: KernelTuning) -> &'static Context {
 
 /// A device of the suite's adapter whose grids are at most 3 workgroups a side, so that the
 /// rows and tile kernels split a piece into records of a few rows, and the flat kernels' grids
-/// go two-dimensional after 768 invocations.
+/// go two-dimensional after 768 invocations. Its windows are of 2,304 bytes, 9 workgroups'
+/// units, the most a flat grid of it holds.
 pub fn few_groups() -> &'static Context {
     static CTX: OnceLock<Context> = OnceLock::new();
     CTX.get_or_init(|| {

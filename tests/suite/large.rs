@@ -7,7 +7,11 @@ use gpu_xor::{
     DmlBinary, OvBinary, TensorBinding, TensorDesc,
 };
 
-use crate::common::{buffer, ctx, on_suite_device, random_bytes};
+use gpu_xor::inspect::KernelKind;
+
+use crate::common::{
+    Check, DmlCase, Operator, buffer, ctx, few_groups, on_suite_device, random_bytes,
+};
 
 /// WebGPU's default `max_storage_buffer_binding_size`: the windows of these tests.
 const WINDOW: u64 = 128 << 20;
@@ -270,4 +274,69 @@ fn batches_refuse_operators_of_other_contexts() {
         .unwrap_err();
     assert_eq!(e.rule(), "context_mismatch");
     assert!(batch.is_empty());
+}
+
+/// A device whose grids are at most 3 workgroups a side holds at most 9 workgroups of 256
+/// invocations in a flat grid: calls of more units than that on every kernel family (the
+/// contiguous, rows, shifted-rows, gather, scatter and tile kernels), each exact, and every
+/// dispatch within the device's grid (wgpu refuses the command buffer otherwise).
+#[test]
+fn every_kernel_keeps_its_grids_within_a_small_device_limit() {
+    let ctx = few_groups();
+    // Windows of 9 workgroups' units: 256 bytes each.
+    assert_eq!(ctx.max_window_bytes(), 9 * 256);
+    let mut reached = Vec::new();
+    for dt in [DataType::U8, DataType::U32] {
+        let w = dt.size_in_bytes();
+        let packed = |sizes: &[u32]| TensorDesc::new(dt, sizes);
+        let strided = |sizes: &[u32], strides: &[u32]| packed(sizes).with_strides(strides);
+        // Each with 10,000 units or more: 16-byte blocks, (row, block) pairs, runs or
+        // elements.
+        let row = 160 / w;
+        let cases = [
+            (
+                packed(&[640, 256]),
+                packed(&[640, 256]),
+                packed(&[640, 256]),
+            ),
+            (
+                packed(&[2000, row]),
+                packed(&[2000, row]),
+                strided(&[2000, row], &[row + 16 / w, 1]),
+            ),
+            (
+                packed(&[2000, row]),
+                packed(&[2000, row]),
+                strided(&[2000, row], &[row + 1, 1]),
+            ),
+            (strided(&[20000], &[3]), packed(&[20000]), packed(&[20000])),
+            (packed(&[20000]), packed(&[20000]), strided(&[20000], &[2])),
+            // 40 transposes of 16 x 16 bytes or 8 x 8 words: a window's batch of them runs
+            // in records of 3 tile rows.
+            (
+                strided(&[40, 16 / w, 16 / w], &[256 / w / w, 1, 16 / w]),
+                packed(&[40, 16 / w, 16 / w]),
+                packed(&[40, 16 / w, 16 / w]),
+            ),
+        ];
+        for (seed, (a, b, out)) in cases.into_iter().enumerate() {
+            let case = DmlCase::distinct(Operator::BitXor, a, b, out, seed as u64);
+            reached.extend(case.check_on(ctx).dispatches);
+        }
+    }
+    reached.sort();
+    reached.dedup();
+    for family in [
+        &[KernelKind::Contiguous][..],
+        &[KernelKind::Rows],
+        &[KernelKind::ShiftedRows],
+        &[KernelKind::Gather],
+        &[KernelKind::Scatter, KernelKind::Spaced],
+        &[KernelKind::Tile, KernelKind::BlockTile],
+    ] {
+        assert!(
+            family.iter().any(|k| reached.contains(k)),
+            "no call ran {family:?}: {reached:?}"
+        );
+    }
 }

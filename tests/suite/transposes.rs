@@ -194,36 +194,91 @@ fn every_permutation_of_3d_and_4d_inputs_is_exact_on_its_kernel() {
     // width) and one whose sides are not.
     let shapes: [&[u32]; 4] = [&[16, 2, 32], &[5, 7, 9], &[2, 16, 3, 32], &[3, 5, 2, 6]];
     for shape in shapes {
-        let input = packed(shape);
         for p in permutations(shape.len()) {
-            let sizes: Vec<u32> = p.iter().map(|&k| shape[k]).collect();
-            let a: Vec<u32> = p.iter().map(|&k| input[k]).collect();
             for dt in TYPES {
-                let out = TensorDesc::new(dt, &sizes);
-                let case = DmlCase::distinct(
-                    Operator::BitXor,
-                    out.clone().with_strides(&a),
-                    out.clone(),
-                    out.clone(),
-                    sizes.len() as u64,
-                );
-                for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
-                    let summary = case.check_on(tuned(tuning));
-                    // The inner axis moved: a transpose, whose kernel the layout names.
-                    if p.last() != Some(&(shape.len() - 1)) {
-                        let kernel = tile_kernel(&case.out, [&case.a, &case.b], tuning);
-                        assert_kernel(&summary, kernel);
-                    }
-                }
+                check_permutation(dt, shape, &p);
             }
         }
+    }
+}
+
+/// A packed tensor of `shape` read with its axes permuted by `p` (output axis k reads the
+/// input's axis p[k]), XOR a packed B, under both tunings: every byte, and where the inner
+/// axis moved (a transpose) the kernel the layout calls for. Returns the kernels that ran.
+fn check_permutation(dt: DataType, shape: &[u32], p: &[usize]) -> Vec<KernelKind> {
+    let input = packed(shape);
+    let sizes: Vec<u32> = p.iter().map(|&k| shape[k]).collect();
+    let a: Vec<u32> = p.iter().map(|&k| input[k]).collect();
+    let out = TensorDesc::new(dt, &sizes);
+    let case = DmlCase::distinct(
+        Operator::BitXor,
+        out.clone().with_strides(&a),
+        out.clone(),
+        out,
+        sizes.len() as u64,
+    );
+    let mut ran = Vec::new();
+    for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+        let summary = case.check_on(tuned(tuning));
+        if p.last() != Some(&(shape.len() - 1)) {
+            assert_kernel(&summary, tile_kernel(&case.out, [&case.a, &case.b], tuning));
+        }
+        ran.extend(summary.dispatches);
+    }
+    ran
+}
+
+#[test]
+fn permutations_of_five_to_eight_dimensions_tile_their_batch_of_any_rank() {
+    // Batches of three to six dimensions that do not merge: a sample of the 5-D permutations
+    // that move the innermost axis (every seventh, of a shape whose 16s can make whole
+    // 16-byte blocks and of one whose sides cannot), depth-to-space and space-to-depth (6-D,
+    // as ONNX DepthToSpace and SpaceToDepth permute), and full reversals at 7-D and 8-D.
+    let mut cases: Vec<(&[u32], Vec<usize>)> = Vec::new();
+    for shape in [&[16, 2, 3, 2, 16][..], &[3, 2, 5, 2, 3]] {
+        let moved = permutations(5).into_iter().filter(|p| p[4] != 4);
+        cases.extend(moved.step_by(7).map(|p| (shape, p)));
+    }
+    // [N, r, r, C, H, W] to [N, C, H, r, W, r], and [N, C, H, r, W, r] to [N, C, r, r, H, W].
+    cases.push((&[2, 2, 2, 3, 4, 8], vec![0, 3, 4, 1, 5, 2]));
+    cases.push((&[2, 3, 4, 2, 8, 2], vec![0, 1, 3, 5, 2, 4]));
+    cases.push((&[2, 3, 2, 2, 3, 2, 16], (0..7).rev().collect()));
+    cases.push((&[2, 2, 3, 2, 2, 2, 2, 16], (0..8).rev().collect()));
+    let mut reached = Vec::new();
+    for (shape, p) in &cases {
+        for dt in TYPES {
+            reached.extend(check_permutation(dt, shape, p));
+        }
+    }
+    // The test reaches both tile kernels, not only the gather kernel.
+    for kernel in [KernelKind::Tile, KernelKind::BlockTile] {
+        assert!(reached.contains(&kernel), "no case ran {kernel:?}");
+    }
+    // And on a device of 3 workgroups a side, where a batch's tile rows run in records of
+    // three and records split matrices.
+    for dt in [DataType::U8, DataType::U32] {
+        let shape = [2, 3, 2, 3, 2, 33];
+        let p: Vec<usize> = (0..6).rev().collect();
+        let input = packed(&shape);
+        let sizes: Vec<u32> = p.iter().map(|&k| shape[k]).collect();
+        let a: Vec<u32> = p.iter().map(|&k| input[k]).collect();
+        let out = TensorDesc::new(dt, &sizes);
+        let case = DmlCase::distinct(
+            Operator::BitXor,
+            out.clone().with_strides(&a),
+            out.clone(),
+            out,
+            6,
+        );
+        case.check_on(few_groups());
     }
 }
 
 #[test]
 fn any_number_of_matrices_runs_on_one_tile_grid() {
     // 1,025 transposes of 4 x 8 and 2,000 of 16 x 16, and both on a device whose grids are
-    // 3 workgroups a side, where the batch's tile rows run in records of three.
+    // 3 workgroups a side, whose windows (2,304 bytes: `few_groups`) cut them into batches of
+    // 2 to 72 matrices, each of whose tile rows run in records of three.
     for (sizes, a) in [([1025, 4, 8], [32, 1, 4]), ([2000, 16, 16], [256, 1, 16])] {
         for dt in [DataType::U8, DataType::U32] {
             check(dt, &sizes, &a, None);
@@ -241,7 +296,13 @@ fn any_number_of_matrices_runs_on_one_tile_grid() {
             );
             assert_kernel(&case.check_on(tuned(KernelTuning::Gpu)), kernel);
             let summary = case.check_on(few_groups());
-            assert_eq!(summary.dispatches.len(), 1, "{summary:?}");
+            assert!(
+                summary
+                    .dispatches
+                    .iter()
+                    .all(|k| matches!(k, KernelKind::Tile | KernelKind::BlockTile)),
+                "{summary:?}"
+            );
         }
     }
 }

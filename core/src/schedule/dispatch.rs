@@ -1,6 +1,6 @@
 //! Dispatch sizing: from one piece of the work to its metadata record and grid.
 
-use super::params::{Divisor, Params};
+use super::params::{Divisor, MAX_KERNEL_RANK, Params};
 use crate::layout::{KernelKind, Piece, Widths};
 
 /// Invocations per workgroup of the one-dimensional kernels (`@workgroup_size(256)`).
@@ -63,14 +63,15 @@ pub struct Dispatch {
 }
 
 /// Builds the records and grids of one piece: one record, or for the tile kernels one per
-/// `max_groups` tile rows of the piece's matrices, a batch of up to two dimensions counted
-/// into one grid ([`tile_records`]), which then run as separate calls.
+/// `max_groups` tile rows of the piece's matrices, a batch of any rank counted into one grid
+/// ([`tile_records`]), which then run as separate calls.
 ///
 /// `start[o]` is operand `o`'s byte offset in its buffer, `window_start[o]` the offset at
 /// which the binding it is read through starts, `widths` the element sizes and `max_groups`
 /// the device's `max_compute_workgroups_per_dimension`; `tile` how a tile piece runs. The
 /// split and the kernel choice guarantee that every offset and count here fits in 32 bits
-/// and every grid dimension in `max_groups`.
+/// and every grid dimension in `max_groups` (a window spans at most 256 bytes per workgroup
+/// of a `max_groups` by `max_groups` grid, and a flat kernel has at most one unit a byte).
 pub(crate) fn build(
     kernel: KernelKind,
     piece: &Piece,
@@ -227,9 +228,9 @@ pub(crate) fn build(
 
 /// The records of a tile piece (in its matrix order, `select::in_matrix_order`) whose
 /// dimensions are laid out in `params` as they come: the matrix's rows and columns in slots 0
-/// and 1, its batch dimensions (at most two, the inner one in slot 3) in slots 2 and 3,
-/// unused ones of size 1 and stride 0. The grid's rows are the batch's tile rows, matrix by
-/// matrix: `head.x` tile rows a matrix, their divisor kept in slot 1's stride divisor (the
+/// and 1, its batch dimensions (any number the record holds, outermost first) in slots 2 and
+/// on, unused ones of size 1 and stride 0. The grid's rows are the batch's tile rows, matrix
+/// by matrix: `head.x` tile rows a matrix, their divisor kept in slot 1's stride divisor (the
 /// output's columns are dense: nothing divides by their stride), so a kernel finds its matrix
 /// and tile row from its grid row (`tile_row` in common.wgsl); records of at most
 /// `max_groups` grid rows each, the first in `base.w`, which then run as separate calls.
@@ -240,25 +241,27 @@ fn tile_records(
     tile_cols: u64,
     max_groups: u64,
 ) -> Vec<Dispatch> {
-    debug_assert!((2..=4).contains(&rank), "a tile piece of rank {rank}");
+    debug_assert!(
+        (2..=MAX_KERNEL_RANK).contains(&rank),
+        "a tile piece of rank {rank}"
+    );
     let (r, c) = (rank - 2, rank - 1);
     let mut p = Params {
         base: params.base,
         ..Params::default()
     };
     let unit = Divisor::new(1);
-    for slot in 0..4 {
+    for slot in 0..MAX_KERNEL_RANK {
         p.sizes[slot] = 1;
         p.size_magic[slot] = unit.magic;
         p.stride_magic[slot] = unit.magic;
         p.shifts[slot] = unit.shift1 | unit.shift2 << 8 | unit.shift1 << 16 | unit.shift2 << 24;
     }
-    // Slot of each dimension: the matrix's in 0 and 1, the batch's last in 3.
-    let batch_slots = [2, 3];
+    // Slot of each dimension: the matrix's in 0 and 1, the batch's from 2 in its order.
     let slots = [r, c]
         .into_iter()
         .zip([0, 1])
-        .chain((0..r).zip(batch_slots[2 - r..].iter().copied()));
+        .chain((0..r).map(|d| (d, d + 2)));
     for (d, slot) in slots {
         move_dimension(&mut p, slot, params, d);
     }
@@ -609,22 +612,63 @@ mod tests {
     }
 
     /// Where the tile kernels' workgroup of grid row `y` of `record` works, as `tile_row` in
-    /// common.wgsl computes it: its tile row in its matrix, and the first element of each
-    /// operand's matrix.
+    /// common.wgsl computes it at `RANK` = the record's rank: its tile row in its matrix, and
+    /// the first element of each operand's matrix.
     fn tile_row(record: &Params, y: u32) -> (u32, [u32; 3]) {
         let g = record.base[3] + y;
+        let rank = record.head[1] as usize;
+        let mut first = [record.base[0], record.base[1], record.base[2]];
+        if rank <= 2 {
+            return (g, first);
+        }
         let divisor = |magic: u32, shifts: u32| Divisor {
             magic,
             shift1: shifts & 0xff,
             shift2: (shifts >> 8) & 0xff,
         };
         let m = divisor(record.stride_magic[1], record.shifts[1] >> 16).divide(g);
-        let outer = divisor(record.size_magic[3], record.shifts[3]).divide(m);
-        let inner = m - outer * record.sizes[3];
         let strides = [record.out_strides, record.a_strides, record.b_strides];
-        let first =
-            std::array::from_fn(|o| record.base[o] + outer * strides[o][2] + inner * strides[o][3]);
+        let mut rest = m;
+        for k in (2..rank).rev() {
+            let (q, i) = if k > 2 {
+                let q = divisor(record.size_magic[k], record.shifts[k]).divide(rest);
+                (q, rest - q * record.sizes[k])
+            } else {
+                (0, rest)
+            };
+            for o in 0..3 {
+                first[o] += i * strides[o][k];
+            }
+            rest = q;
+        }
         (g - m * record.head[0], first)
+    }
+
+    /// Every grid row's (tile row, first elements) over `p`'s matrices in their order, as the
+    /// tile kernels must find them: `tile_rows` a matrix, the operands starting at `base`.
+    fn every_tile_row(p: &Piece, base: [u32; 3], tile_rows: u32) -> Vec<(u32, [u32; 3])> {
+        let r = p.sizes.len() - 2;
+        let matrices: u64 = p.sizes[..r].iter().product();
+        (0..matrices)
+            .flat_map(|mut m| {
+                let mut first = base;
+                for d in (0..r).rev() {
+                    let i = m % p.sizes[d];
+                    m /= p.sizes[d];
+                    for (o, f) in first.iter_mut().enumerate() {
+                        *f += (i * p.strides[o][d]) as u32;
+                    }
+                }
+                (0..tile_rows).map(move |row| (row, first))
+            })
+            .collect()
+    }
+
+    /// Every grid row of `d`'s records in order, as the kernels find them.
+    fn grid_rows(d: &[Dispatch]) -> Vec<(u32, [u32; 3])> {
+        d.iter()
+            .flat_map(|record| (0..record.params.head[3]).map(|y| tile_row(&record.params, y)))
+            .collect()
     }
 
     #[test]
@@ -645,26 +689,20 @@ mod tests {
         );
         // Three 32-row tile rows a matrix, 45 grid rows: 12 records.
         assert_eq!(d.len(), 12);
-        let mut seen = Vec::new();
         for record in &d {
             let params = &record.params;
-            assert_eq!(params.head[0], 3);
+            assert_eq!(params.head[..2], [3, 4]);
             assert_eq!(record.groups, [2, params.head[3]]);
             assert_eq!(params.sizes[..4], [65, 33, 3, 5]);
             assert_eq!(params.a_strides[..4], [1, 325, 50_000, 65]);
             assert_eq!(params.out_strides[..4], [33, 1, 5 * 65 * 33, 65 * 33]);
-            for y in 0..params.head[3] {
-                seen.push(tile_row(params, y));
-            }
         }
-        let want: Vec<(u32, [u32; 3])> = (0..3u32)
-            .flat_map(|i| (0..5u32).map(move |j| (i, j)))
-            .flat_map(|(i, j)| {
-                let out = (i * 5 + j) * 65 * 33;
-                (0..3).map(move |row| (row, [out, 100 + i * 50_000 + j * 65, out]))
-            })
-            .collect();
-        assert_eq!(seen, want);
+        let want = every_tile_row(&p, [0, 100, 0], 3);
+        assert_eq!(
+            want[3 * 7],
+            (0, [7 * 65 * 33, 100 + 50_000 + 2 * 65, 7 * 65 * 33])
+        );
+        assert_eq!(grid_rows(&d), want);
         // One record per matrix (a CPU adapter's form): each a matrix alone, at the same
         // places, in the same order.
         let per_matrix = TileForm {
@@ -673,14 +711,11 @@ mod tests {
         };
         let d = build(KernelKind::Tile, &p, [0, 400, 0], [0; 3], 4, 4, per_matrix);
         assert_eq!(d.len(), 15);
-        let mut seen = Vec::new();
         for record in &d {
             assert_eq!(record.params.sizes[..4], [65, 33, 1, 1]);
-            for y in 0..record.params.head[3] {
-                seen.push(tile_row(&record.params, y));
-            }
+            assert_eq!(record.params.head[1], 2);
         }
-        assert_eq!(seen, want);
+        assert_eq!(grid_rows(&d), want);
         // One matrix, or one batch dimension: unused slots are of size 1 and stride 0.
         let one = build(
             KernelKind::BlockTile,
@@ -692,7 +727,7 @@ mod tests {
             TileForm::default(),
         );
         assert_eq!(one.len(), 1);
-        assert_eq!(one[0].params.sizes[..4], [64, 64, 1, 7]);
+        assert_eq!(one[0].params.sizes[..4], [64, 64, 7, 1]);
         assert_eq!(one[0].groups, [1, 7]);
         assert_eq!(tile_row(&one[0].params, 5), (0, [5 * 4096; 3]));
         let matrix = build(
@@ -706,6 +741,50 @@ mod tests {
         );
         assert_eq!(matrix[0].params.sizes[..4], [100, 40, 1, 1]);
         assert_eq!(tile_row(&matrix[0].params, 3), (3, [0; 3]));
+    }
+
+    #[test]
+    fn batches_of_every_rank_the_records_hold_find_their_matrices() {
+        // Batches of three to six dimensions (ranks 5 to 8), none of which merge: A's
+        // strides reversed (a full reversal of the dimensions), B's a second order, sizes odd
+        // so that every divisor is exact only by its magic; grids of at most 5 rows, so
+        // that records split matrices; in both forms.
+        for sizes in [
+            &[3, 2, 5, 40, 33][..],
+            &[2, 3, 2, 3, 70, 9],
+            &[3, 2, 2, 1, 3, 2, 33, 65],
+        ] {
+            let rank = sizes.len();
+            let mut p = piece(sizes, [0; 3]);
+            let dense = |order: &mut dyn Iterator<Item = usize>| {
+                let mut strides = vec![0; rank];
+                let mut next = 1;
+                for d in order {
+                    strides[d] = next;
+                    next *= sizes[d];
+                }
+                strides
+            };
+            p.strides[0] = dense(&mut (0..rank).rev());
+            p.strides[1] = dense(&mut (0..rank));
+            p.strides[2] = dense(&mut (0..rank).rev().skip(1).chain([rank - 1]));
+            let tile_rows = sizes[rank - 2].div_ceil(TILE) as u32;
+            let want = every_tile_row(&p, [7, 0, 3], tile_rows);
+            for per_matrix in [false, true] {
+                let form = TileForm {
+                    staged: false,
+                    per_matrix,
+                };
+                let d = build(KernelKind::Tile, &p, [28, 0, 12], [0; 3], 4, 5, form);
+                let rank_compiled = if per_matrix { 2 } else { rank as u32 };
+                assert!(d.iter().all(|r| r.params.head[1] == rank_compiled));
+                assert_eq!(
+                    grid_rows(&d),
+                    want,
+                    "{sizes:?}, one record a matrix: {per_matrix}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
 use super::dispatch::{splat_input, tile_shape};
+use super::params::MAX_KERNEL_RANK;
 use super::target::Target;
 use super::tune::TuningKey;
 use crate::layout::{KernelKind, Piece, Plan, Widths};
@@ -626,11 +627,6 @@ pub(crate) fn spaced<const N: usize>(piece: &Piece<N>, width: u64) -> bool {
     true
 }
 
-/// The most dimensions a tile piece has: its matrix's two and up to two batch dimensions
-/// (a 3-D or 4-D permutation that swaps the innermost axis with another, once merged), which
-/// the tile kernels' records hold in their third and fourth slots.
-pub(crate) const MAX_TILE_RANK: usize = 4;
-
 /// The dimension that a tile kernel runs as its matrix's rows: the one along which the first
 /// input read across its rows (its innermost stride above 1; A's, else B's) has its smallest
 /// stride (the innermost of equals), where that stride is below its innermost one; the
@@ -694,15 +690,15 @@ pub(crate) fn tile_per_matrix(piece: &Piece, cpu: bool) -> bool {
 
 /// Whether `piece` suits the tile kernel, alignment aside: under a gather plan, in its matrix
 /// order ([`in_matrix_order`]), a matrix with an input read across its rows, alone or in a
-/// batch of up to two dimensions ([`MAX_TILE_RANK`]), however many matrices and wherever
-/// the batch dimensions lie in memory (the grid counts the batch's tile rows, so its size
-/// is bounded by nothing but the grid's columns). 8- and 16-bit elements also need every
+/// batch of any rank a piece has, however many matrices and wherever the batch dimensions
+/// lie in memory (the grid counts the batch's tile rows, so its size is bounded by nothing
+/// but the grid's columns). 8- and 16-bit elements also need every
 /// output row to start on a word and hold whole words, which [`choose`] checks.
 fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
     let piece = in_matrix_order(piece);
     let rank = piece.sizes.len();
     planned == KernelKind::Gather
-        && (2..=MAX_TILE_RANK).contains(&rank)
+        && rank >= 2
         && (transposed(&piece, 1) || transposed(&piece, 2))
         // The narrowest tile a grid row holds (`tile_shape`): the staged form's.
         && piece.sizes[rank - 1].div_ceil(tile_shape(width, true).1) <= u64::from(max_groups)
@@ -868,18 +864,20 @@ pub(crate) fn modes(kernel: KernelKind, piece: &Piece, width: u64, cpu: bool) ->
 
 /// The `RANK` override: the piece's rank where the kernel has a path for it without a loop
 /// of unknown length (1 to 4 for the gather, scatter (spaced or not) and shifted-rows
-/// kernels, 2 to 4 for the rows kernel, whose rows have one dimension fewer, and for the
-/// tile kernels, whose matrix is two and their batch the rest), else 0. On lavapipe, rows
-/// of rank 4 (a (0, 2, 1, 3) permutation, 64 MiB) ran in 0.86 of the time with it than with
-/// the rank read from the record; the tile kernels compile in no batch arithmetic for a
-/// single matrix.
+/// kernels, 2 to 4 for the rows kernel, whose rows have one dimension fewer), else 0; for
+/// the tile kernels always (2 to 8: their matrix is two, their batch the rest, and the loop
+/// over the batch, once a workgroup, has the constant's length). On lavapipe, rows of rank
+/// 4 (a (0, 2, 1, 3) permutation, 64 MiB) ran in 0.86 of the time with it than with the
+/// rank read from the record; the tile kernels compile in no batch arithmetic for a single
+/// matrix.
 pub(crate) fn rank_constant(kernel: KernelKind, rank: usize) -> u32 {
     match (kernel, rank) {
         (
             KernelKind::Gather | KernelKind::Scatter | KernelKind::Spaced | KernelKind::ShiftedRows,
             1..=4,
         )
-        | (KernelKind::Rows | KernelKind::Tile | KernelKind::BlockTile, 2..=4) => rank as u32,
+        | (KernelKind::Rows, 2..=4)
+        | (KernelKind::Tile | KernelKind::BlockTile, 2..=MAX_KERNEL_RANK) => rank as u32,
         _ => 0,
     }
 }
@@ -1128,19 +1126,33 @@ mod tests {
             choose(KernelKind::Gather, &mid_word, &gpu, 1),
             KernelKind::Gather
         );
-        // Three batch dimensions: no tile.
+        // Three batch dimensions and more, as many as a piece has: a (4, 3, 2, 1, 0)
+        // permutation (every dimension reversed, none merging) tiles, in matrix order.
         let deep = piece(
-            &[2, 2, 2, 16, 16],
+            &[4, 4, 4, 4, 16],
             [
-                &[2048, 1024, 512, 16, 1],
-                &[2048, 1024, 512, 1, 16],
-                &[2048, 1024, 512, 16, 1],
+                &[1024, 256, 64, 16, 1],
+                &[1, 4, 16, 64, 256],
+                &[1024, 256, 64, 16, 1],
             ],
         );
-        assert!(!candidates(KernelKind::Gather, &deep, 4, 65535).contains(&KernelKind::Tile));
+        assert_eq!(in_matrix_order(&deep).sizes, [4, 4, 4, 4, 16]);
+        assert_eq!(in_matrix_order(&deep).strides[1], [4, 16, 64, 1, 256]);
         assert_eq!(
             choose(KernelKind::Gather, &deep, &gpu, 4),
-            KernelKind::Gather
+            KernelKind::BlockTile
+        );
+        let odd_deep = piece(
+            &[2, 3, 2, 3, 2, 3, 5, 7],
+            [
+                &[3780, 1260, 630, 210, 105, 35, 7, 1],
+                &[1, 2, 6, 12, 36, 72, 216, 1080],
+                &[3780, 1260, 630, 210, 105, 35, 7, 1],
+            ],
+        );
+        assert_eq!(
+            choose(KernelKind::Gather, &odd_deep, &gpu, 4),
+            KernelKind::Tile
         );
         // A matrix or a batch already in order is itself.
         assert!(matches!(

@@ -555,8 +555,11 @@ pub(super) fn rows_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
 /// inner stride is above 1 and above the one before it (transposed, transposed every other
 /// element, or one row read with a step and repeated); the other input anything that keeps
 /// the rank. For 8- and 16-bit elements the row length is a multiple of the elements in a
-/// word, so that output rows hold whole words. These run whole: 4 KiB windows would cut most
-/// of them into pieces of part of a row, which the gather kernel takes.
+/// word, so that output rows hold whole words. A fifth of the draws are deep instead: an
+/// input with fully reversed strides over five dimensions, none of which merge (a matrix and
+/// a batch of three), of any element width and row length (the test kit's oracle says which
+/// kernel takes it). These run whole: 4 KiB windows would cut most of them into pieces of
+/// part of a row, which the gather kernel takes.
 pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)> {
     let tie = binding.tie();
     let side = || prop_oneof![3 => 33u32..=80, 1 => 2u32..=32];
@@ -573,10 +576,28 @@ pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
         2 => (0u32..3).prop_map(Input::Transposed),
     ];
     let batch = prop_oneof![3 => Just(None), 1 => (2u32..=4, 0u32..3).prop_map(Some)];
+    let tied = move |sizes: Vec<u32>, tiled: Vec<u32>, other: Input, swap: bool| {
+        let out = strides_of(&sizes, Input::Packed);
+        let other = strides_of(&sizes, other);
+        let [a, b] = match tie {
+            Tie::AOut => [out.clone(), tiled],
+            Tie::BOut => [tiled, out.clone()],
+            Tie::AB => [tiled.clone(), tiled],
+            Tie::None if swap => [other, tiled],
+            Tie::None => [tiled, other],
+        };
+        (Core::tied(sizes, [a, b, out], tie), false)
+    };
+    let deep = (outer(5..=5, 4), 0u32..3, other.clone(), any::<bool>()).prop_map(
+        move |(sizes, p, other, swap)| {
+            let tiled = strides_of(&sizes, Input::Transposed(p));
+            tied(sizes, tiled, other, swap)
+        },
+    );
     // For 32-bit elements, half the draws keep every 16-byte block whole (the block tile's
     // layouts): sides multiples of 4, a transposed input dense along the rows, its columns
     // and matrices 4 elements apart.
-    (
+    let matrices = (
         side(),
         side(),
         tiled,
@@ -594,7 +615,6 @@ pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
             };
             let c = if w < 4 { c.next_multiple_of(4 / w) } else { c };
             let mut sizes = vec![r, c];
-            let mut out = vec![c, 1];
             let mut tiled = match kind {
                 0 => vec![1, r + p],
                 1 => vec![2, 2 * r + p],
@@ -614,19 +634,10 @@ pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
                         stride
                     },
                 );
-                out.insert(0, r * c);
             }
-            let other = strides_of(&sizes, other);
-            let [a, b] = match tie {
-                Tie::AOut => [out.clone(), tiled],
-                Tie::BOut => [tiled, out.clone()],
-                Tie::AB => [tiled.clone(), tiled],
-                Tie::None if swap => [other, tiled],
-                Tie::None => [tiled, other],
-            };
-            (Core::tied(sizes, [a, b, out], tie), false)
-        })
-        .boxed()
+            tied(sizes, tiled, other, swap)
+        });
+    prop_oneof![4 => matrices, 1 => deep].boxed()
 }
 
 /// Scatter: an output that stays strided after coalescing and that neither the rows nor the
@@ -752,8 +763,7 @@ pub(super) fn shifted_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, boo
 /// - rows of less than 64 bytes (inputs read forwards or repeated);
 /// - an input that reads every k-th element;
 /// - a transposed input of 8- or 16-bit elements whose output rows do not hold whole words
-///   (rank 2), or of 32- and 64-bit elements with fully reversed strides at rank 5 (a matrix
-///   and three batch dimensions; the tile kernels take two).
+///   (rank 2).
 ///
 /// Windows keep the first two and the stepped inputs on the gather kernel; elsewhere a piece
 /// may go to the rows, shifted-rows or tile kernel, so those run whole.
@@ -822,29 +832,22 @@ pub(super) fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool
             let s = strides_of(&sizes, Input::Stepped(k, p));
             special(sizes, s, other, swap, narrow)
         });
-    let transposed = (
-        if narrow {
-            outer(2..=2, 60).boxed()
-        } else {
-            // Fully reversed strides over five dimensions, none of which merge: a matrix and
-            // three batch dimensions, one more than the tile kernels take.
-            outer(5..=5, 4).boxed()
-        },
-        0u32..3,
-        any_input(),
-        any::<bool>(),
-    )
-        .prop_map(move |(mut sizes, p, other, swap)| {
-            if narrow {
-                // An odd row length: output rows that do not hold whole words, which the tile
-                // kernel leaves to the gather kernel.
-                sizes[1] |= 1;
-            }
+    // An odd row length: output rows that do not hold whole words, which the tile kernel
+    // leaves to the gather kernel. (The tile kernels take every transposed input of 32- and
+    // 64-bit elements, of any rank.)
+    let transposed = (outer(2..=2, 60), 0u32..3, any_input(), any::<bool>()).prop_map(
+        move |(mut sizes, p, other, swap)| {
+            sizes[1] |= 1;
             let s = strides_of(&sizes, Input::Transposed(p));
             // A window piece may hold whole words per row and take the tile kernel.
             special(sizes, s, other, swap, false)
-        });
-    prop_oneof![one_dim, short, stepped, transposed].boxed()
+        },
+    );
+    if narrow {
+        prop_oneof![one_dim, short, stepped, transposed].boxed()
+    } else {
+        prop_oneof![one_dim, short, stepped].boxed()
+    }
 }
 
 /// One generator for all layouts, written without the kernel rules: random types, ranks,
