@@ -58,7 +58,9 @@
 //! with `--save` it writes them to `benches/shifts-and-count-<adapter>.md`. (`--family` and
 //! `--chapter` are older names of `--and-or-not` and `--shifts-and-count`, still taken.)
 //! `--graph` runs the graph section alone (its tables and targets, about a minute), `--quick`
-//! fewer sizes and rounds. For cold figures that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
+//! fewer sizes and rounds. `--case TEXT` keeps, in the strided sections, only the layouts
+//! whose path's name contains TEXT (`--strided --case depth-to-space`). For cold figures
+//! that include compiling, run with `MESA_SHADER_CACHE_DISABLE=true`
 //! on Mesa's drivers (lavapipe keeps compiled shaders on disk otherwise).
 //!
 //! The cases, baselines, timers and sections are the `gpu-xor-bench` crate's (`benches/`,
@@ -70,6 +72,12 @@ use gpu_xor_bench::report::{self, Section};
 fn main() -> Result<(), gpu_xor::Error> {
     let flag = |name: &str| std::env::args().any(|a| a == name);
     let quick = flag("--quick");
+    let args: Vec<String> = std::env::args().collect();
+    let case = args
+        .iter()
+        .position(|a| a == "--case")
+        .and_then(|at| args.get(at + 1).cloned());
+    report::set_case_filter(case);
     let alone = if flag("--core") {
         Some(Section::Core)
     } else if flag("--graph") {

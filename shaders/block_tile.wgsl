@@ -1,8 +1,8 @@
 // Block tile kernel: transposes whose every global load and store is a whole 16-byte block,
 // for every element width. Entry point: `main`.
 //
-// Two dimensions [rows, cols] per matrix, and a batch of matrices of up to two dimensions, as
-// tile.wgsl takes them (`tile_row` in common.wgsl: the grid's rows run over the batch's tile
+// Two dimensions [rows, cols] per matrix, and a batch of matrices of any number of
+// dimensions, as tile.wgsl takes them (`tile_row` in common.wgsl: the grid's rows run over the batch's tile
 // rows; `base.w` is the first of this record). A block holds
 // E = 16 / WIDTH elements. The host picks this kernel only where every block it touches is
 // whole and on a 16-byte boundary: rows and cols multiples of E, the output's rows dense and

@@ -2,10 +2,11 @@
 //
 // Two dimensions [rows, cols] per matrix; the output is dense, and at least one input is
 // read across its rows (a transposed view: its stride along `rows` is the small one). A batch
-// of matrices (a 3-D or 4-D permutation that swaps the innermost axis with another, of up to
-// two batch dimensions, wherever they lie in memory) runs on one grid whose rows are the
-// batch's tile rows, matrix by matrix; each workgroup finds its matrix, and each operand's
-// first element in it, from its grid row once (`tile_row` in common.wgsl).
+// of matrices (a permutation of 3 to 8 dimensions that swaps the innermost axis with
+// another, of any number of batch dimensions, wherever they lie in memory) runs on one grid
+// whose rows are the batch's tile rows, matrix by matrix; each workgroup finds its matrix,
+// and each operand's first element in it, from its grid row once (`tile_row` in
+// common.wgsl).
 //
 // WIDTH 4 and 8: each 32 x 8 workgroup owns a 32 x 32 tile of the output, four elements per
 // invocation. First every invocation loads its four elements of each staged input with the

@@ -181,7 +181,9 @@ fn benches(c: &mut Criterion) {
         Path::Permuted4Channels,
         Path::Permuted3Reversed,
         Path::Permuted4Reversed,
+        Path::Permuted5Reversed,
         Path::BatchedTransposes,
+        Path::DepthToSpace,
         Path::SteppedInput,
     ] {
         group(c, &ctx, Op::BitXor, path, &[DataType::U32]);

@@ -52,10 +52,17 @@ pub enum Path {
     /// A a 4-D cube read with axes (0, 3, 2, 1) (the last three reversed): strides
     /// `[n³, 1, n, n²]`; two batch axes that do not merge.
     Permuted4Reversed,
+    /// A 5-D cube read with its axes reversed, axes (4, 3, 2, 1, 0): strides
+    /// `[1, n, n², n³, n⁴]`; a matrix and a batch of three axes that do not merge.
+    Permuted5Reversed,
     /// Many small transposes: `[m, 64, 64]` with A read with axes (0, 2, 1), strides
     /// `[4096, 1, 64]` (a batch of a model's per-head transposes, 4,096 of them at 64 MiB of
     /// 32-bit elements).
     BatchedTransposes,
+    /// ONNX's DepthToSpace (DCR, block 2) as a permutation: A packed as `[2, 2, C, H, W]`
+    /// (C = 16, H = W) read as `[C, H, 2, W, 2]`, axes (2, 3, 0, 4, 1); five dimensions that
+    /// do not merge, a matrix of W rows by 2 columns and a batch of three.
+    DepthToSpace,
     /// The output a cube written with axes (2, 0, 1), the inputs packed.
     PermutedOutput,
     /// A read with a step of two elements: `[n]` with stride `[2]`.
@@ -75,6 +82,8 @@ fn axes(path: Path) -> &'static [usize] {
         Path::Permuted4Channels => &[0, 3, 1, 2],
         Path::Permuted3Reversed => &[2, 1, 0],
         Path::Permuted4Reversed => &[0, 3, 2, 1],
+        Path::Permuted5Reversed => &[4, 3, 2, 1, 0],
+        Path::DepthToSpace => &[2, 3, 0, 4, 1],
         _ => &[],
     }
 }
@@ -85,6 +94,16 @@ fn permuted_strides(side: u64, axes: &[usize]) -> Vec<u32> {
     axes.iter()
         .map(|&k| side.pow((rank - 1 - k) as u32) as u32)
         .collect()
+}
+
+/// The channels of [`Path::DepthToSpace`]'s output.
+const DEPTH_CHANNELS: u64 = 16;
+
+/// The shape of [`Path::DepthToSpace`]'s input in `n` elements, `[2, 2, C, s, s]` with the
+/// largest side `s` that fits (at least one).
+fn depth_to_space_input(n: u64) -> [u64; 5] {
+    let s = root(n / (4 * DEPTH_CHANNELS), 2).max(1);
+    [2, 2, DEPTH_CHANNELS, s, s]
 }
 
 /// The side of each matrix of [`Path::BatchedTransposes`].
@@ -123,7 +142,9 @@ impl Path {
             Path::Permuted4Channels => "permuted-4d (0,3,1,2)",
             Path::Permuted3Reversed => "permuted-3d (2,1,0)",
             Path::Permuted4Reversed => "permuted-4d (0,3,2,1)",
+            Path::Permuted5Reversed => "permuted-5d (4,3,2,1,0)",
             Path::BatchedTransposes => "batched-transposes 64x64",
+            Path::DepthToSpace => "depth-to-space 2x2",
             Path::PermutedOutput => "permuted-output (2,0,1)",
             Path::SteppedInput => "stepped-input",
             Path::SteppedOutput => "stepped-output",
@@ -290,9 +311,10 @@ struct Dims {
     cols: u64,
     rows: u64,
     side: u64,
-    /// Sides of the 3-D and 4-D cubes.
+    /// Sides of the 3-D, 4-D and 5-D cubes.
     cube3: u64,
     cube4: u64,
+    cube5: u64,
 }
 
 /// The largest `s` with `s^rank <= n`.
@@ -321,6 +343,7 @@ impl Dims {
             side: (n as f64).sqrt().max(1.0) as u64,
             cube3: root(n, 3),
             cube4: root(n, 4),
+            cube5: root(n, 5),
         }
     }
 }
@@ -411,6 +434,7 @@ impl Case {
             side,
             cube3,
             cube4,
+            cube5,
         } = Dims::new(data_type, bytes);
         let t = |sizes: &[u64]| {
             TensorDesc::new(
@@ -463,11 +487,14 @@ impl Case {
             | Path::Permuted4
             | Path::Permuted4Channels
             | Path::Permuted3Reversed
-            | Path::Permuted4Reversed => {
-                let (r, n) = (
-                    axes(path).len(),
-                    if axes(path).len() == 3 { cube3 } else { cube4 },
-                );
+            | Path::Permuted4Reversed
+            | Path::Permuted5Reversed => {
+                let r = axes(path).len();
+                let n = match r {
+                    3 => cube3,
+                    4 => cube4,
+                    _ => cube5,
+                };
                 let shape = vec![n; r];
                 (
                     t(&shape).with_strides(&permuted_strides(n, axes(path))),
@@ -485,6 +512,21 @@ impl Case {
                     t(&shape),
                     t(&shape),
                     m * BATCHED_SIDE * BATCHED_SIDE,
+                )
+            }
+            Path::DepthToSpace => {
+                let input = depth_to_space_input(n);
+                let mut packed = [1u64; 5];
+                for d in (0..4).rev() {
+                    packed[d] = packed[d + 1] * input[d + 1];
+                }
+                let shape: Vec<u64> = axes(path).iter().map(|&k| input[k]).collect();
+                let strides: Vec<u32> = axes(path).iter().map(|&k| packed[k] as u32).collect();
+                (
+                    t(&shape).with_strides(&strides),
+                    t(&shape),
+                    t(&shape),
+                    input.iter().product(),
                 )
             }
             Path::PermutedOutput => {
@@ -733,7 +775,9 @@ impl Case {
             | Path::Permuted3Reversed
             | Path::PermutedOutput => d.cube3.pow(3),
             Path::Permuted4 | Path::Permuted4Channels | Path::Permuted4Reversed => d.cube4.pow(4),
+            Path::Permuted5Reversed => d.cube5.pow(5),
             Path::BatchedTransposes => batched_matrices(d.n) * BATCHED_SIDE * BATCHED_SIDE,
+            Path::DepthToSpace => depth_to_space_input(d.n).iter().product(),
             Path::SteppedInput | Path::SteppedOutput => d.n / 2,
             Path::ShortRows => d.n / 5 * 3,
         }

@@ -4,8 +4,9 @@
 //! A GPU-tuned context stages a transposed input through workgroup memory for every width (8-
 //! and 16-bit elements in the staged form, square tiles of words); a CPU-tuned context keeps
 //! the 8- and 16-bit tiles in registers and gathers small 32- and 64-bit ones. A batch of
-//! matrices (a 3-D or 4-D permutation that swaps the innermost axis with another: one or two
-//! batch dimensions, of any size, wherever they lie in memory) runs on one grid. Each case is
+//! matrices (a permutation of 3 to 8 dimensions that swaps the innermost axis with another:
+//! any number of batch dimensions, of any size, wherever they lie in memory) runs on one
+//! grid. Each case is
 //! checked byte for byte over whole buffers, and its kernel against the layout's own reading
 //! ([`tile_kernel`]).
 

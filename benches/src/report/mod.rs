@@ -177,6 +177,22 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
 /// `GPU_XOR_BENCH_SIZES=gpu` asks for them on any adapter (a dry run of a GPU's sections:
 /// every section completes and checks its outputs at those sizes, slowly, on a CPU adapter
 /// with memory for them).
+/// The text that the strided sections' paths must contain to run (`--case TEXT`), set once
+/// before any section runs ([`set_case_filter`]); `None` runs every path.
+pub(crate) fn case_filter() -> Option<&'static str> {
+    CASE_FILTER.get().and_then(|text| text.as_deref())
+}
+
+static CASE_FILTER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Runs only the strided layouts whose path's name contains `text` (`permuted`,
+/// `depth-to-space`, `(2,1,0)`) in the strided sections (`--strided`, `--strided --tunings`),
+/// for a quicker measurement of a few rows; the baselines and contiguous rows still run.
+/// The first call decides.
+pub fn set_case_filter(text: Option<String>) {
+    let _ = CASE_FILTER.set(text);
+}
+
 pub(crate) fn on_gpu(ctx: &Context) -> bool {
     std::env::var("GPU_XOR_BENCH_SIZES").as_deref() == Ok("gpu")
         || ctx.adapter_info().device_type != wgpu::DeviceType::Cpu

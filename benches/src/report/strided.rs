@@ -23,7 +23,9 @@ fn strided_target(path: Path) -> (f64, f64) {
         | Path::Permuted4Channels
         | Path::Permuted3Reversed
         | Path::Permuted4Reversed
-        | Path::BatchedTransposes => (0.7, 1.1),
+        | Path::Permuted5Reversed
+        | Path::BatchedTransposes
+        | Path::DepthToSpace => (0.7, 1.1),
         Path::TransposedOutput | Path::PermutedOutput | Path::SteppedOutput | Path::ShortRows => {
             (0.5, 1.0)
         }
@@ -47,7 +49,9 @@ fn strided_cases() -> Vec<(Path, DataType)> {
         Path::Permuted4Channels,
         Path::Permuted3Reversed,
         Path::Permuted4Reversed,
+        Path::Permuted5Reversed,
         Path::BatchedTransposes,
+        Path::DepthToSpace,
     ] {
         cases.push((path, DataType::U32));
     }
@@ -86,11 +90,14 @@ fn strided_sizes(ctx: &Context, quick: bool) -> Vec<(u64, bool)> {
     }
 }
 
-/// The cases a size runs: all, or the transposes and permutations of 32-bit elements.
+/// The cases a size runs: all, or the transposes and permutations of 32-bit elements; of
+/// them, those whose path's name contains the case filter's text, if any
+/// ([`super::case_filter`]).
 fn cases_at(all: bool) -> Vec<(Path, DataType)> {
     strided_cases()
         .into_iter()
         .filter(|&(path, dt)| all || (dt == DataType::U32 && strided_target(path).0 >= 0.7))
+        .filter(|&(path, _)| super::case_filter().is_none_or(|text| path.name().contains(text)))
         .collect()
 }
 

@@ -172,14 +172,16 @@ async fn tile() {
 #[wasm_bindgen_test]
 async fn tile_batches_anywhere_in_memory() {
     // A (2, 1, 0) permutation (the batch between the rows and the columns), a (0, 3, 2, 1)
-    // one (two batch dimensions that do not merge) and 1,100 small transposes, on each
-    // width and both tunings: the tile kernels in their matrix order, counting the batch on
-    // one grid (tuned for GPUs, and for CPUs beyond 1,024 matrices) or one record per matrix.
+    // one (two batch dimensions that do not merge), a (4, 3, 2, 1, 0) one (three) and 1,100
+    // small transposes, on each width and both tunings: the tile kernels in their matrix
+    // order, counting the batch on one grid (tuned for GPUs, and for CPUs beyond 1,024
+    // matrices) or one record per matrix.
     let gpu = tuned(KernelTuning::Gpu).await;
     let cpu = tuned(KernelTuning::Cpu).await;
-    let cases: [(&[u32], &[u32]); 3] = [
+    let cases: [(&[u32], &[u32]); 4] = [
         (&[16, 3, 32], &[1, 16, 48]),
         (&[2, 32, 3, 16], &[1536, 1, 32, 96]),
+        (&[16, 2, 3, 2, 16], &[1, 16, 32, 96, 192]),
         (&[1100, 4, 16], &[64, 1, 4]),
     ];
     for dt in [DataType::U8, DataType::F16, DataType::U32, DataType::I64] {
