@@ -519,6 +519,33 @@ pub(crate) mod tests {
         Validator::new(ValidationFlags::all(), Capabilities::empty())
     }
 
+    /// `module` (of `kernel`, validated as `info`) with `overrides` set: it still validates,
+    /// and translates to every backend.
+    fn specialise_and_translate(
+        kernel: &ShaderSource,
+        module: &naga::Module,
+        info: &naga::valid::ModuleInfo,
+        overrides: Overrides,
+    ) {
+        let mut constants = naga::back::PipelineConstants::default();
+        for (name, value) in overrides.constants() {
+            constants.insert(name.to_string(), value);
+        }
+        let what = format!("{} {overrides:?}", kernel.name);
+        let entry = (naga::ShaderStage::Compute, kernel.entry_point);
+        let (module, info) = naga::back::pipeline_constants::process_overrides(
+            module,
+            info,
+            Some(entry),
+            &constants,
+        )
+        .unwrap_or_else(|e| panic!("{what}: overrides: {e}"));
+        validator()
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        translate(&module, &info, kernel.entry_point, &what);
+    }
+
     #[test]
     fn every_kernel_translates_to_every_backend_with_every_override_set() {
         let mut translated = 0;
@@ -604,26 +631,7 @@ pub(crate) mod tests {
                                 spread,
                                 in_width,
                             };
-                            let mut constants = naga::back::PipelineConstants::default();
-                            for (name, value) in overrides.constants() {
-                                constants.insert(name.to_string(), value);
-                            }
-                            let what = format!("{} {overrides:?}", kernel.name);
-                            let entry = (naga::ShaderStage::Compute, kernel.entry_point);
-                            let (module, info) = naga::back::pipeline_constants::process_overrides(
-                                &module,
-                                &info,
-                                Some(entry),
-                                &constants,
-                            )
-                            .unwrap_or_else(|e| panic!("{what}: overrides: {e}"));
-                            // The specialised module still validates.
-                            let info_again = validator()
-                                .validate(&module)
-                                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
-                            drop(info_again);
-
-                            translate(&module, &info, kernel.entry_point, &what);
+                            specialise_and_translate(&kernel, &module, &info, overrides);
                             translated += 1;
                         }
                     }
@@ -708,23 +716,7 @@ pub(crate) mod tests {
                     spread: false,
                     in_width: 0,
                 };
-                let mut constants = naga::back::PipelineConstants::default();
-                for (name, value) in overrides.constants() {
-                    constants.insert(name.to_string(), value);
-                }
-                let what = format!("{} {overrides:?}", kernel.name);
-                let entry = (naga::ShaderStage::Compute, kernel.entry_point);
-                let (module, info) = naga::back::pipeline_constants::process_overrides(
-                    &module,
-                    &info,
-                    Some(entry),
-                    &constants,
-                )
-                .unwrap_or_else(|e| panic!("{what}: overrides: {e}"));
-                validator()
-                    .validate(&module)
-                    .unwrap_or_else(|e| panic!("{what}: {e:?}"));
-                translate(&module, &info, kernel.entry_point, &what);
+                specialise_and_translate(kernel, &module, &info, overrides);
                 translated += 1;
             }
         }

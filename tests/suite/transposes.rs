@@ -204,20 +204,25 @@ fn every_permutation_of_3d_and_4d_inputs_is_exact_on_its_kernel() {
 }
 
 /// A packed tensor of `shape` read with its axes permuted by `p` (output axis k reads the
-/// input's axis p[k]), XOR a packed B, under both tunings: every byte, and where the inner
-/// axis moved (a transpose) the kernel the layout calls for. Returns the kernels that ran.
-fn check_permutation(dt: DataType, shape: &[u32], p: &[usize]) -> Vec<KernelKind> {
+/// input's axis p[k]) as A, XOR a packed B into a packed output.
+fn permuted(dt: DataType, shape: &[u32], p: &[usize]) -> DmlCase {
     let input = packed(shape);
     let sizes: Vec<u32> = p.iter().map(|&k| shape[k]).collect();
     let a: Vec<u32> = p.iter().map(|&k| input[k]).collect();
     let out = TensorDesc::new(dt, &sizes);
-    let case = DmlCase::distinct(
+    DmlCase::distinct(
         Operator::BitXor,
         out.clone().with_strides(&a),
         out.clone(),
         out,
         sizes.len() as u64,
-    );
+    )
+}
+
+/// [`permuted`] under both tunings: every byte, and where the inner axis moved (a
+/// transpose) the kernel the layout calls for. Returns the kernels that ran.
+fn check_permutation(dt: DataType, shape: &[u32], p: &[usize]) -> Vec<KernelKind> {
+    let case = permuted(dt, shape, p);
     let mut ran = Vec::new();
     for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
         let summary = case.check_on(tuned(tuning));
@@ -257,21 +262,9 @@ fn permutations_of_five_to_eight_dimensions_tile_their_batch_of_any_rank() {
     }
     // And on a device of 3 workgroups a side, where a batch's tile rows run in records of
     // three and records split matrices.
+    let reversed: Vec<usize> = (0..6).rev().collect();
     for dt in [DataType::U8, DataType::U32] {
-        let shape = [2, 3, 2, 3, 2, 33];
-        let p: Vec<usize> = (0..6).rev().collect();
-        let input = packed(&shape);
-        let sizes: Vec<u32> = p.iter().map(|&k| shape[k]).collect();
-        let a: Vec<u32> = p.iter().map(|&k| input[k]).collect();
-        let out = TensorDesc::new(dt, &sizes);
-        let case = DmlCase::distinct(
-            Operator::BitXor,
-            out.clone().with_strides(&a),
-            out.clone(),
-            out,
-            6,
-        );
-        case.check_on(few_groups());
+        permuted(dt, &[2, 3, 2, 3, 2, 33], &reversed).check_on(few_groups());
     }
 }
 
