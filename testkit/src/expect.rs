@@ -4,17 +4,43 @@
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::{DataType, KernelTuning, TensorDesc};
 
-/// The kernel of a two-dimensional call with a transposed input (a transposed output is
-/// reordered into one) whose dense output has rows of `cols` elements: the tile kernel for
-/// 32- and 64-bit elements, and for 8- and 16-bit ones where each row holds whole words;
-/// otherwise the gather kernel.
-pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
+/// The kernel of a two-dimensional call of `rows` by `cols` with a transposed input (a
+/// transposed output is reordered into one) whose dense output does not hold whole 16-byte
+/// blocks, on a context tuned for GPUs: the tile kernel for 32- and 64-bit elements, and
+/// for 8- and 16-bit ones where each row holds whole words, where the matrix fills a quarter
+/// of the tiles that cover it ([`tile_fill`]); otherwise the gather kernel.
+pub fn transposed_kernel(data_type: DataType, rows: u32, cols: u32) -> KernelKind {
     let width = data_type.size_in_bytes();
-    if width >= 4 || (cols * width).is_multiple_of(4) {
+    let fills = tile_fill(
+        u64::from(rows),
+        u64::from(cols),
+        tile_side(KernelKind::Tile, u64::from(width), KernelTuning::Gpu),
+    );
+    if fills && (width >= 4 || (cols * width).is_multiple_of(4)) {
         KernelKind::Tile
     } else {
         KernelKind::Gather
     }
+}
+
+/// The rows and columns of the tiles of `kernel` (`Tile` or `BlockTile`) at `width`-byte
+/// elements on a context of `tuning`: the block tile 64 rows of 64 words; the tile kernel
+/// 32 x 32 for 32- and 64-bit elements, for narrower ones (L elements a word) 16L x 16L
+/// tuned for GPUs and 8L x 32L tuned for CPUs.
+pub fn tile_side(kernel: KernelKind, width: u64, tuning: KernelTuning) -> (u64, u64) {
+    let lanes = 4 / width.clamp(1, 4);
+    match kernel {
+        KernelKind::BlockTile => (64, 64 * 4 / width.clamp(1, 8)),
+        _ if width >= 4 => (32, 32),
+        _ if tuning == KernelTuning::Cpu => (8 * lanes, 32 * lanes),
+        _ => (16 * lanes, 16 * lanes),
+    }
+}
+
+/// Whether a matrix of `rows` by `cols` fills at least a quarter of the tiles of `side`
+/// (rows, columns) that cover it: the least the fixed rules run on a tile kernel.
+pub fn tile_fill(rows: u64, cols: u64, side: (u64, u64)) -> bool {
+    4 * rows * cols >= rows.next_multiple_of(side.0) * cols.next_multiple_of(side.1)
 }
 
 /// The kernel of a two-dimensional call (or a batch of them, of any number of dimensions and
@@ -30,7 +56,8 @@ pub fn transposed_kernel(data_type: DataType, cols: u32) -> KernelKind {
 /// in the inputs' order with the scatter kernel ([`KernelKind::Spaced`]) where both inputs
 /// are read across their rows, and gathers ([`KernelKind::Gather`]) otherwise; else the
 /// tile kernel, for 8- and 16-bit elements only where every output row and matrix starts a
-/// word (else gathered).
+/// word (else gathered). Either tile kernel only where the matrix fills at least a quarter
+/// of the kernel's tiles that cover it ([`tile_fill`], [`tile_side`]); else the next.
 ///
 /// The dimensions are first put in the output's order (largest output stride first, sizes of
 /// 1 dropped) and merged wherever every tensor allows; a tile needs two or more. The
@@ -53,14 +80,21 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
     let word_rows = merged[..rank - 1]
         .iter()
         .all(|(_, strides)| (strides[0] * width).is_multiple_of(4));
+    let fills = |kernel: KernelKind| {
+        let side = tile_side(kernel, width, tuning);
+        matrix && tile_fill(merged[rank - 2].0, merged[rank - 1].0, side)
+    };
     if !(across(1) || across(2)) {
         // No input read across the rows of a matrix.
         KernelKind::Gather
-    } else if !(tuning == KernelTuning::Cpu && width == 8) && whole_blocks(&merged, width, across) {
+    } else if !(tuning == KernelTuning::Cpu && width == 8)
+        && whole_blocks(&merged, width, across)
+        && fills(KernelKind::BlockTile)
+    {
         KernelKind::BlockTile
     } else if cpu_wide && rank == 2 && across(1) && across(2) {
         KernelKind::Spaced
-    } else if cpu_wide || !word_rows {
+    } else if cpu_wide || !word_rows || !fills(KernelKind::Tile) {
         KernelKind::Gather
     } else {
         KernelKind::Tile
@@ -247,9 +281,11 @@ mod tests {
         );
         let u32s = TensorDesc::new(DataType::U32, &[4, 5]).with_strides(&[7, 1]);
         assert_eq!(scatter_kind(&u32s), KernelKind::Spaced);
-        assert_eq!(transposed_kernel(DataType::U8, 4), KernelKind::Tile);
-        assert_eq!(transposed_kernel(DataType::U16, 5), KernelKind::Gather);
-        assert_eq!(transposed_kernel(DataType::F32, 5), KernelKind::Tile);
+        assert_eq!(transposed_kernel(DataType::U8, 64, 4), KernelKind::Gather);
+        assert_eq!(transposed_kernel(DataType::U8, 64, 16), KernelKind::Tile);
+        assert_eq!(transposed_kernel(DataType::U16, 64, 5), KernelKind::Gather);
+        assert_eq!(transposed_kernel(DataType::F32, 32, 8), KernelKind::Tile);
+        assert_eq!(transposed_kernel(DataType::F32, 32, 7), KernelKind::Gather);
     }
 
     #[test]
@@ -258,29 +294,32 @@ mod tests {
         // Type, sizes, then the kernels of two transposed inputs (a transposed output) and of
         // one, tuned for CPUs and for GPUs. Whole 16-byte blocks run the block tile but for
         // 64-bit elements on CPUs; off them, wide elements are written in the inputs' order
-        // or gathered on CPUs.
+        // or gathered on CPUs; a matrix that fills less than a quarter of its tiles is
+        // gathered.
         for (dt, sizes, both, one) in [
             (
                 DataType::U32,
-                [4, 8],
+                [32, 32],
                 [BlockTile, BlockTile],
                 [BlockTile, BlockTile],
             ),
-            (DataType::U32, [5, 7], [Spaced, Tile], [Gather, Tile]),
+            (DataType::U32, [33, 31], [Spaced, Tile], [Gather, Tile]),
             (
                 DataType::I64,
-                [4, 8],
+                [32, 16],
                 [Spaced, BlockTile],
                 [Gather, BlockTile],
             ),
-            (DataType::I64, [5, 7], [Spaced, Tile], [Gather, Tile]),
-            (DataType::U8, [4, 8], [Tile, Tile], [Tile, Tile]),
+            (DataType::I64, [33, 31], [Spaced, Tile], [Gather, Tile]),
+            (DataType::U8, [60, 100], [Tile, Tile], [Tile, Tile]),
             (
                 DataType::U8,
-                [16, 32],
+                [64, 256],
                 [BlockTile, BlockTile],
                 [BlockTile, BlockTile],
             ),
+            // Two rows: a sixteenth of a tile, gathered on GPUs too.
+            (DataType::U32, [64, 2], [Spaced, Gather], [Gather, Gather]),
         ] {
             let t = TensorDesc::new(dt, &sizes);
             let t_out = t.clone().with_strides(&[1, sizes[0]]);

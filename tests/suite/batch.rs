@@ -229,7 +229,7 @@ fn tile_calls_of_three_shapes_merge_exactly() {
         let calls = transposed(
             Operator::BitXor,
             dt,
-            &[[33, 40], [40, 41], [7, 9]],
+            &[[33, 40], [40, 41], [17, 30]],
             &[0, 16384, 32768],
         );
         Calls::new(3, 49152, 12, calls).check_family(

@@ -77,28 +77,43 @@ pub fn tuned(tuning: KernelTuning) -> &'static Context {
 /// units, the most a flat grid of it holds.
 pub fn few_groups() -> &'static Context {
     static CTX: OnceLock<Context> = OnceLock::new();
-    CTX.get_or_init(|| {
-        let (device, queue) = pollster::block_on(async {
-            let instance = wgpu::Instance::new(
-                wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
-            );
-            let adapter = instance
-                .request_adapter(&Default::default())
-                .await
-                .expect("an adapter");
-            adapter
-                .request_device(&wgpu::DeviceDescriptor {
-                    required_limits: wgpu::Limits {
-                        max_compute_workgroups_per_dimension: 3,
-                        ..adapter.limits()
-                    },
-                    ..Default::default()
-                })
-                .await
-                .expect("a device with 3 workgroups a side")
-        });
-        Context::new(device, queue)
-    })
+    CTX.get_or_init(|| small_grids(3, KernelTuning::Auto))
+}
+
+/// A device of the suite's adapter whose grids are at most 16 workgroups a side, its kernels
+/// tuned for GPUs (a batch of matrices counted on one grid): windows of 64 KiB hold tile
+/// pieces of many tile rows, which run in records of 16.
+pub fn grids_of_16() -> &'static Context {
+    static CTX: OnceLock<Context> = OnceLock::new();
+    CTX.get_or_init(|| small_grids(16, KernelTuning::Gpu))
+}
+
+/// A context of `kernel_tuning` on a device of the suite's adapter whose grids are at most
+/// `groups` workgroups a side.
+fn small_grids(groups: u32, kernel_tuning: KernelTuning) -> Context {
+    let (device, queue) = pollster::block_on(async {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = instance
+            .request_adapter(&Default::default())
+            .await
+            .expect("an adapter");
+        adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                required_limits: wgpu::Limits {
+                    max_compute_workgroups_per_dimension: groups,
+                    ..adapter.limits()
+                },
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|e| panic!("a device with {groups} workgroups a side: {e}"))
+    });
+    let options = ContextOptions {
+        kernel_tuning,
+        ..ContextOptions::default()
+    };
+    Context::with_options(device, queue, &options).expect("a context")
 }
 
 pub use gpu_xor_testkit::random_bytes;

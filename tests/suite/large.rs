@@ -311,12 +311,13 @@ fn every_kernel_keeps_its_grids_within_a_small_device_limit() {
             ),
             (strided(&[20000], &[3]), packed(&[20000]), packed(&[20000])),
             (packed(&[20000]), packed(&[20000]), strided(&[20000], &[2])),
-            // 40 transposes of 16 x 16 bytes or 8 x 8 words: a window's batch of them runs
-            // in records of 3 tile rows.
+            // 40 transposes of 32 x 32: a window's batch of two matrices of bytes runs on
+            // the tile kernel (a matrix of words is more than a window, whose pieces the
+            // gather kernel runs).
             (
-                strided(&[40, 16 / w, 16 / w], &[256 / w / w, 1, 16 / w]),
-                packed(&[40, 16 / w, 16 / w]),
-                packed(&[40, 16 / w, 16 / w]),
+                strided(&[40, 32, 32], &[1024, 1, 32]),
+                packed(&[40, 32, 32]),
+                packed(&[40, 32, 32]),
             ),
         ];
         for (seed, (a, b, out)) in cases.into_iter().enumerate() {

@@ -15,8 +15,8 @@ use gpu_xor::{ContextOptions, DataType, KernelTuning, TensorDesc};
 use gpu_xor_testkit::expect::{tile_kernel, transposed_kernel};
 
 use crate::common::{
-    Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, few_groups, on_suite_device,
-    small_windows, tuned,
+    Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, few_groups, grids_of_16,
+    on_suite_device, small_windows, tuned,
 };
 
 /// The widths of the tile kernel's forms.
@@ -66,21 +66,22 @@ fn transposes_of_whole_blocks_run_the_block_tile_exactly() {
     // Sizes, A's strides, B's (packed where none).
     type Case<'a> = (&'a [u32], &'a [u32], Option<&'a [u32]>);
     let cases: [Case; 7] = [
-        // Smaller than one tile; and over several (64 rows by 256 8-bit or 32 64-bit
-        // columns), cut at both edges.
-        (&[16, 32], &[1, 16], None),
+        // Smaller than one tile of 8-bit elements (a quarter of it filled, the least the
+        // block tile takes); and over several (64 rows by 256 8-bit or 32 64-bit columns),
+        // cut at both edges.
+        (&[48, 96], &[1, 48], None),
         (&[144, 272], &[1, 144], None),
         // Both inputs transposed (the tile staged twice), the second padded.
-        (&[80, 48], &[1, 80], Some(&[1, 96])),
+        (&[80, 144], &[1, 80], Some(&[1, 96])),
         // B repeating one element per row, and B sliding by one element a row: read element
         // by element, not by blocks.
-        (&[64, 48], &[1, 64], Some(&[1, 0])),
-        (&[64, 48], &[1, 64], Some(&[1, 1])),
-        // A batch of three 48 x 32 transposes, B's matrices padded 16 elements apart.
+        (&[64, 80], &[1, 64], Some(&[1, 0])),
+        (&[64, 80], &[1, 64], Some(&[1, 1])),
+        // A batch of three 48 x 96 transposes, B's matrices padded 16 elements apart.
         (
-            &[3, 48, 32],
-            &[48 * 32, 1, 48],
-            Some(&[48 * 32 + 16, 32, 1]),
+            &[3, 48, 96],
+            &[48 * 96, 1, 48],
+            Some(&[48 * 96 + 16, 96, 1]),
         ),
         // The (0, 2, 1) permutation of a [2, 64, 128] tensor.
         (&[2, 128, 64], &[128 * 64, 1, 128], None),
@@ -124,7 +125,7 @@ fn transposes_of_whole_blocks_run_the_block_tile_exactly() {
         let a = out.clone().with_strides(&a);
         assert_eq!(
             tile_kernel(&out, [&a, &out], KernelTuning::Gpu),
-            transposed_kernel(dt, sizes[1])
+            transposed_kernel(dt, sizes[0], sizes[1])
         );
     }
 }
@@ -260,20 +261,32 @@ fn permutations_of_five_to_eight_dimensions_tile_their_batch_of_any_rank() {
     for kernel in [KernelKind::Tile, KernelKind::BlockTile] {
         assert!(reached.contains(&kernel), "no case ran {kernel:?}");
     }
-    // And on a device of 3 workgroups a side, where a batch's tile rows run in records of
-    // three and records split matrices.
+    // And on a device of 16 workgroups a side, tuned for GPUs: 3 x 2 x 2 x 2 matrices of
+    // 32 x 64 bytes or 32 x 16 words (48 KiB, one window), a tile row each, in records of
+    // 16 tile rows.
     let reversed: Vec<usize> = (0..6).rev().collect();
-    for dt in [DataType::U8, DataType::U32] {
-        permuted(dt, &[2, 3, 2, 3, 2, 33], &reversed).check_on(few_groups());
+    for (dt, cols) in [(DataType::U8, 64), (DataType::U32, 16)] {
+        let case = permuted(dt, &[cols, 2, 2, 2, 3, 32], &reversed);
+        let kernel = tile_kernel(&case.out, [&case.a, &case.b], KernelTuning::Gpu);
+        assert!(
+            matches!(kernel, KernelKind::Tile | KernelKind::BlockTile),
+            "{dt}: {kernel:?}"
+        );
+        assert_kernel(&case.check_on(grids_of_16()), kernel);
     }
 }
 
 #[test]
 fn any_number_of_matrices_runs_on_one_tile_grid() {
-    // 1,025 transposes of 4 x 8 and 2,000 of 16 x 16, and both on a device whose grids are
-    // 3 workgroups a side, whose windows (2,304 bytes: `few_groups`) cut them into batches of
-    // 2 to 72 matrices, each of whose tile rows run in records of three.
-    for (sizes, a) in [([1025, 4, 8], [32, 1, 4]), ([2000, 16, 16], [256, 1, 16])] {
+    // 1,025 transposes of 16 x 64 and 1,100 of 32 x 32, and both on a device whose grids
+    // are 16 workgroups a side, tuned for GPUs, whose windows (64 KiB: `grids_of_16`) cut
+    // them into batches of 16 to 64 matrices counted on one grid, whose tile rows run in
+    // records of 16; and on one of 3 a side, whose windows of 2,304 bytes hold two matrices
+    // of 8-bit elements (less than one of 32-bit ones, whose pieces are gathered).
+    for (sizes, a) in [
+        ([1025, 16, 64], [1024, 1, 16]),
+        ([1100, 32, 32], [1024, 1, 32]),
+    ] {
         for dt in [DataType::U8, DataType::U32] {
             check(dt, &sizes, &a, None);
             let case = DmlCase::distinct(
@@ -289,14 +302,17 @@ fn any_number_of_matrices_runs_on_one_tile_grid() {
                 "{dt} {sizes:?}: {kernel:?}"
             );
             assert_kernel(&case.check_on(tuned(KernelTuning::Gpu)), kernel);
+            assert_kernel(&case.check_on(grids_of_16()), kernel);
             let summary = case.check_on(few_groups());
-            assert!(
-                summary
-                    .dispatches
-                    .iter()
-                    .all(|k| matches!(k, KernelKind::Tile | KernelKind::BlockTile)),
-                "{summary:?}"
-            );
+            if dt == DataType::U8 {
+                assert!(
+                    summary
+                        .dispatches
+                        .iter()
+                        .all(|k| matches!(k, KernelKind::Tile | KernelKind::BlockTile)),
+                    "{summary:?}"
+                );
+            }
         }
     }
 }

@@ -893,13 +893,14 @@ mod tests {
         // A (2, 1, 0) permutation of 256 matrices (one grid on GPUs, a record per matrix on
         // CPU adapters), one of 4 matrices whose rows outnumber a batch of records (taken
         // before its matrix order, its outer 2,048 would have counted as the batch), a
-        // (0, 3, 2, 1) one, and 2,000 matrices (one grid on both), of 8- and 32-bit
-        // elements: each lowering's pipeline is among the warm-up's keys.
+        // (0, 3, 2, 1) one, and 1,100 matrices (one grid on both), of 8- and 32-bit
+        // elements, each filling enough of its tiles: each lowering's pipeline is among the
+        // warm-up's keys.
         let layouts: [(&[u32], &[u32]); 4] = [
-            (&[16, 256, 16], &[1, 16, 4096]),
-            (&[2048, 4, 16], &[1, 2048, 8192]),
-            (&[2, 32, 3, 16], &[1536, 1, 32, 96]),
-            (&[2000, 16, 16], &[256, 1, 16]),
+            (&[64, 256, 64], &[1, 64, 16384]),
+            (&[2048, 4, 64], &[1, 2048, 8192]),
+            (&[2, 32, 3, 64], &[6144, 1, 32, 96]),
+            (&[1100, 16, 64], &[1024, 1, 16]),
         ];
         for (sizes, a) in layouts {
             for dt in [DataType::U8, DataType::U32] {

@@ -5,7 +5,7 @@
 //! range to read whole 16-byte blocks at its end; the shifted-rows kernel reads and writes
 //! words and takes rows at any byte offset) and the piece's shape picks the 2-D kernels.
 
-use super::dispatch::{splat_input, tile_shape};
+use super::dispatch::{block_tile_shape, splat_input, tile_shape};
 use super::params::MAX_KERNEL_RANK;
 use super::target::Target;
 use super::tune::TuningKey;
@@ -318,7 +318,9 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 && !(repeats_element(piece) && shifted_layout(piece, width))
             {
                 KernelKind::Rows
-            } else if block_tile(planned, piece, bound, widths) && !(bound.target.cpu && width == 8)
+            } else if block_tile(planned, piece, bound, widths)
+                && !(bound.target.cpu && width == 8)
+                && fills_tiles(piece, block_tile_shape(width))
             {
                 // On both adapter classes but for 64-bit elements on CPU adapters. On
                 // lavapipe (`bench_report -- --strided --tunings`) it ran 32-bit transposes
@@ -341,6 +343,7 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 }
             } else if tile_layout(planned, piece, width, bound.target.max_groups)
                 && (width >= 4 || (at.out_word && whole_word_rows(piece, width)))
+                && fills_tiles(piece, tile_shape(width, !bound.target.cpu))
             {
                 KernelKind::Tile
             } else if shifted_layout(piece, width) {
@@ -667,6 +670,36 @@ pub(crate) fn in_matrix_order(piece: &Piece) -> std::borrow::Cow<'_, Piece> {
         }
         _ => std::borrow::Cow::Borrowed(piece),
     }
+}
+
+/// The least fraction of the tiles covering a matrix that the matrix must fill for the fixed
+/// rules to run it on a tile kernel ([`fills_tiles`]): a quarter. A tile kernel's workgroup
+/// moves only the part of its tile inside the matrix, and each of its invocations does a
+/// share of the tile whatever that part is, while the gather kernel does one element per
+/// invocation, reading along memory where the matrix is narrow (a warp reading a matrix of
+/// at most four 32-bit columns reads whole 32-byte runs of each). On lavapipe
+/// (`bench_report -- --strided --tunings`, and a probe of every candidate forced on batches
+/// of `[m, s, s]`, `[m, 256, c]` and `[m, r, 256]` transposes at 16 MiB) the 32-bit block
+/// tile ran at 0.84 to 0.93 of the gather kernel at a quarter filled and 1.6 times at half;
+/// the 8-bit tile kernel 0.75 to 0.82 at an eighth and 1.4 times at a quarter; below an
+/// eighth every tile kernel ran at 0.02 to 0.5 of the gather kernel (12 x 12 matrices on
+/// the block tile 0.19 GB/s against 0.89; two columns on the tile kernel 0.14 against
+/// 1.43).
+pub(crate) const MIN_TILE_FILL: (u64, u64) = (1, 4);
+
+/// Whether the matrix of `piece` (in its matrix order: its last two dimensions) fills at
+/// least [`MIN_TILE_FILL`] of the `shape` (rows, columns) tiles that cover it.
+pub(crate) fn fills_tiles(piece: &Piece, shape: (u64, u64)) -> bool {
+    let piece = in_matrix_order(piece);
+    let rank = piece.sizes.len();
+    if rank < 2 {
+        return false;
+    }
+    let (rows, cols) = (piece.sizes[rank - 2], piece.sizes[rank - 1]);
+    let covered = |n: u64, side: u64| n.div_ceil(side.max(1)) * side.max(1);
+    let (num, den) = MIN_TILE_FILL;
+    u128::from(rows * cols) * u128::from(den)
+        >= u128::from(covered(rows, shape.0)) * u128::from(covered(cols, shape.1)) * u128::from(num)
 }
 
 /// The most matrices a CPU-tuned context runs as one record each (a 2-D call of its own,
@@ -1079,21 +1112,25 @@ mod tests {
         let cpu = cpu_bound();
         // A (2, 1, 0) permutation: A's rows (stride 1) are the output's outer dimension, the
         // batch lies between them and the columns.
-        let reversed = piece(&[16, 8, 64], [&[512, 64, 1], &[1, 16, 128], &[512, 64, 1]]);
+        let reversed = piece(&[64, 8, 64], [&[512, 64, 1], &[1, 64, 512], &[512, 64, 1]]);
         let ordered = in_matrix_order(&reversed);
-        assert_eq!(ordered.sizes, [8, 16, 64]);
+        assert_eq!(ordered.sizes, [8, 64, 64]);
         assert_eq!(
             ordered.strides,
-            [vec![64, 512, 1], vec![16, 1, 128], vec![64, 512, 1]]
+            [vec![64, 512, 1], vec![64, 1, 512], vec![64, 512, 1]]
         );
         // A (0, 3, 2, 1) permutation: two batch dimensions that do not merge.
         let swapped = piece(
-            &[2, 16, 4, 16],
-            [&[1024, 64, 16, 1], &[1024, 1, 16, 64], &[1024, 64, 16, 1]],
+            &[2, 64, 4, 64],
+            [
+                &[16384, 256, 64, 1],
+                &[16384, 1, 64, 256],
+                &[16384, 256, 64, 1],
+            ],
         );
         let ordered = in_matrix_order(&swapped);
-        assert_eq!(ordered.sizes, [2, 4, 16, 16]);
-        assert_eq!(ordered.strides[1], [1024, 16, 1, 64]);
+        assert_eq!(ordered.sizes, [2, 4, 64, 64]);
+        assert_eq!(ordered.strides[1], [16384, 64, 1, 256]);
         for width in [1, 2, 4, 8] {
             for p in [&reversed, &swapped] {
                 assert_eq!(
@@ -1113,11 +1150,11 @@ mod tests {
                 assert_eq!(modes(KernelKind::BlockTile, &run, width, false), (1, 2));
             }
         }
-        // Not whole blocks (rows of 3): the tile kernel, also in matrix order; an output
+        // Not whole blocks (rows of 30): the tile kernel, also in matrix order; an output
         // batch whose matrices start inside a word keeps 8-bit elements off it.
-        let odd = piece(&[3, 8, 64], [&[512, 64, 1], &[1, 3, 24], &[512, 64, 1]]);
+        let odd = piece(&[30, 8, 64], [&[512, 64, 1], &[1, 30, 240], &[512, 64, 1]]);
         assert_eq!(choose(KernelKind::Gather, &odd, &gpu, 4), KernelKind::Tile);
-        let mid_word = piece(&[4, 2, 6], [&[12, 6, 1], &[1, 4, 8], &[12, 6, 1]]);
+        let mid_word = piece(&[32, 2, 34], [&[68, 34, 1], &[1, 32, 64], &[68, 34, 1]]);
         assert_eq!(
             choose(KernelKind::Gather, &mid_word, &gpu, 2),
             KernelKind::Tile
@@ -1126,39 +1163,47 @@ mod tests {
             choose(KernelKind::Gather, &mid_word, &gpu, 1),
             KernelKind::Gather
         );
-        // Three batch dimensions and more, as many as a piece has: a (4, 3, 2, 1, 0)
-        // permutation (every dimension reversed, none merging) tiles, in matrix order.
-        let deep = piece(
-            &[4, 4, 4, 4, 16],
-            [
-                &[1024, 256, 64, 16, 1],
-                &[1, 4, 16, 64, 256],
-                &[1024, 256, 64, 16, 1],
-            ],
-        );
-        assert_eq!(in_matrix_order(&deep).sizes, [4, 4, 4, 4, 16]);
-        assert_eq!(in_matrix_order(&deep).strides[1], [4, 16, 64, 1, 256]);
+        // Three batch dimensions and more, as many as a piece has: permutations that
+        // reverse every dimension (none merging) tile, in matrix order.
+        let deep = reversed_piece(&[64, 4, 4, 4, 64]);
+        assert_eq!(in_matrix_order(&deep).sizes, [4, 4, 4, 64, 64]);
+        assert_eq!(in_matrix_order(&deep).strides[1], [64, 256, 1024, 1, 4096]);
         assert_eq!(
             choose(KernelKind::Gather, &deep, &gpu, 4),
             KernelKind::BlockTile
         );
-        let odd_deep = piece(
-            &[2, 3, 2, 3, 2, 3, 5, 7],
-            [
-                &[3780, 1260, 630, 210, 105, 35, 7, 1],
-                &[1, 2, 6, 12, 36, 72, 216, 1080],
-                &[3780, 1260, 630, 210, 105, 35, 7, 1],
-            ],
-        );
+        let odd_deep = reversed_piece(&[33, 2, 3, 2, 3, 2, 3, 35]);
         assert_eq!(
             choose(KernelKind::Gather, &odd_deep, &gpu, 4),
             KernelKind::Tile
         );
+        // Small matrices (a sixteenth of a tile) are gathered, on either rule.
+        let small = reversed_piece(&[8, 4, 4, 8]);
+        for bound in [&gpu, &cpu] {
+            assert_eq!(
+                choose(KernelKind::Gather, &small, bound, 4),
+                KernelKind::Gather
+            );
+        }
         // A matrix or a batch already in order is itself.
         assert!(matches!(
             in_matrix_order(&swapped_back()),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    /// A packed output of `sizes` whose A reads every dimension reversed (its first
+    /// dimension innermost in memory), and B packed.
+    fn reversed_piece(sizes: &[u64]) -> Piece {
+        let rank = sizes.len();
+        let (mut packed, mut reversed) = (vec![1; rank], vec![1; rank]);
+        for d in (0..rank - 1).rev() {
+            packed[d] = packed[d + 1] * sizes[d + 1];
+        }
+        for d in 1..rank {
+            reversed[d] = reversed[d - 1] * sizes[d - 1];
+        }
+        piece(sizes, [&packed, &reversed, &packed])
     }
 
     /// A (0, 2, 1) permutation of a batch of 4 matrices: in matrix order already.
@@ -1376,20 +1421,50 @@ mod tests {
         };
         assert_eq!(tile(&a_t, &short), KernelKind::Tile);
         // Every width whose blocks (16 / width elements) divide the sides: 64 x 48 for each,
-        // 64 x 40 for all but 8-bit elements (16 to a block).
+        // 64 x 40 for all but 8-bit elements (16 to a block); 8-bit ones of either fill less
+        // than a quarter of a block tile of 64 x 256 and take the tile kernel.
         let forty = piece(&[64, 40], [&[40, 1], &[1, 64], &[40, 1]]);
         for width in [1, 2, 4, 8] {
-            assert_eq!(
-                choose(KernelKind::Gather, &a_t, &gpu, width),
-                KernelKind::BlockTile
-            );
             let kernel = if width == 1 {
                 KernelKind::Tile
             } else {
                 KernelKind::BlockTile
             };
+            assert_eq!(choose(KernelKind::Gather, &a_t, &gpu, width), kernel);
             assert_eq!(choose(KernelKind::Gather, &forty, &gpu, width), kernel);
         }
+    }
+
+    #[test]
+    fn tile_kernels_run_matrices_that_fill_a_quarter_of_their_tiles() {
+        let matrix = |r: u64, c: u64| piece(&[r, c], [&[c, 1], &[1, r], &[c, 1]]);
+        // A quarter exactly, just under, a narrow and a flat one, one over many tiles.
+        for (r, c, fills) in [
+            (16, 16, true),
+            (15, 16, false),
+            (33, 8, false),
+            (2048, 2, false),
+            (2, 2048, false),
+            (40, 40, true),
+            (4096, 8, true),
+        ] {
+            assert_eq!(fills_tiles(&matrix(r, c), (32, 32)), fills, "{r} x {c}");
+        }
+        // Judged in matrix order: a (2, 1, 0) permutation's rows are its outer dimension.
+        let reversed = reversed_piece(&[64, 100, 2]);
+        assert_eq!(in_matrix_order(&reversed).sizes, [100, 64, 2]);
+        assert!(!fills_tiles(&reversed, (32, 32)));
+        assert!(fills_tiles(&reversed_piece(&[64, 100, 16]), (32, 32)));
+        // The fixed rules gather what no tile kernel fills: two columns of 2,048 rows.
+        for bound in [&bound([0; 3]), &cpu_bound()] {
+            assert_eq!(
+                choose(KernelKind::Gather, &matrix(2048, 2), bound, 4),
+                KernelKind::Gather
+            );
+        }
+        assert!(
+            candidates(KernelKind::Gather, &matrix(2048, 2), 4, 65535).contains(&KernelKind::Tile)
+        );
     }
 
     #[test]
@@ -1428,11 +1503,13 @@ mod tests {
             );
         }
         // Off whole blocks, 32-bit transposes up to 16 MiB gather on CPUs and tile above;
-        // 8-bit ones keep the tile kernel's register blocks.
+        // 8-bit ones keep the tile kernel's register blocks where they fill a quarter of its
+        // 32 x 128 tiles (a 40 x 40 one fills 0.20 of them, and is gathered).
         for (n, width, kernel) in [
             (2046, 4, KernelKind::Gather),
             (4094, 4, KernelKind::Tile),
-            (40, 1, KernelKind::Tile),
+            (72, 1, KernelKind::Tile),
+            (40, 1, KernelKind::Gather),
         ] {
             assert_eq!(
                 choose(KernelKind::Gather, &transposed(n), &cpu, width),
