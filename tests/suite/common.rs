@@ -88,16 +88,22 @@ pub fn grids_of_16() -> &'static Context {
     CTX.get_or_init(|| small_grids(16, KernelTuning::Gpu))
 }
 
+/// The adapter that the suite's devices of their own come from: the default request to a
+/// new instance of the environment's backends (`WGPU_BACKEND`).
+pub async fn suite_adapter() -> wgpu::Adapter {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    instance
+        .request_adapter(&Default::default())
+        .await
+        .expect("an adapter")
+}
+
 /// A context of `kernel_tuning` on a device of the suite's adapter whose grids are at most
 /// `groups` workgroups a side.
 fn small_grids(groups: u32, kernel_tuning: KernelTuning) -> Context {
     let (device, queue) = pollster::block_on(async {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = instance
-            .request_adapter(&Default::default())
-            .await
-            .expect("an adapter");
+        let adapter = suite_adapter().await;
         adapter
             .request_device(&wgpu::DeviceDescriptor {
                 required_limits: wgpu::Limits {

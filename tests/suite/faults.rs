@@ -113,12 +113,7 @@ fn fresh() -> Context {
 /// which may not have buffers past `max_buffer_size` bytes.
 fn devices(count: usize, max_buffer_size: Option<u64>) -> Vec<Context> {
     pollster::block_on(async {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions::default())
-            .await
-            .expect("an adapter");
+        let adapter = crate::common::suite_adapter().await;
         let mut contexts = Vec::new();
         for k in 0..count {
             let base = adapter.limits();

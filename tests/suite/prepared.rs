@@ -536,12 +536,7 @@ fn a_pipeline_cache_from_another_device_is_refused() {
 fn pipeline_cache_device() -> Option<(wgpu::Device, wgpu::Queue, wgpu::PipelineCache)> {
     let backend = crate::common::ctx().adapter_info().backend;
     let (device, queue) = pollster::block_on(async {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = instance
-            .request_adapter(&Default::default())
-            .await
-            .expect("an adapter");
+        let adapter = crate::common::suite_adapter().await;
         if !adapter.features().contains(wgpu::Features::PIPELINE_CACHE) {
             assert_ne!(
                 backend,
