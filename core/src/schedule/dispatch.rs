@@ -746,9 +746,9 @@ mod tests {
     #[test]
     fn batches_of_every_rank_the_records_hold_find_their_matrices() {
         // Batches of three to six dimensions (ranks 5 to 8), none of which merge: A's
-        // strides reversed (a full reversal of the dimensions), B's a second order, sizes odd
-        // so that every divisor is exact only by its magic; grids of at most 5 rows, so
-        // that records split matrices; in both forms.
+        // strides reversed (a full reversal of the dimensions), B's a second order, sizes
+        // mostly not powers of two (each divisor's magic and shifts at work) and one of 1;
+        // grids of at most 5 rows, so that records split matrices; in both forms.
         for sizes in [
             &[3, 2, 5, 40, 33][..],
             &[2, 3, 2, 3, 70, 9],

@@ -550,6 +550,30 @@ pub(super) fn rows_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
         .boxed()
 }
 
+/// A core of `sizes` with a packed output and one input of `special` strides: A, or B where
+/// `swap` or where A is the output (`Tie::AOut`), both where A and B are one tensor; the
+/// other input of `other`'s strides, or the output's where tied to it. `windows` is whether
+/// the core may be cut into windows.
+fn special_core(
+    tie: Tie,
+    sizes: Vec<u32>,
+    special: Vec<u32>,
+    other: Input,
+    swap: bool,
+    windows: bool,
+) -> (Core, bool) {
+    let out = strides_of(&sizes, Input::Packed);
+    let other = strides_of(&sizes, other);
+    let [a, b] = match tie {
+        Tie::AOut => [out.clone(), special],
+        Tie::BOut => [special, out.clone()],
+        Tie::AB => [special.clone(), special],
+        Tie::None if swap => [other, special],
+        Tie::None => [special, other],
+    };
+    (Core::tied(sizes, [a, b, out], tie), windows)
+}
+
 /// Tile: rank 2, or a batch of 2 to 4 matrices (rank 3, each matrix's span apart in every
 /// tensor, by a few elements more in the tiled input), a dense output and an input whose
 /// inner stride is above 1 and above the one before it (transposed, transposed every other
@@ -577,16 +601,7 @@ pub(super) fn tile_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool)>
     ];
     let batch = prop_oneof![3 => Just(None), 1 => (2u32..=4, 0u32..3).prop_map(Some)];
     let tied = move |sizes: Vec<u32>, tiled: Vec<u32>, other: Input, swap: bool| {
-        let out = strides_of(&sizes, Input::Packed);
-        let other = strides_of(&sizes, other);
-        let [a, b] = match tie {
-            Tie::AOut => [out.clone(), tiled],
-            Tie::BOut => [tiled, out.clone()],
-            Tie::AB => [tiled.clone(), tiled],
-            Tie::None if swap => [other, tiled],
-            Tie::None => [tiled, other],
-        };
-        (Core::tied(sizes, [a, b, out], tie), false)
+        special_core(tie, sizes, tiled, other, swap, false)
     };
     let deep = (outer(5..=5, 4), 0u32..3, other.clone(), any::<bool>()).prop_map(
         move |(sizes, p, other, swap)| {
@@ -804,16 +819,7 @@ pub(super) fn gather_core(w: u32, binding: Binding) -> BoxedStrategy<(Core, bool
         },
     );
     let special = move |sizes: Vec<u32>, special: Vec<u32>, other: Input, swap: bool, windows| {
-        let out = strides_of(&sizes, Input::Packed);
-        let other = strides_of(&sizes, other);
-        let [a, b] = match tie {
-            Tie::AOut => [out.clone(), special],
-            Tie::BOut => [special, out.clone()],
-            Tie::AB => [special.clone(), special],
-            Tie::None if swap => [other, special],
-            Tie::None => [special, other],
-        };
-        (Core::tied(sizes, [a, b, out], tie), windows)
+        special_core(tie, sizes, special, other, swap, windows)
     };
     let non_tiled = prop_oneof![
         row_input(),
