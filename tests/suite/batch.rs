@@ -48,7 +48,13 @@ trait CheckCalls {
     fn run_prepared(&self, ctx: &Context);
     fn compare(&self, how: &str, got: &[Vec<u8>]);
     fn check(&self, ctx: &Context, kernel: Option<KernelKind>, merges: bool) -> (usize, usize);
-    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[Operator]);
+    fn check_family(
+        &self,
+        ctx: &Context,
+        kernel: Option<KernelKind>,
+        merges: bool,
+        ops: &[Operator],
+    );
 }
 
 impl CheckCalls for Calls {
@@ -143,13 +149,19 @@ impl CheckCalls for Calls {
     /// speckled bytes, so that the logical ones see both truth values), and then by all of
     /// them in rotation: no two neighbours share a function, so no two calls may share a
     /// dispatch, and every piece must be a dispatch of its own.
-    fn check_family(&self, ctx: &Context, kernel: KernelKind, merges: bool, ops: &[Operator]) {
+    fn check_family(
+        &self,
+        ctx: &Context,
+        kernel: Option<KernelKind>,
+        merges: bool,
+        ops: &[Operator],
+    ) {
         assert!(ops.len() >= 3, "{ops:?}");
         for (i, &op) in ops.iter().enumerate() {
             let mut calls = self.clone();
             calls.calls = with_ops(&self.calls, &[op]);
             speckle(&mut calls.buffers, i as u64);
-            calls.check(ctx, Some(kernel), merges);
+            calls.check(ctx, kernel, merges);
         }
         for shift in [0, 1] {
             let mut mixed = self.clone();
@@ -157,7 +169,7 @@ impl CheckCalls for Calls {
             rotated.rotate_left(shift + 2);
             mixed.calls = with_ops(&self.calls, &rotated);
             speckle(&mut mixed.buffers, 99 + shift as u64);
-            let (dispatches, pieces) = mixed.check(ctx, Some(kernel), false);
+            let (dispatches, pieces) = mixed.check(ctx, kernel, false);
             assert_eq!(
                 dispatches,
                 pieces,
@@ -214,7 +226,7 @@ fn tile_calls_of_two_shapes_merge_exactly() {
             let calls = transposed(Operator::BitXor, dt, &shapes, &[0, 65536]);
             Calls::new(3, 65536 + 16384, seed, calls).check_family(
                 tuned(KernelTuning::Gpu),
-                kernel,
+                Some(kernel),
                 true,
                 &family_of(dt),
             );
@@ -234,7 +246,7 @@ fn tile_calls_of_three_shapes_merge_exactly() {
         );
         Calls::new(3, 49152, 12, calls).check_family(
             tuned(KernelTuning::Gpu),
-            KernelKind::Tile,
+            Some(KernelKind::Tile),
             false,
             &family_of(dt),
         );
@@ -251,7 +263,7 @@ fn tile_logical_calls_merge_exactly() {
     );
     Calls::new(3, 49152, 13, calls).check_family(
         tuned(KernelTuning::Gpu),
-        KernelKind::Tile,
+        Some(KernelKind::Tile),
         true,
         &DIRECTML
             .into_iter()
@@ -287,7 +299,7 @@ fn contiguous_calls_of_different_lengths_merge_exactly() {
             .collect();
         Calls::new(3, 32768, 20 + i as u64, calls).check_family(
             ctx(),
-            KernelKind::Contiguous,
+            Some(KernelKind::Contiguous),
             true,
             &family_of(dt),
         );
@@ -323,7 +335,7 @@ fn rows_calls_of_different_row_lengths_merge_exactly() {
             .collect();
         Calls::new(3, 16384, 30 + i as u64, calls).check_family(
             ctx(),
-            KernelKind::Rows,
+            Some(KernelKind::Rows),
             true,
             &family_of(dt),
         );
@@ -352,7 +364,7 @@ fn gather_calls_of_different_shapes_merge_exactly() {
             .collect();
         Calls::new(3, 4096, 40 + i as u64, calls).check_family(
             ctx(),
-            KernelKind::Gather,
+            Some(KernelKind::Gather),
             true,
             &family_of(dt),
         );
@@ -381,7 +393,7 @@ fn scatter_calls_of_different_shapes_merge_exactly() {
             .collect();
         Calls::new(3, 4096, 50 + i as u64, calls).check_family(
             ctx(),
-            KernelKind::Scatter,
+            Some(KernelKind::Scatter),
             true,
             &family_of(dt),
         );
@@ -414,7 +426,7 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
         .collect();
     Calls::new(2, 49152, 60, calls).check_family(
         ctx(),
-        KernelKind::Contiguous,
+        Some(KernelKind::Contiguous),
         true,
         &family_of(DataType::U16),
     );
@@ -444,13 +456,13 @@ fn in_place_calls_of_different_shapes_merge_exactly() {
         .collect();
     Calls::new(2, 32768, 61, broadcast([[6, 7], [5, 9]])).check_family(
         ctx(),
-        KernelKind::Contiguous,
+        Some(KernelKind::Contiguous),
         true,
         &binary,
     );
     Calls::new(2, 32768, 62, broadcast([[12, 3], [10, 2]])).check_family(
         ctx(),
-        KernelKind::Gather,
+        Some(KernelKind::Gather),
         true,
         &binary,
     );
@@ -480,24 +492,20 @@ fn windowed_calls_merge_exactly() {
             .collect();
         Calls::new(3, 49152, 70 + i as u64, calls).check_family(
             ctx,
-            KernelKind::Contiguous,
+            Some(KernelKind::Contiguous),
             false,
             &family_of(dt),
         );
     }
-    // Transposed inputs larger than a window are read by the gather kernel, window by window.
+    // Transposed inputs larger than a window are cut into blocks of their matrices, each on
+    // the kernel its own layout calls for under the device's tuning.
     let calls = transposed(
         Operator::BitXor,
         DataType::U32,
         &[[40, 40], [40, 33]],
         &[0, 16384],
     );
-    Calls::new(3, 32768, 75, calls).check_family(
-        ctx,
-        KernelKind::Gather,
-        false,
-        &family_of(DataType::U32),
-    );
+    Calls::new(3, 32768, 75, calls).check_family(ctx, None, false, &family_of(DataType::U32));
 }
 
 /// A call that reads what the one before it wrote does not share its dispatch, and sees its

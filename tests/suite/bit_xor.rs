@@ -497,8 +497,8 @@ fn bit_xor_tile_kernel_on_odd_transposes() {
             .check();
         }
     }
-    // Across window seams a transposed operand spans every window, so pieces shrink to rows
-    // and the gather kernel takes them; the values are the same.
+    // Across window seams a transposed operand spans every window, so the call is cut into
+    // blocks of the matrix; the values are the same.
     let t = TensorDesc::new(DataType::U32, &[40, 60]);
     let transposed = t.clone().with_strides(&[1, 40]);
     let r =

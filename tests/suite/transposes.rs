@@ -357,3 +357,71 @@ fn batches_of_transposes_larger_than_a_window_are_exact() {
         }
     }
 }
+
+#[test]
+fn transposes_and_permutations_past_a_window_are_cut_into_few_blocks() {
+    // Transposed and reversed inputs, and a transposed output, two to four times a window of
+    // 4 KiB: where the output and an input are widest along different dimensions, no range
+    // of one dimension fits, and the call is cut into blocks of a few parts each way (fixing
+    // the outer indices one by one cut it into a piece or two per row, 48 to 460 of them
+    // here). Every byte is checked under both tunings.
+    let contexts = [KernelTuning::Gpu, KernelTuning::Cpu].map(|kernel_tuning| {
+        on_suite_device(&ContextOptions {
+            max_window_bytes: Some(small_windows().max_window_bytes()),
+            kernel_tuning,
+            ..ContextOptions::default()
+        })
+    });
+    let square = |dt: DataType| match dt {
+        DataType::U8 => 96,
+        DataType::U16 => 68,
+        DataType::U32 => 48,
+        _ => 34,
+    };
+    // About 8 to 15 KiB an operand.
+    let cube = |dt: DataType| -> [u32; 5] {
+        match dt {
+            DataType::U8 => [5, 6, 7, 8, 9],
+            DataType::U16 => [4, 5, 6, 7, 8],
+            DataType::U32 => [3, 4, 5, 6, 7],
+            _ => [3, 3, 4, 5, 6],
+        }
+    };
+    let four = |dt: DataType| -> [u32; 4] {
+        match dt {
+            DataType::U8 => [8, 9, 10, 14],
+            DataType::U16 => [6, 7, 8, 14],
+            DataType::U32 => [5, 6, 7, 8],
+            _ => [4, 5, 6, 7],
+        }
+    };
+    for (ctx, dt) in contexts.iter().flat_map(|c| TYPES.map(|dt| (c, dt))) {
+        let n = square(dt);
+        let transposed_output = DmlCase::distinct(
+            Operator::BitXor,
+            TensorDesc::new(dt, &[n, n]),
+            TensorDesc::new(dt, &[n, n]),
+            TensorDesc::new(dt, &[n, n]).with_strides(&[1, n]),
+            2,
+        );
+        for case in [
+            permuted(dt, &[n, n], &[1, 0]),
+            transposed_output,
+            permuted(dt, &cube(dt), &[4, 3, 2, 1, 0]),
+            permuted(dt, &four(dt), &[3, 1, 2, 0]),
+        ] {
+            let bytes = case.out.total_size().unwrap();
+            let windows = bytes.div_ceil(ctx.max_window_bytes());
+            assert!(windows >= 2, "{}", case.describe());
+            let summary = case.check_on(ctx);
+            // At most one part per window each way, and one more where the parts are uneven.
+            let most = (windows as usize + 1).pow(2);
+            assert!(
+                summary.dispatches.len() <= most,
+                "{} dispatches for at most {most}: {}",
+                summary.dispatches.len(),
+                case.describe()
+            );
+        }
+    }
+}

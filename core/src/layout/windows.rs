@@ -2,11 +2,15 @@
 //!
 //! A storage binding holds at most `max_storage_buffer_binding_size` bytes (128 MiB by WebGPU
 //! default) and starts at a multiple of `min_storage_buffer_offset_alignment`. A piece is a
-//! box of the iteration space (some outer indices fixed, a range of one dimension, every
-//! inner dimension whole); since strides are never negative, its footprint in each operand is
-//! one byte range that is easy to compute. The split walks from the outermost dimension in,
-//! taking the longest range that fits and descending a dimension only where a single index
-//! is already too large.
+//! box of the iteration space; since strides are never negative, its footprint in each
+//! operand is one byte range that is easy to compute. The split walks from the outermost
+//! dimension in, taking the longest range that fits with every inner dimension whole, and
+//! descends a dimension where a single index is already too large. Where that is so because
+//! an operand reaches furthest along an inner dimension (a transposed input or output), what
+//! is left is cut into blocks with ranges along several dimensions instead (`split_block`),
+//! so that a call twice a window's size takes a few pieces rather than one or two per row.
+//! A block across the output's rows leaves a dense output strided; the kernel choice reads
+//! each piece's own strides.
 
 use super::{Layout, Widths};
 use crate::error::Error;
@@ -150,18 +154,22 @@ impl<const N: usize> Splitter<'_, N> {
             } else {
                 0
             };
-            // Keep later pieces of a one-dimensional run on 64-byte boundaries, so that a
-            // dense run stays on the vec4 path after a seam.
             if k + 1 == rank && count < n - i {
-                let widest = self.widths.0.into_iter().max().unwrap_or(1);
-                let granule = (64 / widest).max(1);
-                if count >= granule {
-                    count -= count % granule;
-                }
+                count = self.on_granule(count);
             }
             if count > 0 {
                 out.push(self.piece(k, at, count));
                 i += count;
+            } else if k + 1 < rank && rank - k <= self.limits.max_rank {
+                // One index of this dimension with every inner one whole is too wide. Where
+                // that is so because an operand takes its widest steps along an inner
+                // dimension (a transposed or permuted operand), fixing this dimension's
+                // indices one by one would cut the call into a piece per index and per chunk
+                // of that inner dimension; the rest is cut into blocks instead.
+                let mut n = vec![n - i];
+                n.extend_from_slice(&self.layout.sizes[k + 1..]);
+                self.split_block(Block { k, at, n }, out)?;
+                break;
             } else if k + 1 < rank {
                 self.split_dim(k + 1, at, out)?;
                 i += 1;
@@ -174,6 +182,18 @@ impl<const N: usize> Splitter<'_, N> {
             }
         }
         Ok(())
+    }
+
+    /// `count` elements of a run cut short, fewer where that keeps the next piece on a
+    /// 64-byte boundary (so that a dense run stays on the vec4 path after a seam).
+    fn on_granule(&self, count: u64) -> u64 {
+        let widest = self.widths.0.into_iter().max().unwrap_or(1);
+        let granule = (64 / widest).max(1);
+        if count >= granule {
+            count - count % granule
+        } else {
+            count
+        }
     }
 
     fn advance(&self, origin: [u64; N], k: usize, i: u64) -> [u64; N] {
@@ -204,13 +224,28 @@ impl<const N: usize> Splitter<'_, N> {
 
     /// Per-slot windows of a box, and the widest span among them.
     fn windows(&self, k: usize, at: [u64; N], count: u64) -> ([Option<(u64, u64)>; N], u64) {
-        let mut windows: [Option<(u64, u64)>; N] = [None; N];
-        for o in 0..N {
+        let reach = std::array::from_fn(|o| {
             let s = &self.layout.strides[o];
-            let reach: u64 = (count - 1) * s[k]
+            (count - 1) * s[k]
                 + (k + 1..self.layout.rank())
                     .map(|d| (self.layout.sizes[d] - 1) * s[d])
-                    .sum::<u64>();
+                    .sum::<u64>()
+        });
+        self.windows_of(at, reach)
+    }
+
+    /// Per-slot windows of a block, and the widest span among them.
+    fn block_windows(&self, block: &Block<N>) -> ([Option<(u64, u64)>; N], u64) {
+        let reach = std::array::from_fn(|o| block.reach(&self.layout.strides[o]));
+        self.windows_of(block.at, reach)
+    }
+
+    /// Per-slot windows of the elements from each operand's `at` to `reach` elements past it,
+    /// and the widest span among them.
+    fn windows_of(&self, at: [u64; N], reach: [u64; N]) -> ([Option<(u64, u64)>; N], u64) {
+        let mut windows: [Option<(u64, u64)>; N] = [None; N];
+        for o in 0..N {
+            let reach = reach[o];
             let width = self.widths.of(o);
             let lo = self.base[o] + at[o] * width;
             let hi = self.base[o] + (at[o] + reach + 1) * width;
@@ -242,6 +277,180 @@ impl<const N: usize> Splitter<'_, N> {
             strides,
             origin: at,
             windows: self.windows(k, at, count).0,
+        }
+    }
+}
+
+/// A block of the iteration space: every dimension before `k` fixed, and `n[j]` indices of
+/// dimension `k + j` from those of its first element, which lies `at[o]` elements into each
+/// operand `o`.
+#[derive(Clone, Debug)]
+struct Block<const N: usize> {
+    k: usize,
+    at: [u64; N],
+    n: Vec<u64>,
+}
+
+impl<const N: usize> Block<N> {
+    /// Elements from an operand's first element in the block to its last, `strides` being
+    /// the operand's over every dimension of the layout.
+    fn reach(&self, strides: &[u64]) -> u64 {
+        self.n
+            .iter()
+            .zip(&strides[self.k..])
+            .map(|(&n, &s)| (n - 1) * s)
+            .sum()
+    }
+}
+
+impl<const N: usize> Splitter<'_, N> {
+    /// The part of `block` whose indices along its dimension `j` are `from .. from + count`.
+    fn along(&self, block: &Block<N>, j: usize, from: u64, count: u64) -> Block<N> {
+        let d = block.k + j;
+        let mut part = block.clone();
+        for (o, at) in part.at.iter_mut().enumerate() {
+            *at += from * self.layout.strides[o][d];
+        }
+        part.n[j] = count;
+        part
+    }
+
+    /// The widest window of the part [`Splitter::along`] gives, without making it.
+    fn span_along(&self, block: &Block<N>, j: usize, from: u64, count: u64) -> u64 {
+        let d = block.k + j;
+        let s = &self.layout.strides;
+        let at = std::array::from_fn(|o| block.at[o] + from * s[o][d]);
+        let reach = std::array::from_fn(|o| {
+            block.reach(&s[o]) - (block.n[j] - 1) * s[o][d] + (count - 1) * s[o][d]
+        });
+        self.windows_of(at, reach).1
+    }
+
+    /// The largest `count <= max` whose part of `block` from index `from` along `j` fits.
+    fn longest_along(&self, block: &Block<N>, j: usize, from: u64, max: u64) -> u64 {
+        let fits = |c: u64| self.span_along(block, j, from, c) <= self.limits.max_window;
+        if fits(max) {
+            return max;
+        }
+        let (mut lo, mut hi) = (0u64, max);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Cuts `block` into pieces that fit. Along the outermost of its dimensions where some
+    /// run of indices fits with the other dimensions as they are, it takes the longest runs
+    /// (a single index that does not fit is cut again). Where no dimension has such a run
+    /// (two operands widest along different dimensions, as in a transpose), the dimension
+    /// along which the widest window grows most is cut into the fewest equal parts that could
+    /// bring that window within reach (two where nothing could), and each part is cut again:
+    /// a transpose twice a window's size takes four pieces, where fixing its outer indices one
+    /// by one took two per row.
+    fn split_block(&self, block: Block<N>, out: &mut Vec<Piece<N>>) -> Result<(), Error> {
+        let (windows, span) = self.block_windows(&block);
+        if span <= self.limits.max_window {
+            out.push(self.block_piece(&block));
+            return Ok(());
+        }
+        let last = self.layout.rank() - 1;
+        for j in 0..block.n.len() {
+            let n = block.n[j];
+            if n == 1 || self.longest_along(&block, j, 0, n) == 0 {
+                continue;
+            }
+            let mut i = 0;
+            while i < n {
+                let mut count = self.longest_along(&block, j, i, n - i);
+                if block.k + j == last && count < n - i {
+                    count = self.on_granule(count);
+                }
+                if count > 0 {
+                    out.push(self.block_piece(&self.along(&block, j, i, count)));
+                    i += count;
+                } else {
+                    self.split_block(self.along(&block, j, i, 1), out)?;
+                    i += 1;
+                }
+            }
+            return Ok(());
+        }
+        // The widest slot, and how far its operands reach along each dimension, in bytes.
+        let widest = (0..N)
+            .filter_map(|slot| {
+                windows[slot].map(|(start, end)| (slot, end.div_ceil(16) * 16 - start))
+            })
+            .reduce(|best, slot| if slot.1 > best.1 { slot } else { best })
+            .map_or(0, |(slot, _)| slot);
+        let grows = |j: usize| {
+            (0..N)
+                .filter(|&o| self.slot[o] == widest)
+                .map(|o| (block.n[j] - 1) * self.layout.strides[o][block.k + j] * self.widths.of(o))
+                .max()
+                .unwrap_or(0)
+        };
+        let Some(j) = (0..block.n.len())
+            .filter(|&j| grows(j) > 0)
+            .reduce(|best, j| if grows(j) > grows(best) { j } else { best })
+        else {
+            return Err(Error::SharedBufferSpanTooLarge {
+                span,
+                limit: self.limits.max_window,
+            });
+        };
+        // Each index along `j` widens that slot by `step` bytes; the rest of its span is
+        // the other dimensions'.
+        let n = block.n[j];
+        let step = grows(j) / (n - 1);
+        let rest = span - grows(j).min(span);
+        let room = self
+            .limits
+            .max_window
+            .saturating_sub(self.limits.offset_alignment + 16);
+        let parts = if rest < room {
+            n.div_ceil((room - rest) / step + 1)
+        } else {
+            2
+        }
+        .clamp(2, n);
+        let size = n.div_ceil(parts);
+        let mut from = 0;
+        while from < n {
+            self.split_block(self.along(&block, j, from, size.min(n - from)), out)?;
+            from += size;
+        }
+        Ok(())
+    }
+
+    /// The piece of `block`: its dimensions of more than one index (or its last, where it has
+    /// one element).
+    fn block_piece(&self, block: &Block<N>) -> Piece<N> {
+        let mut keep: Vec<usize> = (0..block.n.len()).filter(|&j| block.n[j] > 1).collect();
+        if keep.is_empty() {
+            keep.push(block.n.len() - 1);
+        }
+        let sizes = keep.iter().map(|&j| block.n[j]).collect();
+        let strides = std::array::from_fn(|o| {
+            keep.iter()
+                .map(|&j| {
+                    if block.n[j] == 1 {
+                        0
+                    } else {
+                        self.layout.strides[o][block.k + j]
+                    }
+                })
+                .collect()
+        });
+        Piece {
+            sizes,
+            strides,
+            origin: block.at,
+            windows: self.block_windows(block).0,
         }
     }
 }
@@ -368,6 +577,92 @@ mod tests {
         }
         expected.sort_unstable();
         assert_eq!(seen, expected);
+    }
+
+    /// A packed `sizes` tensor and its copy read in the order of `perm` (input dimension
+    /// `perm[d]` at output dimension `d`), as A; B packed like the output.
+    fn permuted(sizes: &[u64], perm: &[usize]) -> Layout {
+        let packed = crate::desc::packed_strides(sizes);
+        let input: Vec<u64> = perm.iter().map(|&d| sizes[d]).collect();
+        let input_strides = crate::desc::packed_strides(&input);
+        let mut a = vec![0; sizes.len()];
+        for (d, &p) in perm.iter().enumerate() {
+            a[p] = input_strides[d];
+        }
+        Layout {
+            sizes: sizes.to_vec(),
+            strides: [packed.clone(), a, packed],
+        }
+    }
+
+    /// Windows of `1 / fraction` of each operand's bytes, and their alignment's slack.
+    fn limits_for(bytes: u64, fraction: u64) -> Limits {
+        Limits {
+            max_window: bytes / fraction + 256 + 16,
+            offset_alignment: 256,
+            max_rank: 8,
+        }
+    }
+
+    #[test]
+    fn transposes_past_a_window_are_cut_into_blocks_not_rows() {
+        // A transposed and an output transposed (the inputs read across their rows), twice
+        // and three times a window: two and three parts each way.
+        let n = 96u64;
+        let bytes = n * n * 4;
+        let a_t = permuted(&[n, n], &[1, 0]);
+        let out_t = Layout {
+            sizes: vec![n, n],
+            strides: [vec![1, n], vec![n, 1], vec![n, 1]],
+        };
+        let base = [0, 1 << 20, 2 << 20];
+        for (l, fraction, most) in [(&a_t, 2, 4), (&a_t, 3, 9), (&out_t, 2, 4), (&out_t, 3, 9)] {
+            let limits = limits_for(bytes, fraction);
+            let pieces = split(l, base, [0, 1, 2], 4, limits).unwrap();
+            assert!(pieces.len() <= most, "{} pieces for {most}", pieces.len());
+            assert!(pieces.iter().all(|p| p.sizes.len() == 2));
+            check_cover(l, base, [0, 1, 2], 4, limits);
+        }
+    }
+
+    #[test]
+    fn permutations_past_a_window_take_few_pieces() {
+        // Every permutation of a 4-D tensor, each operand twice a window: one cut along a
+        // dimension of the output's, one along one of A's (one where they agree).
+        let sizes = [6u64, 10, 7, 9];
+        let bytes = sizes.iter().product::<u64>() * 4;
+        let base = [0, 1 << 20, 2 << 20];
+        let mut perm = [0usize, 1, 2, 3];
+        let limits = limits_for(bytes, 2);
+        loop {
+            let l = permuted(&sizes, &perm);
+            let pieces = split(&l, base, [0, 1, 2], 4, limits).unwrap();
+            assert!(pieces.len() <= 6, "{perm:?}: {} pieces", pieces.len());
+            check_cover(&l, base, [0, 1, 2], 4, limits);
+            if !next_permutation(&mut perm) {
+                break;
+            }
+        }
+        // The reversed 5-D permutation: four pieces, where fixing the outer indices one by one
+        // took two for each of the 6^4 innermost rows.
+        let l = permuted(&[6; 5], &[4, 3, 2, 1, 0]);
+        let limits = limits_for(6u64.pow(5) * 4, 2);
+        assert_eq!(split(&l, base, [0, 1, 2], 4, limits).unwrap().len(), 4);
+        check_cover(&l, base, [0, 1, 2], 4, limits);
+    }
+
+    /// The next permutation in lexicographic order; false after the last.
+    fn next_permutation(p: &mut [usize]) -> bool {
+        let Some(i) = (1..p.len()).rev().find(|&i| p[i - 1] < p[i]) else {
+            return false;
+        };
+        let j = (i..p.len())
+            .rev()
+            .find(|&j| p[j] > p[i - 1])
+            .expect("a larger one");
+        p.swap(i - 1, j);
+        p[i..].reverse();
+        true
     }
 
     proptest! {

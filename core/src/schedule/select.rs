@@ -112,7 +112,7 @@ pub(crate) fn kernels<R: Clone>(
     let width = widths.out();
     let mut pick = |piece: &Piece| {
         let (kept, b) = bound(piece);
-        let kernel = choose(planned, piece, &b, widths);
+        let kernel = choose(family(planned, piece), piece, &b, widths);
         let cut = (kernel == KernelKind::Contiguous)
             .then(|| cut_tail(piece, width, &b))
             .flatten();
@@ -134,9 +134,33 @@ pub(crate) fn kernels<R: Clone>(
         }
     }
     for (piece, _, kernel) in &mut chosen {
-        order_for(planned, *kernel, piece);
+        order_for(family(planned, piece), *kernel, piece);
     }
     chosen
+}
+
+/// The kernel family a piece of a plan of family `planned` runs under: the scatter family
+/// where the plan's output is dense but the piece's is not (a block cut from a call wider
+/// than a window across its output's rows, `windows::split`), whose kernels write at any
+/// strides; else the plan's.
+fn family(planned: KernelKind, piece: &Piece) -> KernelKind {
+    if planned == KernelKind::Gather && !dense_output(piece) {
+        KernelKind::Scatter
+    } else {
+        planned
+    }
+}
+
+/// Whether the piece's output (operand 0) elements lie one after the other in its order.
+fn dense_output(piece: &Piece) -> bool {
+    let mut next = 1;
+    for (&n, &s) in piece.sizes.iter().zip(&piece.strides[0]).rev() {
+        if n > 1 && s != next {
+            return false;
+        }
+        next *= n;
+    }
+    true
 }
 
 impl Bound {
