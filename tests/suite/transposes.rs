@@ -425,3 +425,38 @@ fn transposes_and_permutations_past_a_window_are_cut_into_few_blocks() {
         }
     }
 }
+
+#[test]
+fn transposes_into_padded_and_sliced_outputs_run_on_a_tile_kernel() {
+    // A transposed A written into rows of a wider tensor (a slice of a concatenation), and
+    // into every other matrix of a batch: the output's columns dense, its rows and matrices
+    // strided. Tuned for GPUs a tile kernel takes them; every byte is checked under both
+    // tunings.
+    for dt in TYPES {
+        for (sizes, out, a) in [
+            (vec![64u32, 64], vec![80u32, 1], vec![1u32, 64]),
+            (
+                vec![3, 48, 64],
+                vec![2 * 48 * 64, 64, 1],
+                vec![48 * 64, 1, 48],
+            ),
+        ] {
+            let case = DmlCase::distinct(
+                Operator::BitXor,
+                TensorDesc::new(dt, &sizes).with_strides(&a),
+                TensorDesc::new(dt, &sizes),
+                TensorDesc::new(dt, &sizes).with_strides(&out),
+                9,
+            );
+            let gpu = case.check_on(tuned(KernelTuning::Gpu));
+            assert!(
+                gpu.dispatches
+                    .iter()
+                    .all(|k| matches!(k, KernelKind::Tile | KernelKind::BlockTile)),
+                "{dt} {sizes:?}: {:?}",
+                gpu.dispatches
+            );
+            case.check_on(tuned(KernelTuning::Cpu));
+        }
+    }
+}

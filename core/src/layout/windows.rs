@@ -364,11 +364,18 @@ impl<const N: usize> Splitter<'_, N> {
             if n == 1 || self.longest_along(&block, j, 0, n) == 0 {
                 continue;
             }
+            // A run of one dimension keeps its later pieces on 64-byte boundaries, as the
+            // walk's do; blocks are cut into parts of about one size.
+            let run = (0..block.n.len()).all(|d| d == j || block.n[d] == 1);
+            let first = self.longest_along(&block, j, 0, n);
+            let even = n.div_ceil(n.div_ceil(first));
             let mut i = 0;
             while i < n {
                 let mut count = self.longest_along(&block, j, i, n - i);
-                if block.k + j == last && count < n - i {
+                if run && block.k + j == last && count < n - i {
                     count = self.on_granule(count);
+                } else if !run {
+                    count = count.min(even);
                 }
                 if count > 0 {
                     out.push(self.block_piece(&self.along(&block, j, i, count)));

@@ -325,6 +325,8 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
         }
         KernelKind::Gather | KernelKind::Scatter => {
             let at = Alignment::of(piece, bound, widths);
+            // Layouts the rule for CPU adapters keeps off the tile kernel (`untiled_on_cpu`).
+            let untiled = bound.target.cpu && untiled_on_cpu(piece, width);
             // An input that repeats one element across each row (a channel or column
             // broadcast) runs faster through the shifted-rows kernel, four blocks per
             // invocation (1.4 to 1.9 times on lavapipe, benches/RESULTS.md); rows dense in
@@ -355,8 +357,8 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 // at 0.92 of gathering them and 0.55 to 0.6 of the scatter kernel for two
                 // transposed inputs, which keep those there.
                 KernelKind::BlockTile
-            } else if bound.target.cpu
-                && untiled_on_cpu(piece, width)
+            } else if untiled
+                && planned == KernelKind::Gather
                 && tile_layout(planned, piece, width, bound.target.max_groups)
             {
                 // Both inputs across their rows: written in their order; else gathered.
@@ -365,7 +367,8 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
                 } else {
                     KernelKind::Gather
                 }
-            } else if tile_layout(planned, piece, width, bound.target.max_groups)
+            } else if !untiled
+                && tile_layout(planned, piece, width, bound.target.max_groups)
                 && (width >= 4 || (at.out_word && whole_word_rows(piece, width)))
                 && fills_tiles(piece, tile_shape(width, !bound.target.cpu))
             {
@@ -745,8 +748,10 @@ pub(crate) fn tile_per_matrix(piece: &Piece, cpu: bool) -> bool {
     cpu && rank > 2 && matrices <= MAX_RECORDED_MATRICES
 }
 
-/// Whether `piece` suits the tile kernel, alignment aside: under a gather plan, in its matrix
-/// order ([`in_matrix_order`]), a matrix with an input read across its rows, alone or in a
+/// Whether `piece` suits the tile kernel, alignment aside: in its matrix order
+/// ([`in_matrix_order`]), a matrix whose output columns lie one after the other (its rows and
+/// batch at any strides: a dense output, a padded or sliced one, or a block of a call cut
+/// into windows) with an input read across its rows, alone or in a
 /// batch of any rank a piece has, however many matrices and wherever the batch dimensions
 /// lie in memory (the grid counts the batch's tile rows, so its size is bounded by nothing
 /// but the grid's columns). 8- and 16-bit elements also need every
@@ -754,8 +759,10 @@ pub(crate) fn tile_per_matrix(piece: &Piece, cpu: bool) -> bool {
 fn tile_layout(planned: KernelKind, piece: &Piece, width: u64, max_groups: u32) -> bool {
     let piece = in_matrix_order(piece);
     let rank = piece.sizes.len();
-    planned == KernelKind::Gather
+    matches!(planned, KernelKind::Gather | KernelKind::Scatter)
         && rank >= 2
+        // The output's columns one after the other (its rows and matrices at any strides).
+        && piece.strides[0][rank - 1] == 1
         && (transposed(&piece, 1) || transposed(&piece, 2))
         // The narrowest tile a grid row holds (`tile_shape`): the staged form's.
         && piece.sizes[rank - 1].div_ceil(tile_shape(width, true).1) <= u64::from(max_groups)
