@@ -5,6 +5,8 @@
 //! each kernel forced through a loaded table of kernel choices on a `KernelTuning::Measured`
 //! context of the adapter `Context::from_env` picks, best of four rounds of three calls, on
 //! the GPU's clock where the device has timestamps. GB/s counts bytes read plus written.
+//! Last, one square transpose of each width into rows 16 elements wider than it (the output
+//! strided, its columns dense), where the tile kernels compete with the scatter kernel.
 //! The measurements behind `select::MIN_TILE_FILL` (ARCHITECTURE.md, CHANGELOG.md).
 
 #![allow(
@@ -30,39 +32,60 @@ fn main() -> Result<(), gpu_xor::Error> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(16 << 20);
-    let mut shapes: Vec<(String, DataType, [u32; 3], [u32; 3])> = Vec::new();
+    // Each layout's name, type, sizes, A's strides, and the padding of the output's rows.
+    let mut shapes: Vec<(String, DataType, [u32; 3], [u32; 3], u32)> = Vec::new();
     for dt in [DataType::U32, DataType::U8] {
         let w = u64::from(dt.size_in_bytes());
         let n = bytes / w;
         for s in [4u32, 8, 12, 16, 24, 32, 48, 64, 128] {
             let m = (n / u64::from(s * s)) as u32;
-            shapes.push((format!("square {s}"), dt, [m, s, s], [s * s, 1, s]));
+            shapes.push((format!("square {s}"), dt, [m, s, s], [s * s, 1, s], 0));
         }
         for c in [2u32, 4, 8, 16, 32] {
             let r = 256u32;
             let m = (n / u64::from(r * c)) as u32;
-            shapes.push((format!("cols {c} rows {r}"), dt, [m, r, c], [r * c, 1, r]));
+            shapes.push((
+                format!("cols {c} rows {r}"),
+                dt,
+                [m, r, c],
+                [r * c, 1, r],
+                0,
+            ));
         }
         for r in [2u32, 4, 8, 16, 32] {
             let c = 256u32;
             let m = (n / u64::from(r * c)) as u32;
-            shapes.push((format!("rows {r} cols {c}"), dt, [m, r, c], [r * c, 1, r]));
+            shapes.push((
+                format!("rows {r} cols {c}"),
+                dt,
+                [m, r, c],
+                [r * c, 1, r],
+                0,
+            ));
         }
     }
+    // One transpose into rows 16 elements apart wider (a slice of a concatenation).
+    for dt in [DataType::U32, DataType::U16, DataType::U8] {
+        let s = ((bytes / u64::from(dt.size_in_bytes())) as f64).sqrt() as u32 / 64 * 64;
+        let name = format!("square {s} into padded rows");
+        shapes.push((name, dt, [1, s, s], [s * s, 1, s], 16));
+    }
     println!("| layout | type | GB/s of each candidate kernel |\n|---|---|---|");
-    for (name, dt, sizes, a) in shapes {
+    for (name, dt, sizes, a, pad) in shapes {
         let t = TensorDesc::new(dt, &sizes);
+        let [m, r, c] = sizes;
+        let row = c + pad;
         let desc = DmlBinaryDesc {
             op: DmlBinaryOp::BitXor,
             a: t.clone().with_strides(&a),
             b: t.clone(),
-            output: t.clone(),
+            output: t.clone().with_strides(&[r * row, row, 1]),
         };
         let op = DmlBinary::new(&ctx, &desc)?;
         let us: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
         let x = Tensor::zeros(&ctx, dt, &us)?;
         let y = Tensor::zeros(&ctx, dt, &us)?;
-        let z = Tensor::zeros(&ctx, dt, &us)?;
+        let z = Tensor::zeros(&ctx, dt, &[m as usize, r as usize, row as usize])?;
         let bindings = Bindings::new(x.binding(), y.binding(), z.binding());
         let Some(key) = ctx.tuning_key(&op) else {
             println!("| {name} | {dt} | no class |");
