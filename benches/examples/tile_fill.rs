@@ -18,6 +18,9 @@ use gpu_xor::{
     KernelTuning, Tensor, TensorDesc,
 };
 
+/// A layout's name, type, sizes, A's strides, and the padding of the output's rows.
+type Layout = (String, DataType, [u32; 3], [u32; 3], u32);
+
 fn main() -> Result<(), gpu_xor::Error> {
     let base = Context::from_env()?;
     let ctx = Context::with_options(
@@ -32,8 +35,7 @@ fn main() -> Result<(), gpu_xor::Error> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(16 << 20);
-    // Each layout's name, type, sizes, A's strides, and the padding of the output's rows.
-    let mut shapes: Vec<(String, DataType, [u32; 3], [u32; 3], u32)> = Vec::new();
+    let mut shapes: Vec<Layout> = Vec::new();
     for dt in [DataType::U32, DataType::U8] {
         let w = u64::from(dt.size_in_bytes());
         let n = bytes / w;
