@@ -459,4 +459,21 @@ fn transposes_into_padded_and_sliced_outputs_run_on_a_tile_kernel() {
             case.check_on(tuned(KernelTuning::Cpu));
         }
     }
+    // Rows of 8- and 16-bit elements that end inside a word, their starts a word apart: the
+    // bytes after each row are not the output's and keep their value.
+    for dt in [DataType::U8, DataType::U16] {
+        for (cols, row) in [(62u32, 80u32), (63, 64), (33, 36)] {
+            let sizes = [40, cols];
+            let case = DmlCase::distinct(
+                Operator::BitXor,
+                TensorDesc::new(dt, &sizes).with_strides(&[1, 40]),
+                TensorDesc::new(dt, &sizes),
+                TensorDesc::new(dt, &sizes).with_strides(&[row, 1]),
+                10,
+            );
+            for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+                case.check_on(tuned(tuning));
+            }
+        }
+    }
 }

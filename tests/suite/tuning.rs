@@ -44,6 +44,14 @@ fn classes(dt: DataType, [r, c]: [u32; 2]) -> Vec<(&'static str, [TensorDesc; 3]
             [t(), t(), t().with_strides(&[c + 16 / w, 1])],
         ),
         (
+            "transposed A into aligned padded output rows",
+            [
+                t().with_strides(&[1, r]),
+                t(),
+                t().with_strides(&[c + 16 / w, 1]),
+            ],
+        ),
+        (
             "every fourth output element",
             [t(), t(), t().with_strides(&[4 * c, 4])],
         ),

@@ -822,15 +822,16 @@ fn block_tile(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths)
 }
 
 /// Whether every output row of a tile piece starts a word where the first does and holds
-/// whole words: in its matrix order, its row stride and each batch stride in bytes a
-/// multiple of 4 (the output of a gather plan is dense, so its rows are whole words). 8- and
-/// 16-bit tiles write whole words, one owner each.
+/// whole words: in its matrix order, its row stride, each batch stride and its columns in
+/// bytes multiples of 4 (a padded or sliced output's rows may end inside a word whose other
+/// bytes are not the output's). 8- and 16-bit tiles write whole words, one owner each.
 fn whole_word_rows(piece: &Piece, width: u64) -> bool {
     let piece = in_matrix_order(piece);
     let rank = piece.sizes.len();
-    piece.strides[0][..rank - 1]
-        .iter()
-        .all(|&s| (s * width).is_multiple_of(4))
+    (piece.sizes[rank - 1] * width).is_multiple_of(4)
+        && piece.strides[0][..rank - 1]
+            .iter()
+            .all(|&s| (s * width).is_multiple_of(4))
 }
 
 /// Up to how many bytes of output a CPU-tuned context gathers a 32-bit transpose rather than
