@@ -361,13 +361,17 @@ impl<const N: usize> Splitter<'_, N> {
         let last = self.layout.rank() - 1;
         for j in 0..block.n.len() {
             let n = block.n[j];
-            if n == 1 || self.longest_along(&block, j, 0, n) == 0 {
+            let first = if n == 1 {
+                0
+            } else {
+                self.longest_along(&block, j, 0, n)
+            };
+            if first == 0 {
                 continue;
             }
             // A run of one dimension keeps its later pieces on 64-byte boundaries, as the
             // walk's do; blocks are cut into parts of about one size.
             let run = (0..block.n.len()).all(|d| d == j || block.n[d] == 1);
-            let first = self.longest_along(&block, j, 0, n);
             let even = n.div_ceil(n.div_ceil(first));
             let mut i = 0;
             while i < n {
