@@ -11,13 +11,24 @@
 //! ([`tile_kernel`]).
 
 use gpu_xor::inspect::KernelKind;
-use gpu_xor::{ContextOptions, DataType, KernelTuning, TensorDesc};
+use gpu_xor::{Context, ContextOptions, DataType, KernelTuning, TensorDesc};
 use gpu_xor_testkit::expect::{tile_kernel, transposed_kernel};
 
 use crate::common::{
     Check, DIRECTML, DmlCase, Operator, OperatorExt, assert_kernel, few_groups, grids_of_16,
     on_suite_device, small_windows, tuned,
 };
+
+/// Contexts on the suite's device with 4 KiB windows, tuned for GPUs and for CPU adapters.
+fn small_windows_tuned() -> [Context; 2] {
+    [KernelTuning::Gpu, KernelTuning::Cpu].map(|kernel_tuning| {
+        on_suite_device(&ContextOptions {
+            max_window_bytes: Some(small_windows().max_window_bytes()),
+            kernel_tuning,
+            ..ContextOptions::default()
+        })
+    })
+}
 
 /// The widths of the tile kernel's forms.
 const TYPES: [DataType; 4] = [DataType::U8, DataType::U16, DataType::U32, DataType::U64];
@@ -333,13 +344,7 @@ fn narrow_transposes_off_word_boundaries_read_lane_by_lane() {
 fn batches_of_transposes_larger_than_a_window_are_exact() {
     // 4 KiB windows cut these into pieces of whole and part matrices, each on the kernel its
     // own layout calls for, under both tunings.
-    let contexts = [KernelTuning::Gpu, KernelTuning::Cpu].map(|kernel_tuning| {
-        on_suite_device(&ContextOptions {
-            max_window_bytes: Some(small_windows().max_window_bytes()),
-            kernel_tuning,
-            ..ContextOptions::default()
-        })
-    });
+    let contexts = small_windows_tuned();
     for (ctx, dt) in contexts.iter().flat_map(|c| TYPES.map(|dt| (c, dt))) {
         // A batch outside its matrices, and one between their rows and columns (the (2, 1, 0)
         // permutation of a [40, 4, 40] tensor).
@@ -365,13 +370,7 @@ fn transposes_and_permutations_past_a_window_are_cut_into_few_blocks() {
     // of one dimension fits, and the call is cut into blocks of a few parts each way (fixing
     // the outer indices one by one cut it into a piece or two per row, 48 to 460 of them
     // here). Every byte is checked under both tunings.
-    let contexts = [KernelTuning::Gpu, KernelTuning::Cpu].map(|kernel_tuning| {
-        on_suite_device(&ContextOptions {
-            max_window_bytes: Some(small_windows().max_window_bytes()),
-            kernel_tuning,
-            ..ContextOptions::default()
-        })
-    });
+    let contexts = small_windows_tuned();
     let square = |dt: DataType| match dt {
         DataType::U8 => 96,
         DataType::U16 => 68,

@@ -206,20 +206,7 @@ impl<const N: usize> Splitter<'_, N> {
 
     /// The largest `count <= max` with a box of `count` indices on dimension `k` fitting.
     fn longest_fit(&self, k: usize, at: [u64; N], max: u64) -> u64 {
-        let fits = |c: u64| self.windows(k, at, c).1 <= self.limits.max_window;
-        if fits(max) {
-            return max;
-        }
-        let (mut lo, mut hi) = (0u64, max);
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if fits(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        longest(max, |c| self.windows(k, at, c).1 <= self.limits.max_window)
     }
 
     /// Per-slot windows of a box, and the widest span among them.
@@ -281,6 +268,24 @@ impl<const N: usize> Splitter<'_, N> {
     }
 }
 
+/// The largest `count <= max` for which `fits(count)` holds, `fits` holding for every count
+/// below one it holds for (0 where it holds for none from 1).
+fn longest(max: u64, fits: impl Fn(u64) -> bool) -> u64 {
+    if fits(max) {
+        return max;
+    }
+    let (mut lo, mut hi) = (0u64, max);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// A block of the iteration space: every dimension before `k` fixed, and `n[j]` indices of
 /// dimension `k + j` from those of its first element, which lies `at[o]` elements into each
 /// operand `o`.
@@ -328,20 +333,9 @@ impl<const N: usize> Splitter<'_, N> {
 
     /// The largest `count <= max` whose part of `block` from index `from` along `j` fits.
     fn longest_along(&self, block: &Block<N>, j: usize, from: u64, max: u64) -> u64 {
-        let fits = |c: u64| self.span_along(block, j, from, c) <= self.limits.max_window;
-        if fits(max) {
-            return max;
-        }
-        let (mut lo, mut hi) = (0u64, max);
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if fits(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        longest(max, |c| {
+            self.span_along(block, j, from, c) <= self.limits.max_window
+        })
     }
 
     /// Cuts `block` into pieces that fit. Along the outermost of its dimensions where some
