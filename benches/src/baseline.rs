@@ -1,6 +1,6 @@
-//! The three baselines measured on the same adapter in the same run as the cases: a
-//! `vec4<u32>` copy kernel, `copy_buffer_to_buffer`, and a bare `vec4<u32>` XOR kernel (no
-//! metadata, no masks).
+//! The baselines measured on the same adapter in the same run as the cases: a `vec4<u32>`
+//! copy kernel, `copy_buffer_to_buffer`, and a bare `vec4<u32>` XOR kernel (no metadata, no
+//! masks), out of place and, for the in-place cases, in place.
 
 use gpu_xor::Context;
 
@@ -36,6 +36,15 @@ impl Kernel {
     /// The bare `vec4<u32>` XOR, no metadata and no masks: bindings a, b, out.
     pub(crate) fn bare_xor(ctx: &Context) -> Kernel {
         Kernel::new(ctx, "bare xor", include_str!("../bare_xor.wgsl"))
+    }
+
+    /// The bare `vec4<u32>` XOR in place, `a ^= b`: bindings a (read and written), b.
+    pub(crate) fn bare_xor_in_place(ctx: &Context) -> Kernel {
+        Kernel::new(
+            ctx,
+            "bare xor in place",
+            include_str!("../bare_xor_in_place.wgsl"),
+        )
     }
 
     /// The kernel of this WGSL source, entry point `main`, its layout derived from the shader.
@@ -150,9 +159,10 @@ impl Dispatch {
     }
 }
 
-/// The three baselines over `bytes` bytes: the `vec4<u32>` copy kernel (src to dst),
-/// `copy_buffer_to_buffer` (the same) and the bare `vec4<u32>` XOR kernel (src ^ b to dst).
-/// The kernels run in windows of at most the binding limit, like the XOR kernels.
+/// The baselines over `bytes` bytes: the `vec4<u32>` copy kernel (src to dst),
+/// `copy_buffer_to_buffer` (the same), the bare `vec4<u32>` XOR kernel (src ^ b to dst) and
+/// the same in place (dst ^= b). The kernels run in windows of at most the binding limit,
+/// like the XOR kernels.
 pub struct Baselines {
     /// Bytes of each buffer: the `bytes` asked for, rounded up to 16.
     pub(crate) bytes: u64,
@@ -160,8 +170,10 @@ pub struct Baselines {
     dst: wgpu::Buffer,
     copy: Kernel,
     bare: Kernel,
+    in_place: Kernel,
     copies: Vec<Dispatch>,
     xors: Vec<Dispatch>,
+    in_place_xors: Vec<Dispatch>,
 }
 
 impl Baselines {
@@ -173,6 +185,7 @@ impl Baselines {
         let b = storage(ctx, bytes, 14);
         let copy = Kernel::copy(ctx);
         let bare = Kernel::bare_xor(ctx);
+        let in_place = Kernel::bare_xor_in_place(ctx);
         let window = ctx
             .device()
             .limits()
@@ -180,12 +193,13 @@ impl Baselines {
             .min(1 << 31)
             / 256
             * 256;
-        let (mut copies, mut xors) = (Vec::new(), Vec::new());
+        let (mut copies, mut xors, mut in_place_xors) = (Vec::new(), Vec::new(), Vec::new());
         let mut at = 0;
         while at < bytes {
             let grid = Grid::new(ctx, window.min(bytes - at));
             copies.push(copy.bind(ctx, &[&src, &dst], at, &grid));
             xors.push(bare.bind(ctx, &[&src, &b, &dst], at, &grid));
+            in_place_xors.push(in_place.bind(ctx, &[&dst, &b], at, &grid));
             at += grid.len;
         }
         Baselines {
@@ -194,8 +208,10 @@ impl Baselines {
             dst,
             copy,
             bare,
+            in_place,
             copies,
             xors,
+            in_place_xors,
         }
     }
 
@@ -207,6 +223,12 @@ impl Baselines {
     /// `n` bare `vec4<u32>` XORs of `bytes` (traffic: 3 x bytes each).
     pub fn record_bare_xor(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
         self.bare.record(encoder, &self.xors, n);
+    }
+
+    /// `n` bare `vec4<u32>` XORs of `bytes` in place, `dst ^= b` (traffic: 3 x bytes each, as
+    /// an in-place call counts its own).
+    pub fn record_bare_xor_in_place(&self, encoder: &mut wgpu::CommandEncoder, n: u64) {
+        self.in_place.record(encoder, &self.in_place_xors, n);
     }
 
     /// `n` `vec4<u32>` copies, each in a compute pass of its own that sets the pipeline and the

@@ -37,7 +37,7 @@ pub(crate) fn core_section(ctx: &Context, quick: bool) -> String {
     }
     println!("{target_table}");
     format!(
-        "## Recording\n\n{}\n## Contiguous calls\n\nEvery type, in place, the logical form and every other function, in one suite per size with the bare XOR kernel and the copies; the NOT reads one input and writes one, so its bare kernel is the copy kernel.\n\n{tables}\n## Graph\n\n{}\n## Targets\n\n{target_table}",
+        "## Recording\n\n{}\n## Contiguous calls\n\nEvery type, in place, the logical form and every other function, in one suite per size with the bare XOR kernel and the copies; the NOT reads one input and writes one, so its bare kernel is the copy kernel, and the in-place call's is the bare XOR kernel in place (`a ^= b`: some adapters read and write one buffer slower than they read one and write another).\n\n{tables}\n## Graph\n\n{}\n## Targets\n\n{target_table}",
         rec.text, graph.text
     )
 }
@@ -61,7 +61,8 @@ pub(crate) fn prepared_record_target(r: &RecordingReport) -> Target {
 }
 
 /// The contiguous table at `bytes` per operand: every DirectML type of BIT_XOR, in place, the
-/// logical form and every other function, each against the bare XOR kernel of the same run.
+/// logical form and every other function, each against the bare XOR kernel of the same run
+/// (in place, the bare kernel in place; NOT, the copy kernel).
 /// Returns the table and the lowest ratio with the row that gave it.
 pub(crate) fn contiguous(ctx: &Context, bytes: u64, rounds: usize) -> (String, Vec<Target>) {
     let mut suite = Suite::default();
@@ -87,10 +88,11 @@ pub(crate) fn contiguous(ctx: &Context, bytes: u64, rounds: usize) -> (String, V
     let text = table(&rows);
     println!("{text}");
     // A NOT reads one input and writes one: its bare kernel is the copy kernel, which moves
-    // the same bytes the same way; the others against the bare XOR kernel.
+    // the same bytes the same way; the others against the bare XOR kernel (in place, the
+    // bare kernel in place: `Suite::rows`).
     let lowest = rows
         .iter()
-        .filter(|r| (r.op, r.path) != BARE_XOR && r.op != "copy")
+        .filter(|r| r.op != BARE_XOR.0 && r.op != "copy")
         .map(|r| {
             let ratio = if r.op.ends_with("not") {
                 r.kernel
@@ -105,8 +107,8 @@ pub(crate) fn contiguous(ctx: &Context, bytes: u64, rounds: usize) -> (String, V
     if let Some((row, ratio)) = lowest {
         targets.push((
             format!(
-                "contiguous {size} over the bare kernel (XOR; the copy kernel for NOT), every \
-                 type and function >= 0.97"
+                "contiguous {size} over the bare kernel (XOR; in place, the bare kernel in place; \
+                 the copy kernel for NOT), every type and function >= 0.97"
             ),
             format!("lowest {ratio:.2} ({row})"),
             ratio >= 0.97,

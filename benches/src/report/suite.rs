@@ -18,6 +18,9 @@ type Recorder = Box<dyn Fn(&mut wgpu::CommandEncoder, u64)>;
 #[derive(Default)]
 pub(crate) struct Suite {
     entries: Vec<Entry>,
+    /// The baselines of each size ([`Suite::baselines`]), for the in-place baseline
+    /// ([`Suite::case`]).
+    bases: Vec<Rc<Baselines>>,
 }
 
 /// One entry of a suite: a case or a baseline, how to record it, and its best time.
@@ -43,27 +46,20 @@ pub(crate) const COPY_KERNEL: (&str, &str) = ("copy", "vec4<u32> kernel");
 const COPY_BUFFER: (&str, &str) = ("copy", "copy_buffer_to_buffer");
 /// The bare XOR kernel's row (operator, path).
 pub(crate) const BARE_XOR: (&str, &str) = ("bare xor", "vec4<u32> kernel");
+/// The bare XOR kernel in place's row (operator, path): the in-place cases' bare kernel.
+pub(crate) const BARE_XOR_IN_PLACE: (&str, &str) = ("bare xor", "vec4<u32> kernel, in place");
 /// The operator name of the plain strided kernel's rows (their path is the case's).
 const PLAIN: &str = "plain strided";
 
 impl Suite {
     /// The three baselines over `bytes` bytes: the copies count 2 x bytes of traffic, the bare
-    /// XOR 3 x bytes, as the XOR cases count theirs.
+    /// XOR 3 x bytes, as the XOR cases count theirs. An in-place case adds the fourth, the bare
+    /// XOR in place ([`Suite::case`]).
     pub(crate) fn baselines(&mut self, ctx: &Context, bytes: u64) {
         let base = Rc::new(Baselines::new(ctx, bytes));
-        let entry = |(op, path): (&'static str, &'static str), traffic, record| Entry {
-            baseline: true,
-            tag: "",
-            op,
-            path,
-            data_type: "-".into(),
-            bytes,
-            traffic,
-            dispatch: "-".into(),
-            record,
-            best: Duration::MAX,
-        };
+        self.bases.push(base.clone());
         let (b, c) = (base.clone(), base.clone());
+        let entry = |row, traffic, record| baseline_entry(row, bytes, traffic, record);
         self.entries.push(entry(
             COPY_KERNEL,
             2 * base.bytes,
@@ -83,9 +79,22 @@ impl Suite {
 
     /// A case of `op` on `path`, `dt`, about `bytes` bytes, its type named by
     /// [`Op::type_name`] (`u64 -> u8` for a `BIT_COUNT`); on a strided path BIT_XOR also gets
-    /// the plain strided kernel on the same buffers, checked to write the same bytes.
+    /// the plain strided kernel on the same buffers, checked to write the same bytes; an
+    /// in-place case, the bare XOR kernel in place over the baselines of its size (once a
+    /// size), which its `/ bare xor` column is then against.
     pub(crate) fn case(&mut self, ctx: &Context, op: Op, path: Path, dt: DataType, bytes: u64) {
         let case = Case::new(ctx, op, path, dt, bytes);
+        if path == Path::InPlace && self.baseline_of(BARE_XOR_IN_PLACE, case.bytes).is_none() {
+            if let Some(base) = self.bases.iter().find(|b| b.bytes == case.bytes).cloned() {
+                let bytes = base.bytes;
+                self.entries.push(baseline_entry(
+                    BARE_XOR_IN_PLACE,
+                    bytes,
+                    3 * bytes,
+                    Box::new(move |e, n| base.record_bare_xor_in_place(e, n)),
+                ));
+            }
+        }
         if path.strided() && op == Op::BitXor {
             // The fourth baseline, on the same buffers and layout, checked to write the same
             // bytes as the library's call (it computes XOR).
@@ -157,6 +166,13 @@ impl Suite {
             .map_or(0.0, |e| gbps(e.traffic, e.best))
     }
 
+    /// The baseline entry of this row and size, where the suite has one.
+    fn baseline_of(&self, (op, path): (&str, &str), bytes: u64) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.baseline && e.op == op && e.path == path && e.bytes == bytes)
+    }
+
     /// The case of this operator, path and type ([`Op::type_name`]).
     fn entry(&self, op: &str, path: &str, data_type: &str) -> Option<&Entry> {
         self.entries
@@ -210,6 +226,15 @@ impl Suite {
             .iter()
             .map(|e| {
                 let g = gbps(e.traffic, e.best);
+                // An in-place case against the bare kernel in place where the suite has it.
+                let bare = if !e.baseline
+                    && e.path == Path::InPlace.name()
+                    && self.baseline_of(BARE_XOR_IN_PLACE, e.bytes).is_some()
+                {
+                    BARE_XOR_IN_PLACE
+                } else {
+                    BARE_XOR
+                };
                 Row {
                     op: e.op,
                     path: e.path,
@@ -218,7 +243,7 @@ impl Suite {
                     gbps: g,
                     kernel: g / self.baseline(COPY_KERNEL, e.bytes),
                     copy: g / self.baseline(COPY_BUFFER, e.bytes),
-                    bare: g / self.baseline(BARE_XOR, e.bytes),
+                    bare: g / self.baseline(bare, e.bytes),
                     plain: (e.op != PLAIN)
                         .then(|| self.gbps(PLAIN, e.path, &e.data_type, e.bytes))
                         .filter(|&p| p > 0.0)
@@ -237,5 +262,26 @@ impl Suite {
             .map(|e| e.bytes)
             .min_by_key(|&b| b.abs_diff(bytes))
             .unwrap_or(bytes)
+    }
+}
+
+/// A baseline's entry: `row` (operator, path) over `bytes` bytes.
+fn baseline_entry(
+    (op, path): (&'static str, &'static str),
+    bytes: u64,
+    traffic: u64,
+    record: Recorder,
+) -> Entry {
+    Entry {
+        baseline: true,
+        tag: "",
+        op,
+        path,
+        data_type: "-".into(),
+        bytes,
+        traffic,
+        dispatch: "-".into(),
+        record,
+        best: Duration::MAX,
     }
 }
