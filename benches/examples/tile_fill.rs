@@ -1,13 +1,15 @@
 //! How the tile kernels fare against the gather kernel as a matrix fills less of their
 //! tiles: `cargo run --release -p gpu-xor-bench --example tile_fill` times every candidate
 //! kernel of batches of `[m, s, s]`, `[m, 256, c]` and `[m, r, 256]` transposes (A read with
-//! axes (0, 2, 1)) of 32- and 8-bit elements, about 16 MiB each (`BYTES` sets another size),
-//! each kernel forced through a loaded table of kernel choices on a `KernelTuning::Measured`
-//! context of the adapter `Context::from_env` picks, best of four rounds of three calls, on
-//! the GPU's clock where the device has timestamps. GB/s counts bytes read plus written.
+//! axes (0, 2, 1)) of 32-, 8- and 64-bit elements, about 16 MiB each (`BYTES` sets another
+//! size), each kernel forced through a loaded table of kernel choices on a
+//! `KernelTuning::Measured` context of the adapter `Context::from_env` picks, best of four
+//! rounds of three calls, on the GPU's clock where the device has timestamps. GB/s counts
+//! bytes read plus written.
 //! Last, one square transpose of each width into rows 16 elements wider than it (the output
 //! strided, its columns dense), where the tile kernels compete with the scatter kernel.
-//! The measurements behind `select::MIN_TILE_FILL` (ARCHITECTURE.md, CHANGELOG.md).
+//! The measurements behind `select::MIN_TILE_FILL` and the CPU rule's block tile for 64-bit
+//! transposes (ARCHITECTURE.md, CHANGELOG.md).
 
 #![allow(
     clippy::disallowed_methods,
@@ -36,7 +38,7 @@ fn main() -> Result<(), gpu_xor::Error> {
         .and_then(|s| s.parse().ok())
         .unwrap_or(16 << 20);
     let mut shapes: Vec<Layout> = Vec::new();
-    for dt in [DataType::U32, DataType::U8] {
+    for dt in [DataType::U32, DataType::U8, DataType::U64] {
         let w = u64::from(dt.size_in_bytes());
         let n = bytes / w;
         for s in [4u32, 8, 12, 16, 24, 32, 48, 64, 128] {

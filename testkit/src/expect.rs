@@ -50,8 +50,8 @@ pub fn tile_fill(rows: u64, cols: u64, side: (u64, u64)) -> bool {
 /// 16-byte block is whole (E = 16 / width elements: rows and columns multiples of E, the
 /// output's rows and matrices, and each input read across its rows dense along them, its
 /// columns and matrices, a multiple of E elements apart; the caller's to know: every tensor
-/// starts on a 16-byte boundary, as DirectML's offsets do), but for 64-bit elements on a
-/// context tuned for CPU adapters; otherwise, for 64-bit elements and 32-bit ones up to
+/// starts on a 16-byte boundary, as DirectML's offsets do), but for 64-bit elements with
+/// both inputs read across their rows on a context tuned for CPU adapters; otherwise, for 64-bit elements and 32-bit ones up to
 /// 16 MiB of output or in a batch, a context tuned for CPU adapters writes a single matrix
 /// in the inputs' order with the scatter kernel ([`KernelKind::Spaced`]) where both inputs
 /// are read across their rows, and gathers ([`KernelKind::Gather`]) otherwise; else the
@@ -87,7 +87,7 @@ pub fn tile_kernel(out: &TensorDesc, inputs: [&TensorDesc; 2], tuning: KernelTun
     if !(across(1) || across(2)) {
         // No input read across the rows of a matrix.
         KernelKind::Gather
-    } else if !(tuning == KernelTuning::Cpu && width == 8)
+    } else if !(tuning == KernelTuning::Cpu && width == 8 && across(1) && across(2))
         && whole_blocks(&merged, width, across)
         && fills(KernelKind::BlockTile)
     {
@@ -293,7 +293,7 @@ mod tests {
         use KernelKind::{BlockTile, Gather, Spaced, Tile};
         // Type, sizes, then the kernels of two transposed inputs (a transposed output) and of
         // one, tuned for CPUs and for GPUs. Whole 16-byte blocks run the block tile but for
-        // 64-bit elements on CPUs; off them, wide elements are written in the inputs' order
+        // two transposed inputs of 64-bit elements on CPUs; off them, wide elements are written in the inputs' order
         // or gathered on CPUs; a matrix that fills less than a quarter of its tiles is
         // gathered.
         for (dt, sizes, both, one) in [
@@ -308,7 +308,7 @@ mod tests {
                 DataType::I64,
                 [32, 16],
                 [Spaced, BlockTile],
-                [Gather, BlockTile],
+                [BlockTile, BlockTile],
             ),
             (DataType::I64, [33, 31], [Spaced, Tile], [Gather, Tile]),
             (DataType::U8, [60, 100], [Tile, Tile], [Tile, Tile]),

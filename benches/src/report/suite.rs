@@ -53,7 +53,7 @@ const PLAIN: &str = "plain strided";
 
 impl Suite {
     /// The three baselines over `bytes` bytes: the copies count 2 x bytes of traffic, the bare
-    /// XOR 3 x bytes, as the XOR cases count theirs. An in-place case adds the fourth, the bare
+    /// XOR 3 x bytes, as the XOR cases count theirs. An in-place case adds one more, the bare
     /// XOR in place ([`Suite::case`]).
     pub(crate) fn baselines(&mut self, ctx: &Context, bytes: u64) {
         let base = Rc::new(Baselines::new(ctx, bytes));

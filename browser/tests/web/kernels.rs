@@ -121,7 +121,7 @@ async fn gather() {
 #[wasm_bindgen_test]
 async fn tile() {
     // The tile kernel as chosen for GPUs; tuned for CPUs, 32- and 64-bit elements gather;
-    // 32-bit ones of whole 16-byte blocks ([40, 40], [64, 96]) run the block tile on both.
+    // ones of whole 16-byte blocks ([40, 40], [64, 96]) run the block tile on both.
     let ctx = tuned(KernelTuning::Gpu).await;
     let cpu = tuned(KernelTuning::Cpu).await;
     let mut reached = Vec::new();

@@ -36,10 +36,10 @@ const MIN_SHIFTED_ROW_BYTES: u64 = 64;
 ///   reads and writes both run along memory; where its 16-byte blocks are whole and aligned,
 ///   its block form (tiles of 64 rows by 64 words, every global access 16 bytes);
 /// - CPU adapters (lavapipe, llvmpipe, SwiftShader): the same block form where it applies,
-///   but for 64-bit elements; otherwise, for 64-bit elements and for 32-bit ones up to
-///   16 MiB of output, no workgroup memory. Both inputs read across their
-///   rows: the scatter kernel in the inputs' order (reads along memory, writes across it).
-///   One input: the gather kernel.
+///   but for 64-bit elements with both inputs read across their rows; otherwise, for
+///   64-bit elements and for 32-bit ones up to 16 MiB of output, no workgroup memory. Both
+///   inputs read across their rows: the scatter kernel in the inputs' order (reads along
+///   memory, writes across it). One input: the gather kernel.
 ///
 /// The measurements behind the rules are in the repository's `benches/RESULTS.md` ("Strided
 /// layouts").
@@ -345,17 +345,21 @@ fn rule(planned: KernelKind, piece: &Piece, bound: &Bound, widths: Widths) -> Ke
             {
                 KernelKind::Rows
             } else if block_tile(planned, piece, bound, widths)
-                && !(bound.target.cpu && width == 8)
+                && !(bound.target.cpu && width == 8 && both_across(piece))
                 && fills_tiles(piece, block_tile_shape(width))
             {
-                // On both adapter classes but for 64-bit elements on CPU adapters. On
-                // lavapipe (`bench_report -- --strided --tunings`) it ran 32-bit transposes
-                // and permutations at 1.8 to 2.7 times the gather kernel at 1 and 16 MiB, two
-                // transposed 32-bit inputs at 1.29 times the scatter kernel in their order at
-                // 1 MiB and 0.90 at 16 MiB (one rule for both), 8- and 16-bit transposes at
-                // 1.5 to 2.2 times the tile kernel's register blocks at 16 MiB; 64-bit ones
-                // at 0.92 of gathering them and 0.55 to 0.6 of the scatter kernel for two
-                // transposed inputs, which keep those there.
+                // On both adapter classes but for 64-bit elements with both inputs read
+                // across their rows on CPU adapters. On lavapipe (`bench_report --
+                // --strided --tunings`) it ran 32-bit transposes and permutations at 1.8 to
+                // 2.7 times the gather kernel at 1 and 16 MiB, two transposed 32-bit inputs
+                // at 1.29 times the scatter kernel in their order at 1 MiB and 0.90 at
+                // 16 MiB (one rule for both), 8- and 16-bit transposes at 1.5 to 2.2 times
+                // the tile kernel's register blocks at 16 MiB; one transposed input of
+                // 64-bit elements at 1.06 to 1.33 times gathering it at 1 and 64 MiB, and
+                // batches of 64 x 64 to 256 x 256 at 1.2 to 2.0 times (`tile_fill` with
+                // 64-bit elements); two transposed 64-bit inputs at 0.87 of the scatter
+                // kernel in their order at 1 MiB and 0.95 to 1.02 at 64 MiB, which keeps
+                // those.
                 KernelKind::BlockTile
             } else if untiled
                 && planned == KernelKind::Gather
@@ -860,6 +864,12 @@ fn both_transposed(piece: &Piece) -> bool {
     transposed(piece, 1) && transposed(piece, 2)
 }
 
+/// Whether both inputs of a piece of any rank are read across the rows of its matrices
+/// ([`in_matrix_order`]): 64-bit tiles a CPU-tuned context keeps off the block tile.
+fn both_across(piece: &Piece) -> bool {
+    both_transposed(&in_matrix_order(piece))
+}
+
 /// Puts `piece` in the order its kernel runs it: as it is; for the tile kernels in its matrix
 /// order ([`in_matrix_order`]); or for the scatter kernel chosen under a gather plan (a tile
 /// written in its inputs' order, [`KernelTuning`]) with its two dimensions swapped, so that
@@ -1169,12 +1179,11 @@ mod tests {
                     choose(KernelKind::Gather, p, &gpu, width),
                     KernelKind::BlockTile
                 );
-                let on_cpu = if width == 8 {
-                    KernelKind::Gather
-                } else {
+                // One input read across its rows: the block tile on CPUs too.
+                assert_eq!(
+                    choose(KernelKind::Gather, p, &cpu, width),
                     KernelKind::BlockTile
-                };
-                assert_eq!(choose(KernelKind::Gather, p, &cpu, width), on_cpu);
+                );
                 // In the order lowering gives the kernel, the staged input is read along
                 // its rows.
                 let mut run = p.clone();
@@ -1268,16 +1277,16 @@ mod tests {
             // However many matrices: the grid counts them.
             assert_eq!(choose(KernelKind::Gather, &one(4096), &gpu, width), tile);
             // Tuned for CPUs, batches of whole blocks run the block tile but for 64-bit
-            // elements, which gather at any size; a batch is never written in its inputs'
-            // order (the spaced kernel), one matrix at a time.
+            // elements with both inputs transposed, which gather at any size; a batch is
+            // never written in its inputs' order (the spaced kernel), one matrix at a time.
             let untiled = if width == 8 {
                 KernelKind::Gather
             } else {
                 KernelKind::BlockTile
             };
-            assert_eq!(choose(KernelKind::Gather, &one(3), &cpu, width), untiled);
+            assert_eq!(choose(KernelKind::Gather, &one(3), &cpu, width), tile);
             assert_eq!(choose(KernelKind::Gather, &both(3), &cpu, width), untiled);
-            assert_eq!(choose(KernelKind::Gather, &one(1000), &cpu, width), untiled);
+            assert_eq!(choose(KernelKind::Gather, &one(1000), &cpu, width), tile);
             assert!(
                 !candidates(KernelKind::Gather, &both(3), width, 65535)
                     .contains(&KernelKind::Spaced)
@@ -1519,10 +1528,10 @@ mod tests {
         let both = |n: u64| piece(&[n, n], [&[n, 1], &[1, n], &[1, n]]);
         let gpu = bound([0; 3]);
         for (n, width) in [(2048, 4), (4096, 4), (2048, 8), (4096, 8)] {
-            // Whole blocks: the block tile, but 64-bit elements on CPUs, which gather one
-            // transposed input and write two in their order at every size.
+            // Whole blocks: the block tile, but two transposed inputs of 64-bit elements on
+            // CPUs, which are written in their order at every size.
             let (one, two) = if width == 8 {
-                (KernelKind::Gather, KernelKind::Spaced)
+                (KernelKind::BlockTile, KernelKind::Spaced)
             } else {
                 (KernelKind::BlockTile, KernelKind::BlockTile)
             };
