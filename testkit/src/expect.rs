@@ -51,13 +51,14 @@ pub fn tile_fill(rows: u64, cols: u64, side: (u64, u64)) -> bool {
 /// output's rows and matrices, and each input read across its rows dense along them, its
 /// columns and matrices, a multiple of E elements apart; the caller's to know: every tensor
 /// starts on a 16-byte boundary, as DirectML's offsets do), but for 64-bit elements with
-/// both inputs read across their rows on a context tuned for CPU adapters; otherwise, for 64-bit elements and 32-bit ones up to
-/// 16 MiB of output or in a batch, a context tuned for CPU adapters writes a single matrix
-/// in the inputs' order with the scatter kernel ([`KernelKind::Spaced`]) where both inputs
-/// are read across their rows, and gathers ([`KernelKind::Gather`]) otherwise; else the
-/// tile kernel, for 8- and 16-bit elements only where every output row and matrix starts a
-/// word (else gathered). Either tile kernel only where the matrix fills at least a quarter
-/// of the kernel's tiles that cover it ([`tile_fill`], [`tile_side`]); else the next.
+/// both inputs read across their rows on a context tuned for CPU adapters; otherwise, for
+/// 64-bit elements and 32-bit ones up to 16 MiB of output or in a batch, a context tuned for
+/// CPU adapters writes a single matrix in the inputs' order with the scatter kernel
+/// ([`KernelKind::Spaced`]) where both inputs are read across their rows, and gathers
+/// ([`KernelKind::Gather`]) otherwise; else the tile kernel, for 8- and 16-bit elements only
+/// where every output row and matrix starts a word (else gathered). Either tile kernel only
+/// where the matrix fills at least a quarter of the kernel's tiles that cover it
+/// ([`tile_fill`], [`tile_side`]); else the next.
 ///
 /// The dimensions are first put in the output's order (largest output stride first, sizes of
 /// 1 dropped) and merged wherever every tensor allows; a tile needs two or more. The
@@ -293,9 +294,9 @@ mod tests {
         use KernelKind::{BlockTile, Gather, Spaced, Tile};
         // Type, sizes, then the kernels of two transposed inputs (a transposed output) and of
         // one, tuned for CPUs and for GPUs. Whole 16-byte blocks run the block tile but for
-        // two transposed inputs of 64-bit elements on CPUs; off them, wide elements are written in the inputs' order
-        // or gathered on CPUs; a matrix that fills less than a quarter of its tiles is
-        // gathered.
+        // two transposed inputs of 64-bit elements on CPUs; off them, wide elements are
+        // written in the inputs' order or gathered on CPUs; a matrix that fills less than a
+        // quarter of its tiles is gathered.
         for (dt, sizes, both, one) in [
             (
                 DataType::U32,
