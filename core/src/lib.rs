@@ -46,3 +46,29 @@ pub use desc::{
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use layout::{BindingPattern, KernelKind, Plan};
 pub use schedule::{KernelChoices, KernelTuning, RecordSummary, TuningKey};
+
+/// The unit tests' property configuration: a fixed seed, so that every run draws the same
+/// cases and a failure replays, which `GPU_XOR_SEED` moves and `GPU_XOR_CASES` replaces the
+/// count of (decimal, or hexadecimal after `0x`), as for every randomized test of the
+/// workspace.
+#[cfg(test)]
+pub(crate) fn property_config() -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, RngSeed};
+    let var = |name: &str| {
+        let text = std::env::var(name).ok()?.trim().replace('_', "");
+        if text.is_empty() {
+            return None;
+        }
+        let parsed = match text.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => text.parse(),
+        };
+        Some(parsed.unwrap_or_else(|_| panic!("{name}={text:?} is not a number")))
+    };
+    let default = Config::default();
+    Config {
+        rng_seed: RngSeed::Fixed(0xc0de_5eed ^ var("GPU_XOR_SEED").unwrap_or(0)),
+        cases: var("GPU_XOR_CASES").map_or(default.cases, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+        ..default
+    }
+}

@@ -20,6 +20,8 @@
 //!
 //! - [`SplitMix64`] and [`random_bytes`]: the generator of the conformance format, the one
 //!   source of test data and sentinel bytes;
+//! - [`seeds`]: every randomized test's seed and case count, fixed unless `GPU_XOR_SEED` or
+//!   `GPU_XOR_CASES` says otherwise, so that a failing run replays from its log;
 //! - [`width_mask`] and [`le_bytes`]: elements of 1 to 8 bytes as zero-extended `u64` values
 //!   and as little-endian bytes;
 //! - [`OutputLayout`], with [`positions`], [`packed_strides`] and [`unravel`]: where a
@@ -57,6 +59,7 @@ pub mod expect;
 mod layout;
 pub mod operators;
 pub mod ov;
+pub mod seeds;
 mod splitmix64;
 
 pub use compare::{compare_buffer, compare_buffers};

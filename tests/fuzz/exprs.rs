@@ -221,8 +221,8 @@ fn run_expr(desc: &ExprDesc, rng: &mut SplitMix64) -> &'static str {
 /// reference agrees with the validation.
 #[test]
 fn expressions_end_in_ok_or_a_typed_error() {
-    let cases = env_u64("GPU_XOR_FUZZ_CASES", DEFAULT_CASES) / 5;
-    let seed = env_u64("GPU_XOR_FUZZ_SEED", DEFAULT_SEED) ^ 0xe4;
+    let (cases, seed) = draws();
+    let (cases, seed) = (cases / 5, seed ^ 0xe4);
     let mut rng = SplitMix64::new(seed);
     let mut outcomes: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut failures = Vec::new();

@@ -24,7 +24,8 @@
 //! where small, each ending in `Ok` or a typed error.
 //!
 //! `GPU_XOR_FUZZ_CASES` sets the number of random cases (default 100,000),
-//! `GPU_XOR_FUZZ_SEED` the seed (decimal or `0x` hex), and `GPU_XOR_FUZZ_ONLY` the index of
+//! `GPU_XOR_FUZZ_SEED` the seed (decimal or `0x` hex; unset, `GPU_XOR_SEED` moves the default
+//! as it moves every randomized test's), and `GPU_XOR_FUZZ_ONLY` the index of
 //! the one drawn case to check (the others are drawn, not run: to profile or debug a case).
 //! The limits hold for the release build that CI runs.
 
@@ -48,6 +49,7 @@ use gpu_xor::{
     DmlUnaryOp, Error, FeatureLevel, LogicalXorDesc, Operator, OvBinaryDesc, OvBinaryOp,
     OvUnaryDesc, OvUnaryOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
+use gpu_xor_testkit::seeds::{Seeded, env_u64};
 use gpu_xor_testkit::{SplitMix64, packed_strides};
 
 /// The longest one case may take. The slowest drawn cases lower a call four times into some
@@ -173,18 +175,12 @@ struct Stats {
     largest: isize,
 }
 
-fn env_u64(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(text) => {
-            let text = text.trim().replace('_', "");
-            let parsed = match text.strip_prefix("0x") {
-                Some(hex) => u64::from_str_radix(hex, 16),
-                None => text.parse(),
-            };
-            parsed.unwrap_or_else(|_| panic!("{name}={text:?} is not a number"))
-        }
-        Err(_) => default,
-    }
+/// The random cases' count and seed: `GPU_XOR_FUZZ_CASES` and `GPU_XOR_FUZZ_SEED`, else the
+/// defaults, the seed moved by `GPU_XOR_SEED` as every randomized test's is.
+fn draws() -> (u64, u64) {
+    let cases = env_u64("GPU_XOR_FUZZ_CASES").unwrap_or(DEFAULT_CASES);
+    let seed = env_u64("GPU_XOR_FUZZ_SEED").unwrap_or(Seeded::new(DEFAULT_SEED, cases).seed);
+    (cases, seed)
 }
 
 /// The message of the last panic inside a case, recorded by the hook installed in the test.
@@ -251,8 +247,7 @@ fn check(stats: &mut Stats, index: u64, case: &Case, expected: Option<&str>, see
 
 #[test]
 fn descriptions_end_in_ok_or_a_typed_error_in_bounded_time_and_memory() {
-    let cases = env_u64("GPU_XOR_FUZZ_CASES", DEFAULT_CASES);
-    let seed = env_u64("GPU_XOR_FUZZ_SEED", DEFAULT_SEED);
+    let (cases, seed) = draws();
     let started = Instant::now();
 
     let default_hook: Arc<PanicHook> = Arc::from(panic::take_hook());
@@ -279,9 +274,7 @@ fn descriptions_end_in_ok_or_a_typed_error_in_bounded_time_and_memory() {
         check(&mut stats, i as u64, &case, Some(expected), seed);
     }
     // `GPU_XOR_FUZZ_ONLY=index` checks one drawn case alone (to profile or debug it).
-    let only = std::env::var("GPU_XOR_FUZZ_ONLY")
-        .ok()
-        .map(|_| env_u64("GPU_XOR_FUZZ_ONLY", 0));
+    let only = env_u64("GPU_XOR_FUZZ_ONLY");
     let mut rng = SplitMix64::new(seed);
     for index in 0..cases {
         let case = random_case(&mut rng);

@@ -407,7 +407,7 @@ fn compatible() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::property(256))]
 
     #[test]
     fn shape_inference_follows_the_plain_rules(a in shape(), b in shape(), m in mode()) {
@@ -417,7 +417,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::property(48))]
 
     #[test]
     fn bitwise_xor_matches_reference_under_broadcasting(

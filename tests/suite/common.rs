@@ -10,7 +10,26 @@ use std::sync::OnceLock;
 use gpu_xor::inspect::RecordSummary;
 use gpu_xor::{Context, ContextOptions, Error, KernelTuning};
 use gpu_xor_testkit::engine;
+use gpu_xor_testkit::seeds::Seeded;
 use gpu_xor_testkit::{SplitMix64, compare_buffer, compare_buffers};
+use proptest::test_runner::{Config as ProptestConfig, RngSeed};
+
+/// The seed every property test of the suite draws from, unless `GPU_XOR_SEED` moves it
+/// ([`gpu_xor_testkit::seeds`]).
+const PROPERTY_SEED: u64 = 0x9e09_e271;
+
+/// A property test's configuration: `cases` draws (or `GPU_XOR_CASES`) from the suite's fixed
+/// seed (or one `GPU_XOR_SEED` gives), so that every run draws the same cases and a failure
+/// replays with the variables its run had. The committed regression files
+/// (`tests/proptest-regressions/`) run first.
+pub fn property(cases: u32) -> ProptestConfig {
+    let run = Seeded::new(PROPERTY_SEED, cases.into());
+    ProptestConfig {
+        cases: u32::try_from(run.cases).unwrap_or(u32::MAX),
+        rng_seed: RngSeed::Fixed(run.seed),
+        ..ProptestConfig::default()
+    }
+}
 
 /// The context every GPU test uses, made from the environment (`WGPU_BACKEND`,
 /// `WGPU_ADAPTER_NAME`, `GPU_XOR_LIMITS`, `GPU_XOR_MAX_WINDOW`). Without an adapter the

@@ -24,6 +24,7 @@ use gpu_xor::{
 };
 use gpu_xor_testkit::engine::{self, AnyOperator};
 use gpu_xor_testkit::ov::OvRun;
+use gpu_xor_testkit::seeds::Seeded;
 use gpu_xor_testkit::{OutputLayout, SplitMix64, compare_buffer, random_bytes, shift_amounts};
 
 use crate::common::{
@@ -610,8 +611,8 @@ struct Shared {
 impl Shared {
     /// `count` operators drawn on each context, those of DirectML owning their inputs, whose
     /// sources are destroyed once they are made.
-    fn new(contexts: Vec<Context>, count: usize) -> Shared {
-        let mut rng = Rng(SplitMix64::new(0x5AA4_ED00));
+    fn new(contexts: Vec<Context>, count: usize, seed: u64) -> Shared {
+        let mut rng = Rng(SplitMix64::new(0x5AA4_ED00 ^ seed));
         let mut operators = Vec::new();
         for (c, ctx) in contexts.iter().enumerate() {
             for i in 0..count {
@@ -788,20 +789,29 @@ fn rounds(shared: &Shared, seed: u64, rounds: usize, progress: &AtomicU64) -> St
 
 /// [`THREADS`] threads doing [`rounds`] on `contexts`, each thread's draws seeded from `seed`
 /// and its number.
+/// (`GPU_XOR_SEED` moves it, and `GPU_XOR_CASES` sets the rounds per thread).
 fn threads_share(what: &str, seed: u64, contexts: Vec<Context>) {
-    let shared = Arc::new(Shared::new(contexts, 4));
+    let draws = Seeded::new(seed, ROUNDS_PER_THREAD as u64);
+    eprintln!("{what}: {}", draws.describe());
+    let rounds_per_thread = usize::try_from(draws.cases).unwrap_or(usize::MAX);
+    let shared = Arc::new(Shared::new(contexts, 4, draws.seed));
     let start = Instant::now();
     let jobs: Vec<Job> = (0..THREADS)
         .map(|t| {
             let shared = shared.clone();
             Box::new(move |progress: &AtomicU64| {
-                rounds(&shared, seed << 8 | t as u64, ROUNDS_PER_THREAD, progress)
+                rounds(
+                    &shared,
+                    draws.seed << 8 | t as u64,
+                    rounds_per_thread,
+                    progress,
+                )
             }) as Job
         })
         .collect();
     let reports = run_watched(what, jobs, STALL);
     eprintln!(
-        "{what}: {THREADS} threads x {ROUNDS_PER_THREAD} rounds in {:.1?}: {}",
+        "{what}: {THREADS} threads x {rounds_per_thread} rounds in {:.1?}: {}",
         start.elapsed(),
         reports.join("; ")
     );

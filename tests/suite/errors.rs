@@ -728,7 +728,7 @@ mod fuzz {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+        #![proptest_config(crate::common::property(3000))]
 
         #[test]
         fn dml_descriptions_never_panic(

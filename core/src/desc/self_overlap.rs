@@ -595,6 +595,8 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(crate::property_config())]
+
         #[test]
         fn self_overlap_matches_brute_force(
             dims in proptest::collection::vec((1u64..=6, 0u64..=12), 1..=4)

@@ -144,6 +144,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(crate::property_config())]
+
         #[test]
         fn coalescing_visits_the_same_offsets(
             dims in proptest::collection::vec((1u64..4, 0u64..6, 0u64..6, 0u64..6), 0..6)

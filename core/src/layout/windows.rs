@@ -671,6 +671,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(crate::property_config())]
+
         #[test]
         fn pieces_cover_every_element_once_within_their_windows(
             dims in proptest::collection::vec((1u64..5, 0u64..9, 0u64..9), 1..5),

@@ -930,4 +930,69 @@ mod tests {
             }
         }
     }
+
+    /// Window pieces: a call cut by windows is lowered piece by piece, each piece a layout of
+    /// its own. A dense output in the reverse of its dimensions' order, with its inputs in
+    /// one buffer that no window holds, is cut into blocks whose outputs are not dense: they
+    /// run the scatter family (spaced for 32-bit elements, which share no word; scatter for
+    /// 8-bit ones, whose words the block's elements share), where the whole call gathers.
+    #[test]
+    fn window_pieces_of_a_gather_past_a_window_run_the_scatter_family() {
+        let cases = [
+            // Sizes; A's, B's and the output's strides; the element type; whether the output
+            // is A in place; the blocks' kernel. (Two draws of the suite's gather property.)
+            (
+                [11u32, 10, 4, 2],
+                [[1u32, 11, 0, 0], [0, 11, 0, 0], [1, 11, 110, 440]],
+                DataType::U32,
+                false,
+                KernelKind::Spaced,
+            ),
+            (
+                [49, 10, 8, 1],
+                [[1, 49, 490, 0], [0, 49, 0, 0], [1, 49, 490, 0]],
+                DataType::U8,
+                true,
+                KernelKind::Scatter,
+            ),
+        ];
+        for (sizes, [a, b, out], dt, in_place, blocks) in cases {
+            let t = |s: &[u32]| TensorDesc::new(dt, &sizes).with_strides(s);
+            let p = plan(&BitXorDesc::new(t(&a), t(&b), t(&out)));
+            // A, the output (or the output on A), then B, in one buffer, 32 or 48 bytes
+            // apart (the draws' bindings).
+            let span = |s: &[u32]| t(s).total_size().unwrap().div_ceil(16) * 16;
+            let a_at = 48;
+            let out_at = if in_place { a_at } else { a_at + span(&a) + 32 };
+            let b_at = out_at + span(&out) + 32;
+            let at = [out_at, a_at, b_at];
+            let size = b_at + span(&b) + 48;
+            // Windows of 4 KiB at offsets aligned to `alignment` bytes, under both rules.
+            let windows = |max_window: u64, alignment: u64, cpu: bool| {
+                let mut t = target(max_window, false);
+                t.windows.offset_alignment = alignment;
+                t.cpu = cpu;
+                lower(&p, bound([0; 3], at, size), &t).unwrap().summary
+            };
+            for cpu in [false, true] {
+                // One window holds the whole call: it gathers.
+                let whole = windows(1 << 20, 64, cpu);
+                assert_eq!(whole.dispatches, [KernelKind::Gather], "{dt}");
+                // How 4 KiB windows cut it depends on the device's offset alignment: aligned
+                // to 256 bytes, the output's binding takes in the inputs, and what pieces
+                // there are keep dense outputs (runs of one on the contiguous kernel).
+                let coarse = windows(4096, 256, cpu);
+                let dense = [KernelKind::Gather, KernelKind::Contiguous];
+                assert!(
+                    coarse.dispatches.iter().all(|k| dense.contains(k)),
+                    "{dt}: {coarse:?}"
+                );
+                for alignment in [16, 64] {
+                    let cut = windows(4096, alignment, cpu);
+                    assert!(cut.dispatches.len() > 1, "{dt}: {cut:?}");
+                    assert!(cut.dispatches.iter().all(|&k| k == blocks), "{dt}: {cut:?}");
+                }
+            }
+        }
+    }
 }
