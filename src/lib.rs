@@ -141,7 +141,7 @@ pub use desc::{
     AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
     DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
     FeatureLevel, LogicalXorDesc, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
-    TensorDesc, TensorFlags, TensorName, infer_output_shape,
+    Reduce, ReduceOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{

@@ -40,8 +40,8 @@ pub use desc::{
     AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
     DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
     FeatureLevel, LogicalXorDesc, Operand, Operands, Operator, OperatorGroup, OperatorSpec,
-    OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, Standard, TensorDesc, TensorFlags,
-    TensorName, Truth, TypeTable, infer_output_shape,
+    OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, Reduce, ReduceOp, Standard, TensorDesc,
+    TensorFlags, TensorName, Truth, TypeTable, infer_output_shape,
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use layout::{BindingPattern, KernelKind, Plan};

@@ -22,7 +22,8 @@
 
 use crate::desc::{
     AutoBroadcast, DataType, DmlBinaryOp, DmlUnaryOp, ElementFunction, ExprDesc, ExprNode,
-    FeatureLevel, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryOp, TensorName, check_operand_type,
+    FeatureLevel, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryOp, ReduceOp, TensorName,
+    check_operand_type,
 };
 use crate::error::Error;
 
@@ -353,30 +354,86 @@ pub fn expression(
         .collect();
     let out_width = operands.out_type().size_in_bytes() as usize;
     let count: usize = sizes.iter().product();
+    // A reduction's values for one output element are the consecutive indices of its
+    // trailing axes; an expression without one has one value per output element.
+    let (reduce, reduced) = match operands.reduce() {
+        Some((op, axes)) => (Some(op), sizes[rank - axes..].iter().product::<usize>()),
+        None => (None, 1),
+    };
+    let result_type = operands.node_type(operands.result());
     let mut index = vec![0usize; rank];
     let mut values = vec![0u64; operands.nodes().len()];
-    for i in 0..count {
-        unravel(i, &sizes, &mut index);
-        let at =
-            |strides: &[usize]| -> usize { index.iter().zip(strides).map(|(&i, &s)| i * s).sum() };
-        for (n, node) in operands.nodes().iter().enumerate() {
-            values[n] = match *node {
-                ExprNode::Input(k) => read(inputs[k], at(&strides[k]) * widths[k], widths[k]),
-                ExprNode::Constant { bits, .. } => bits,
-                ExprNode::Apply { op, a, b, .. } => {
-                    let data_type = operands.node_type(a);
-                    element(op.function(data_type), data_type, values[a], values[b])
-                }
+    for first in (0..count).step_by(reduced.max(1)) {
+        let mut total = reduce.map_or(0, |op| reduction_identity(op, result_type));
+        for i in first..first + reduced {
+            unravel(i, &sizes, &mut index);
+            let at = |strides: &[usize]| -> usize {
+                index.iter().zip(strides).map(|(&i, &s)| i * s).sum()
+            };
+            for (n, node) in operands.nodes().iter().enumerate() {
+                values[n] = match *node {
+                    ExprNode::Input(k) => read(inputs[k], at(&strides[k]) * widths[k], widths[k]),
+                    ExprNode::Constant { bits, .. } => bits,
+                    ExprNode::Apply { op, a, b, .. } => {
+                        let data_type = operands.node_type(a);
+                        element(op.function(data_type), data_type, values[a], values[b])
+                    }
+                };
+            }
+            let value = values[operands.result()];
+            total = match reduce {
+                Some(op) => reduction_step(op, result_type, total, value),
+                None => value,
             };
         }
         write(
             output,
-            at(&out_strides) * out_width,
+            at_index(first, &sizes, &out_strides) * out_width,
             out_width,
-            values[operands.result()],
+            total,
         );
     }
     Ok(())
+}
+
+/// The offset, by `strides`, of the element at linear index `i` of `sizes`.
+fn at_index(i: usize, sizes: &[usize], strides: &[usize]) -> usize {
+    let mut index = vec![0usize; sizes.len()];
+    unravel(i, sizes, &mut index);
+    index.iter().zip(strides).map(|(&i, &s)| i * s).sum()
+}
+
+/// What a reduction of no values gives: 0, all ones of the result's width for `and`, 1
+/// (true) for `all`.
+fn reduction_identity(op: ReduceOp, result_type: DataType) -> u64 {
+    match op {
+        ReduceOp::And => mask(result_type),
+        ReduceOp::All => 1,
+        _ => 0,
+    }
+}
+
+/// `total` combined with one more `value` of `result_type` by `op`: a sum of the values as
+/// integers (a signed type's sign-extended) modulo 2^64 (the output's width keeps its low
+/// bits), the bitwise functions on the bits, `any` and `all` on the truth values.
+fn reduction_step(op: ReduceOp, result_type: DataType, total: u64, value: u64) -> u64 {
+    let truth = u64::from(value != 0);
+    match op {
+        ReduceOp::Sum => {
+            let bits = 8 * result_type.size_in_bytes();
+            let value = if result_type.is_signed_integer() && bits < 64 {
+                (((value << (64 - bits)) as i64) >> (64 - bits)) as u64
+            } else {
+                value
+            };
+            total.wrapping_add(value)
+        }
+        ReduceOp::Or => total | value,
+        ReduceOp::And => total & value,
+        ReduceOp::Xor => total ^ value,
+        ReduceOp::Any => total | truth,
+        ReduceOp::All => total & truth,
+    }
 }
 
 /// The packed index of the input element that output index `index` reads, for an input of
@@ -724,5 +781,61 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, [0xf1, 0xf2, 0xf3]);
+    }
+
+    /// `a | a` of `data_type` elements `values` reduced by `op` over its one axis into one
+    /// element of `out`.
+    fn reduce_values(data_type: DataType, values: &[u64], op: ReduceOp, out: DataType) -> u64 {
+        use crate::desc::{Expr, TensorDesc};
+        let w = data_type.size_in_bytes() as usize;
+        let mut e = Expr::new();
+        let a = e.input(TensorDesc::new(data_type, &[values.len() as u32]));
+        let r = e.apply(Operator::BitOr, &[a, a]);
+        let desc = e.reduce(r, op, &[0], TensorDesc::new(out, &[1]));
+        let bytes: Vec<u8> = values
+            .iter()
+            .flat_map(|v| v.to_le_bytes()[..w].to_vec())
+            .collect();
+        let mut padded = bytes.clone();
+        padded.resize(bytes.len().div_ceil(4) * 4, 0);
+        let mut output = vec![0u8; 8];
+        expression(&desc, FeatureLevel::default(), &[&padded], &mut output).unwrap();
+        read(&output, 0, out.size_in_bytes() as usize)
+    }
+
+    #[test]
+    fn sums_wrap_at_the_output_width_and_extend_signed_values() {
+        use DataType::{I8, I64, U8, U32, U64};
+        // Signed values are summed as integers: -1 - 2 + 3.
+        assert_eq!(reduce_values(I8, &[0xff, 0xfe, 3], ReduceOp::Sum, U32), 0);
+        assert_eq!(reduce_values(I8, &[0xff], ReduceOp::Sum, U64), u64::MAX);
+        assert_eq!(reduce_values(U8, &[0xff, 0xff], ReduceOp::Sum, U32), 0x1fe);
+        // An overflow wraps modulo the output's width.
+        assert_eq!(
+            reduce_values(U32, &[u64::from(u32::MAX), 2], ReduceOp::Sum, U32),
+            1
+        );
+        assert_eq!(
+            reduce_values(U32, &[u64::from(u32::MAX), 2], ReduceOp::Sum, U64),
+            (1 << 32) + 1
+        );
+        assert_eq!(reduce_values(I64, &[u64::MAX, 2], ReduceOp::Sum, U64), 1);
+        // The bitwise and logical ones.
+        assert_eq!(
+            reduce_values(U8, &[0b1100, 0b1010], ReduceOp::Or, U8),
+            0b1110
+        );
+        assert_eq!(
+            reduce_values(U8, &[0b1100, 0b1010], ReduceOp::And, U8),
+            0b1000
+        );
+        assert_eq!(
+            reduce_values(U8, &[0b1100, 0b1010], ReduceOp::Xor, U8),
+            0b0110
+        );
+        assert_eq!(reduce_values(U8, &[0, 0x80, 0], ReduceOp::Any, U8), 1);
+        assert_eq!(reduce_values(U8, &[0, 0], ReduceOp::Any, U8), 0);
+        assert_eq!(reduce_values(U8, &[1, 0x80, 0], ReduceOp::All, U8), 0);
+        assert_eq!(reduce_values(U8, &[1, 0x80], ReduceOp::All, U8), 1);
     }
 }

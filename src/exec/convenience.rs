@@ -2,14 +2,15 @@
 //! and submit. Nothing waits: the read-back of the output (`to_vec_async`, or `to_vec` on
 //! native) sees the call's writes.
 
-use super::binding::Bindings;
+use super::binding::{Bindings, ExprBindings};
 use super::context::Context;
+use super::fused::Fused;
 use super::operator::{DmlBinary, DmlUnary, OvBinary, OvUnary};
 use super::tensor::Tensor;
 use crate::desc::TensorName;
 use crate::desc::{
-    AutoBroadcast, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, OvBinaryDesc,
-    OvBinaryOp, OvUnaryDesc, OvUnaryOp,
+    AutoBroadcast, DataType, DmlBinaryDesc, DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, ExprDesc,
+    OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
 };
 use crate::error::Error;
 
@@ -301,6 +302,57 @@ macro_rules! one_call_forms {
 gpu_xor_core::for_each_operator!(one_call_forms);
 
 /// The three tensors' bindings: each buffer from its tensor's offset.
+impl Context {
+    /// The Hamming distances between the packed binary codes of `queries` (`[.., M, W]`) and
+    /// of `codes` (`[.., N, W]`), into a new `UINT32` tensor `[.., M, N]` (batch dimensions
+    /// broadcast): the bits in which each query and each code differ. The codes are words
+    /// of any integer type, the same in both; either may be a strided view. The expression
+    /// is [`ExprDesc::hamming_distances`], run as a [`Fused`] call; to record it many times
+    /// on your own buffers, prepare that instead.
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, Tensor};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// // Two queries and three codes of 64 bits, as two 32-bit words each.
+    /// let queries = Tensor::from_slice(&ctx, &[2, 2], &[0u32, 0, u32::MAX, 0])?;
+    /// let codes = Tensor::from_slice(&ctx, &[3, 2], &[0u32, 0, 1, 1, u32::MAX, u32::MAX])?;
+    /// let d = ctx.hamming_distances(&queries, &codes)?;
+    /// assert_eq!(d.shape(), [2, 3]);
+    /// assert_eq!(d.to_vec::<u32>()?, [0, 2, 64, 32, 32, 32]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn hamming_distances(&self, queries: &Tensor, codes: &Tensor) -> Result<Tensor, Error> {
+        let (q, c) = (queries.shape(), codes.shape());
+        // [.., M, N]: the batches broadcast (validation names sizes that do not), M and N.
+        let rows = |shape: &[usize]| match shape.len() {
+            0 | 1 => 1,
+            n => shape[n - 2],
+        };
+        let batch = |shape: &[usize]| shape[..shape.len().saturating_sub(2)].to_vec();
+        let (bq, bc) = (batch(q), batch(c));
+        let rank = bq.len().max(bc.len());
+        let mut shape: Vec<usize> = (0..rank)
+            .map(|d| {
+                let at = |b: &[usize]| (d + b.len()).checked_sub(rank).map_or(1, |i| b[i]);
+                at(&bq).max(at(&bc))
+            })
+            .collect();
+        shape.extend([rows(q), rows(c)]);
+        let out = Tensor::zeros(self, DataType::U32, &shape)?;
+        let desc =
+            ExprDesc::hamming_distances(queries.dml_desc()?, codes.dml_desc()?, out.dml_desc()?);
+        let fused = Fused::new(self, &desc)?;
+        fused.submit(&ExprBindings::new(
+            &[queries.binding(), codes.binding()],
+            out.binding(),
+        ))?;
+        Ok(out)
+    }
+}
+
 fn bindings<'a>(a: &'a Tensor, b: &'a Tensor, out: &'a Tensor) -> Bindings<'a> {
     Bindings::new(a.binding(), b.binding(), out.binding())
 }

@@ -24,7 +24,7 @@
 
 use std::fmt::Write;
 
-use crate::desc::BitFunction;
+use crate::desc::{BitFunction, ReduceOp};
 use crate::layout::KernelKind;
 use crate::schedule::fused::{FUSED_MAX_RANK, FusedKernel, KernelNode};
 use crate::schedule::params::RECORDS_PER_BINDING;
@@ -509,7 +509,11 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {{
     fn elements(&mut self) {
         let kernel = self.kernel;
         let inputs = inputs(kernel);
-        let rank = usize::from(kernel.rank).clamp(1, FUSED_MAX_RANK);
+        // A reduction unravels its output's dimensions, possibly none (a whole reduction).
+        let rank = match kernel.reduce {
+            Some(_) => usize::from(kernel.rank).min(FUSED_MAX_RANK),
+            None => usize::from(kernel.rank).clamp(1, FUSED_MAX_RANK),
+        };
         let wo = u32::from(kernel.out_width);
         // The offsets of element `i`: the output's and each input's, in their own elements.
         self.s.push_str("struct Offsets {\n    o: u32,\n");
@@ -557,14 +561,28 @@ fn fx_store_part(w: u32, value: u32, valid: u32, first: u32) {{
         self.line(&format!("return Offsets({});", all.join(", ")));
         self.s.push_str("}\n\n");
 
-        // The value of the result at the inputs' offsets.
-        let ty = if wo == 8 { "vec2<u32>" } else { "u32" };
-        let _ = writeln!(self.s, "fn value(call: u32, at: Offsets) -> {ty} {{");
+        // The value of the result at the inputs' offsets; a reduction's `value` combines it
+        // over the reduced dimensions.
+        let result_width = self.width(usize::from(kernel.result));
+        let ty = |w: u32| if w == 8 { "vec2<u32>" } else { "u32" };
+        let name = if kernel.reduce.is_some() {
+            "element"
+        } else {
+            "value"
+        };
+        let _ = writeln!(
+            self.s,
+            "fn {name}(call: u32, at: Offsets) -> {} {{",
+            ty(result_width)
+        );
         for n in 0..kernel.nodes.len() {
             self.element_node(n);
         }
         self.line(&format!("return v{};", kernel.result));
         self.s.push_str("}\n\n");
+        if let Some((op, signed, reduced)) = kernel.reduce {
+            self.reduction(op, signed, usize::from(reduced), rank, result_width);
+        }
 
         self.s.push_str(
             "@compute @workgroup_size(256)
@@ -639,6 +657,109 @@ fn main(
             }
         }
         self.s.push_str("}\n");
+    }
+
+    /// Emits `value`: the result (`element`, of `wr` bytes) at every index of the `reduced`
+    /// dimensions after the output's `rank`, combined by `op` into the output's type, in
+    /// index order. A sum sign-extends a signed result and carries between the words of a
+    /// 64-bit total; `any` and `all` combine truth values (nonzero at full width).
+    fn reduction(&mut self, op: ReduceOp, signed: bool, reduced: usize, rank: usize, wr: u32) {
+        let kernel = self.kernel;
+        let inputs = inputs(kernel);
+        let wo = u32::from(kernel.out_width);
+        let ty = if wo == 8 { "vec2<u32>" } else { "u32" };
+        let zero = if wo == 8 { "vec2<u32>(0u, 0u)" } else { "0u" };
+        let identity = match op {
+            ReduceOp::Sum | ReduceOp::Or | ReduceOp::Xor => zero.to_string(),
+            ReduceOp::Any => "0u".to_string(),
+            ReduceOp::And if wo == 8 => "vec2<u32>(0xffffffffu, 0xffffffffu)".to_string(),
+            ReduceOp::And => format!("{:#x}u", lane_mask(wo)),
+            ReduceOp::All => "1u".to_string(),
+            _ => unreachable!("every reduction has an identity"),
+        };
+        let acc_ty = if matches!(op, ReduceOp::Any | ReduceOp::All) {
+            "u32"
+        } else {
+            ty
+        };
+        let _ = writeln!(self.s, "fn value(call: u32, at: Offsets) -> {ty} {{");
+        self.line(&format!("var acc: {acc_ty} = {identity};"));
+        self.line("var c = at;");
+        let mut indent = String::new();
+        for r in 0..reduced {
+            let d = rank + r;
+            self.line(&format!(
+                "{indent}for (var j{r} = 0u; j{r} < records[call].sizes[{d}u]; j{r}++) {{"
+            ));
+            indent.push_str("    ");
+            for k in 0..inputs {
+                let from = if r == 0 {
+                    format!("at.i{k}")
+                } else {
+                    format!("b{}_{k}", r - 1)
+                };
+                self.line(&format!(
+                    "{indent}let b{r}_{k} = {from} + j{r} * records[call].strides[{}u][{d}u];",
+                    1 + k
+                ));
+            }
+        }
+        if reduced > 0 {
+            for k in 0..inputs {
+                self.line(&format!("{indent}c.i{k} = b{}_{k};", reduced - 1));
+            }
+        }
+        self.line(&format!("{indent}let v = element(call, c);"));
+        // The value as an integer of the accumulator's width.
+        let extend = |v: &str| {
+            if signed && wr < 4 {
+                let s = 32 - 8 * wr;
+                format!("u32(i32({v} << {s}u) >> {s}u)")
+            } else {
+                v.to_string()
+            }
+        };
+        let truth = if wr == 8 {
+            "min(v.x | v.y, 1u)"
+        } else {
+            "min(v, 1u)"
+        };
+        match op {
+            ReduceOp::Sum if wo == 8 => {
+                let y = if wr == 8 {
+                    "v".to_string()
+                } else {
+                    self.line(&format!("{indent}let x = {};", extend("v")));
+                    if signed {
+                        "vec2<u32>(x, select(0u, 0xffffffffu, (x >> 31u) == 1u))".to_string()
+                    } else {
+                        "vec2<u32>(x, 0u)".to_string()
+                    }
+                };
+                self.line(&format!("{indent}let y = {y};"));
+                self.line(&format!("{indent}let lo = acc.x + y.x;"));
+                self.line(&format!(
+                    "{indent}acc = vec2<u32>(lo, acc.y + y.y + select(0u, 1u, lo < acc.x));"
+                ));
+            }
+            ReduceOp::Sum => self.line(&format!("{indent}acc += {};", extend("v"))),
+            ReduceOp::Any => self.line(&format!("{indent}acc = acc | {truth};")),
+            ReduceOp::All => self.line(&format!("{indent}acc = acc & {truth};")),
+            ReduceOp::Or => self.line(&format!("{indent}acc = acc | v;")),
+            ReduceOp::And => self.line(&format!("{indent}acc = acc & v;")),
+            ReduceOp::Xor => self.line(&format!("{indent}acc = acc ^ v;")),
+            _ => unreachable!("every reduction combines"),
+        }
+        for r in (0..reduced).rev() {
+            indent.truncate(4 * r);
+            self.line(&format!("{indent}}}"));
+        }
+        if acc_ty != ty {
+            self.line("return vec2<u32>(acc, 0u);");
+        } else {
+            self.line("return acc;");
+        }
+        self.s.push_str("}\n\n");
     }
 
     /// Emits node `n` of the element form as `v{n}`.
@@ -833,8 +954,8 @@ mod tests {
         out
     }
 
-    /// Every variant of a kernel's structure the lowering can choose: both forms, every rank
-    /// of the element form, owners of shared words, repeated inputs, inputs read through the
+    /// Every variant of a kernel's structure the lowering can choose: all three forms, every
+    /// rank of the element form, reductions of every kind and rank, owners of shared words, repeated inputs, inputs read through the
     /// output's binding or sharing one binding, `read_write` inputs.
     fn variants(kernel: &FusedKernel) -> Vec<FusedKernel> {
         let inputs = inputs(kernel);
@@ -877,6 +998,29 @@ mod tests {
         one_binding.rank = 2;
         one_binding.vectors = false;
         out.push(one_binding);
+        // Reductions: every one, over 1 to 3 dimensions after 0 to 3 of the output's (4 in
+        // all at most), signed and unsigned; a sum into 32 or 64 bits.
+        for (i, op) in ReduceOp::ALL.into_iter().enumerate() {
+            for reduced in 1..=3u8 {
+                let mut r = kernel.clone();
+                r.form = KernelKind::FusedReduce;
+                r.splat = [false; 4];
+                r.vectors = false;
+                r.direct = false;
+                r.tail = false;
+                r.rank = (i as u8 + reduced) % (5 - reduced);
+                if op == ReduceOp::Sum {
+                    r.out_width = if kernel.out_width == 8 || reduced == 2 {
+                        8
+                    } else {
+                        4
+                    };
+                }
+                r.reduce = Some((op, (i + usize::from(reduced)) % 2 == 0, reduced));
+                r.shared_words = r.out_width < 4 && r.rank % 2 == 1;
+                out.push(r);
+            }
+        }
         out
     }
 

@@ -9,7 +9,7 @@ use gpu_xor::inspect::KernelKind;
 use gpu_xor::reference;
 use gpu_xor::{
     Context, DataType, Error, Expr, ExprBindings, ExprDesc, Fused, Graph, Input, Operator,
-    TensorBinding, TensorDesc, TensorFlags, TensorName,
+    ReduceOp, TensorBinding, TensorDesc, TensorFlags, TensorName,
 };
 use gpu_xor_testkit::seeds::Seeded;
 use gpu_xor_testkit::{OperatorExt, SplitMix64, packed_strides, random_bytes};
@@ -156,9 +156,14 @@ fn draw(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
         nodes.push(node);
     }
     let (result, out_type) = *nodes.last()?;
-    let out_strides = strides(rng, &sizes);
-    let output = tensor(out_type, &sizes, out_strides);
-    let desc = e.output(result, output.clone());
+    // A third of the expressions reduce their trailing axes.
+    let (desc, output) = if below(rng, 3) == 0 {
+        reduced(rng, e, result, out_type, &input_descs)?
+    } else {
+        let out_strides = strides(rng, &sizes);
+        let output = tensor(out_type, &sizes, out_strides);
+        (e.output(result, output.clone()), output)
+    };
     desc.operands(ctx.feature_level()).ok()?;
     // Places: the output and the inputs in one buffer, or each in its own.
     let one_buffer = below(rng, 3) == 0;
@@ -166,8 +171,12 @@ fn draw(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
     let mut places = Vec::new();
     let mut in_place = Vec::new();
     let all: Vec<&TensorDesc> = std::iter::once(&output).chain(&input_descs).collect();
+    // An input read in place lines up with the output: a reduced output keeps its reduced
+    // axes (as 1) for it, or an input of its sizes would be read along other axes.
+    let space_rank = input_descs.iter().map(TensorDesc::rank).max()?;
+    let lines_up = desc.reduce.is_none() || output.rank() == space_rank;
     for (o, t) in all.iter().enumerate() {
-        if o > 0 && **t == output && below(rng, 3) == 0 {
+        if o > 0 && **t == output && lines_up && below(rng, 3) == 0 {
             in_place.push(o - 1);
             places.push(places[0]);
             continue;
@@ -187,8 +196,45 @@ fn draw(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
     })
 }
 
-/// Runs `case` on `ctx` and compares every byte of every buffer with the reference.
-fn check(ctx: &Context, case: &Case, seed: u64) {
+/// `result` reduced by a drawn reduction over 1 to 3 trailing axes of the inputs' space
+/// (all of them at times) into an output without those axes or with them of size 1, laid
+/// out packed, padded or permuted; a sum into `UINT32` or `UINT64`. `None` where the result
+/// cannot be summed (a float) and a sum was drawn.
+fn reduced(
+    rng: &mut SplitMix64,
+    e: Expr,
+    result: gpu_xor::desc::Node,
+    result_type: DataType,
+    inputs: &[TensorDesc],
+) -> Option<(ExprDesc, TensorDesc)> {
+    let rank = inputs.iter().map(TensorDesc::rank).max()?;
+    let mut space = vec![1u32; rank];
+    for t in inputs {
+        for (s, &n) in space[rank - t.rank()..].iter_mut().zip(&t.sizes) {
+            *s = (*s).max(n);
+        }
+    }
+    let k = 1 + below(rng, rank.min(3) as u64) as usize;
+    let axes: Vec<usize> = (rank - k..rank).collect();
+    let op = ReduceOp::ALL[below(rng, ReduceOp::ALL.len() as u64) as usize];
+    let out_type = match op {
+        ReduceOp::Sum if result_type.is_float() => return None,
+        ReduceOp::Sum if result_type.size_in_bytes() == 8 || below(rng, 2) == 0 => DataType::U64,
+        ReduceOp::Sum => DataType::U32,
+        _ => result_type,
+    };
+    let mut out_sizes = space[..rank - k].to_vec();
+    if out_sizes.is_empty() || below(rng, 2) == 0 {
+        out_sizes.extend(std::iter::repeat_n(1, k));
+    }
+    let out_strides = strides(rng, &out_sizes);
+    let output = tensor(out_type, &out_sizes, out_strides);
+    Some((e.reduce(result, op, &axes, output.clone()), output))
+}
+
+/// Runs `case` on `ctx` and compares every byte of every buffer with the reference; false
+/// where the call was refused because one output's reduced elements do not fit a window.
+fn check(ctx: &Context, case: &Case, seed: u64) -> bool {
     let fused = Fused::new(ctx, &case.desc).unwrap_or_else(|e| panic!("{case:?}: {e}"));
     let buffers_needed = case.places.iter().map(|p| p.0).max().unwrap_or(0) + 1;
     let mut sizes = vec![0u64; buffers_needed];
@@ -209,9 +255,23 @@ fn check(ctx: &Context, case: &Case, seed: u64) {
         TensorBinding::range(&buffers[b], offset, all[o].total_size().unwrap())
     };
     let inputs: Vec<TensorBinding> = (1..all.len()).map(binding).collect();
-    let summary = fused
-        .run(&ExprBindings::new(&inputs, binding(0)))
-        .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+    let summary = match fused.run(&ExprBindings::new(&inputs, binding(0))) {
+        Ok(summary) => summary,
+        // One output's reduced elements past a window (4 KiB windows here): refused, and
+        // nothing written.
+        Err(Error::ReducePastWindow { bytes, window }) => {
+            // A window starts on the device's offset alignment, and ends on 16 bytes.
+            let slack = u64::from(ctx.device().limits().min_storage_buffer_offset_alignment) + 16;
+            assert!(
+                bytes + slack > window,
+                "{case:?}: refused at {bytes} of {window} bytes"
+            );
+            let got = gpu_xor_testkit::engine::read_back_blocking(ctx, &buffers).unwrap();
+            assert!(got == images, "{case:?}: a refused call wrote");
+            return false;
+        }
+        Err(e) => panic!("{case:?}: {e}"),
+    };
     assert!(!summary.dispatches.is_empty() || fused.plan().element_count() == 0);
     let got = gpu_xor_testkit::engine::read_back_blocking(ctx, &buffers).unwrap();
 
@@ -242,6 +302,7 @@ fn check(ctx: &Context, case: &Case, seed: u64) {
             );
         }
     }
+    true
 }
 
 /// Random expressions, each on the suite's context, on 4 KiB windows (pieces past one
@@ -252,8 +313,10 @@ fn random_expressions_match_the_reference_of_their_nodes() {
     eprintln!("random expressions: {}", draws.describe());
     let mut rng = SplitMix64::new(draws.seed);
     let mut run = 0;
-    let mut forms = [0usize; 2];
+    // Calls of the block form, the element form and reductions.
+    let mut forms = [0usize; 3];
     let mut in_place = 0;
+    let mut refused = 0;
     while run < draws.cases {
         let ctx = match run % 4 {
             0 | 1 => ctx().clone(),
@@ -265,14 +328,25 @@ fn random_expressions_match_the_reference_of_their_nodes() {
         };
         let seed = rng.next_u64();
         let kernel = Fused::new(&ctx, &case.desc).unwrap().plan().kernel();
-        forms[usize::from(kernel == KernelKind::FusedElements)] += 1;
+        forms[match kernel {
+            KernelKind::FusedBlocks => 0,
+            KernelKind::FusedElements => 1,
+            _ => 2,
+        }] += 1;
         in_place += usize::from(!case.in_place.is_empty());
-        check(&ctx, &case, seed);
+        refused += usize::from(!check(&ctx, &case, seed));
         run += 1;
     }
-    // Both forms and calls in place were drawn (about half and a tenth of the draws).
+    eprintln!("forms {forms:?}, {refused} reductions refused past a 4 KiB window");
+    // Every form and calls in place were drawn (each form about a third of the draws, calls
+    // in place about a tenth).
     let least = |share: u64| usize::try_from(draws.cases / share).unwrap_or(usize::MAX);
-    assert!(forms[0] >= least(16) && forms[1] >= least(16), "{forms:?}");
+    assert!(forms.iter().all(|&n| n >= least(16)), "{forms:?}");
+    // Most reductions ran, windows past their reduced elements or not.
+    assert!(
+        forms[2] - refused >= least(32),
+        "{forms:?}, {refused} refused"
+    );
     assert!(in_place >= least(40), "{in_place} in place");
 }
 
@@ -597,6 +671,10 @@ fn random_expressions_match_their_operators_called_one_by_one() {
             continue;
         };
         let mut desc = case.desc;
+        if desc.reduce.is_some() {
+            // The operators one by one have no reduction.
+            continue;
+        }
         let sizes = desc.output.sizes.clone();
         for t in &mut desc.inputs {
             *t = TensorDesc::new(t.data_type, &sizes);

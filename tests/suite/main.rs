@@ -19,6 +19,7 @@ mod bit_xor;
 mod broadcast;
 mod concurrency;
 mod conformance;
+mod contractions;
 mod conveniences;
 mod core_path;
 mod errors;

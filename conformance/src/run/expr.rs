@@ -7,8 +7,8 @@
 //! case's expression must be refused when the operator is made, with `error_kind`.
 
 use gpu_xor::{
-    Context, DataType, ExprBindings, ExprDesc, ExprNode, FeatureLevel, Fused, Operator,
-    TensorBinding, TensorDesc,
+    Context, DataType, ExprBindings, ExprDesc, ExprNode, FeatureLevel, Fused, Operator, Reduce,
+    ReduceOp, TensorBinding, TensorDesc,
 };
 use gpu_xor_testkit::{le_bytes, packed_strides, positions, random_bytes};
 use serde_json::Value;
@@ -128,6 +128,22 @@ impl ExprCase {
         }
         let result = uint(field(value, "result", "case")?, "result")? as usize;
         let output = tensor(field(value, "output", "case")?, "output")?;
+        // `"reduce": {"op": "sum", "axes": [2]}`: the result reduced over trailing axes.
+        let reduce = value
+            .get("reduce")
+            .map(|r| -> Result<Reduce, String> {
+                let name = field(r, "op", "reduce")?
+                    .as_str()
+                    .ok_or("reduce: op is not a string")?;
+                let op = ReduceOp::from_name(name)
+                    .ok_or_else(|| format!("reduce: unknown op {name:?}"))?;
+                let axes = uints(field(r, "axes", "reduce")?, "reduce axes")?;
+                Ok(Reduce {
+                    op,
+                    axes: axes.iter().map(|&a| a as usize).collect(),
+                })
+            })
+            .transpose()?;
         let level = match value.get("feature_level") {
             Some(l) => serde_json::from_value::<Level>(l.clone())
                 .map(|l| l.0)
@@ -151,6 +167,7 @@ impl ExprCase {
                 nodes,
                 result,
                 output,
+                reduce,
             },
             data,
             level,

@@ -92,11 +92,78 @@ pub enum ExprNode {
     },
 }
 
+/// How a reduced expression combines its result's values along the reduced axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReduceOp {
+    /// The sum of the values as integers (signed types sign-extended), modulo 2^32 into
+    /// `UINT32` or 2^64 into `UINT64`: an overflow wraps, as integer sums do in ONNX's
+    /// `ReduceSum` and DirectML's `REDUCE_SUM`, and the result is the same in any order.
+    Sum,
+    /// Bitwise OR of the values: a union of bit sets. All zeros over nothing.
+    Or,
+    /// Bitwise AND of the values: an intersection of bit sets.
+    And,
+    /// Bitwise XOR of the values: the parity of each bit.
+    Xor,
+    /// 1 where any value is nonzero, else 0, in the result's type (read at full width, as
+    /// the logical functions read).
+    Any,
+    /// 1 where every value is nonzero, else 0, in the result's type.
+    All,
+}
+
+impl ReduceOp {
+    /// Its name in the conformance format: `sum`, `or`, `and`, `xor`, `any`, `all`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Or => "or",
+            ReduceOp::And => "and",
+            ReduceOp::Xor => "xor",
+            ReduceOp::Any => "any",
+            ReduceOp::All => "all",
+        }
+    }
+
+    /// The reduction named `name` ([`ReduceOp::name`]).
+    pub fn from_name(name: &str) -> Option<ReduceOp> {
+        ReduceOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Every reduction, in declaration order.
+    pub const ALL: [ReduceOp; 6] = [
+        ReduceOp::Sum,
+        ReduceOp::Or,
+        ReduceOp::And,
+        ReduceOp::Xor,
+        ReduceOp::Any,
+        ReduceOp::All,
+    ];
+}
+
+/// The last stage of a reduced expression: its result combined by `op` over `axes`, the
+/// trailing axes of its space, into the output.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Reduce {
+    /// How the values combine.
+    pub op: ReduceOp,
+    /// The reduced axes of the space, in order: its last `axes.len()` axes.
+    pub axes: Vec<usize>,
+}
+
 /// A fused expression: its input tensors, its nodes, which node is its result, and the
-/// output tensor the result is written to. Build one with [`Expr`], or write the fields.
+/// output tensor the result is written to, element by element or reduced. Build one with
+/// [`Expr`], or write the fields.
+///
+/// Without a reduction the space of the expression is the output's sizes, and each input
+/// broadcasts to it. With one ([`ExprDesc::reduce`]) the space is the inputs' sizes
+/// broadcast together (numpy's rule, aligned from the right), the result is reduced over the
+/// space's trailing axes, and the output's sizes are the space's without them (or with them
+/// of size 1).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ExprDesc {
-    /// The input tensors, 1 to [`MAX_EXPR_INPUTS`], each broadcast to the output's sizes.
+    /// The input tensors, 1 to [`MAX_EXPR_INPUTS`], each broadcast to the space.
     pub inputs: Vec<TensorDesc>,
     /// The nodes, each after the nodes it reads.
     pub nodes: Vec<ExprNode>,
@@ -104,6 +171,8 @@ pub struct ExprDesc {
     pub result: usize,
     /// The output tensor.
     pub output: TensorDesc,
+    /// The reduction of the result over the space's trailing axes, if any.
+    pub reduce: Option<Reduce>,
 }
 
 /// The operand [`Expr::apply`] records where too few were given.
@@ -183,6 +252,39 @@ impl Expr {
             nodes: self.nodes,
             result: result.0,
             output,
+            reduce: None,
+        }
+    }
+
+    /// The description of a reduction: `result` combined by `op` over `axes` (the trailing
+    /// axes of the inputs' broadcast space) into `output`.
+    ///
+    /// ```
+    /// use gpu_xor_core::{DataType, Expr, FeatureLevel, Operator, ReduceOp, TensorDesc};
+    ///
+    /// // Hamming distances of 3 queries against 5 codes of 4 words: [3, 1, 4] against
+    /// // [5, 4], XOR, count, summed over the words into [3, 5].
+    /// let mut e = Expr::new();
+    /// let q = e.input(TensorDesc::new(DataType::U32, &[3, 1, 4]));
+    /// let c = e.input(TensorDesc::new(DataType::U32, &[5, 4]));
+    /// let x = e.apply(Operator::BitXor, &[q, c]);
+    /// let bits = e.bit_count(x, DataType::U32);
+    /// let desc = e.reduce(bits, ReduceOp::Sum, &[2], TensorDesc::new(DataType::U32, &[3, 5]));
+    /// assert!(desc.validate(FeatureLevel::default()).is_ok());
+    /// ```
+    pub fn reduce(
+        self,
+        result: Node,
+        op: ReduceOp,
+        axes: &[usize],
+        output: TensorDesc,
+    ) -> ExprDesc {
+        ExprDesc {
+            reduce: Some(Reduce {
+                op,
+                axes: axes.to_vec(),
+            }),
+            ..self.output(result, output)
         }
     }
 
@@ -208,14 +310,25 @@ pub struct ExprOperands {
     pub(crate) types: Vec<DataType>,
     /// The result node.
     pub(crate) result: usize,
-    /// The output's element type (the result's).
+    /// The output's element type (the result's, or the reduction's).
     pub(crate) out_type: DataType,
+    /// The index space: the output's sizes, or the inputs' broadcast together where the
+    /// result is reduced.
+    pub(crate) space: Vec<u64>,
+    /// The reduction and how many trailing axes of the space it takes.
+    pub(crate) reduce: Option<(ReduceOp, usize)>,
 }
 
 impl ExprOperands {
-    /// The output's sizes: the index space of the call.
+    /// The index space of the call: the output's sizes, or for a reduction the inputs'
+    /// broadcast together (the output's then lacks the reduced axes or holds them as 1).
     pub fn sizes(&self) -> &[u64] {
-        self.output.sizes()
+        &self.space
+    }
+
+    /// The reduction, and how many trailing axes of [`ExprOperands::sizes`] it takes.
+    pub fn reduce(&self) -> Option<(ReduceOp, usize)> {
+        self.reduce
     }
 
     /// Input `k`'s operand.
@@ -260,6 +373,51 @@ impl ExprOperands {
 }
 
 impl ExprDesc {
+    /// The Hamming distances between two sets of packed binary codes: `queries` of sizes
+    /// `[.., M, W]` and `codes` of sizes `[.., N, W]` (the same integer type, 8 to 64 bits a
+    /// word, `W` words a code; any strides; batch dimensions broadcast by numpy's rule) into
+    /// `output`, `UINT32` of sizes `[.., M, N]`: `output[.., m, n]` is the number of bits in
+    /// which code `m` of the queries and code `n` of the codes differ, the sum over the words
+    /// of `BIT_COUNT(q ^ c)`.
+    ///
+    /// It is an expression like any other (OpenVINO's `BitwiseXor`, DirectML's `BIT_COUNT`,
+    /// summed over the last axis), so it runs, records, prepares and batches as one: the
+    /// queries are read as `[.., M, 1, W]` and the codes as `[.., 1, N, W]`. Its rules are the
+    /// expression's: a float or boolean code type is `unsupported_dtype`, types that differ
+    /// `dtype_mismatch`, word counts or batches that do not broadcast and outputs of other
+    /// sizes `shape_mismatch`, an output other than `UINT32` `reduce_type`, a tensor of more
+    /// than seven dimensions `rank_out_of_range`. A tensor of one dimension is one code.
+    ///
+    /// ```
+    /// use gpu_xor_core::{DataType, ExprDesc, FeatureLevel, TensorDesc};
+    ///
+    /// // 1,000 queries against a million 256-bit codes, as 32-bit words.
+    /// let desc = ExprDesc::hamming_distances(
+    ///     TensorDesc::new(DataType::U32, &[1000, 8]),
+    ///     TensorDesc::new(DataType::U32, &[1_000_000, 8]),
+    ///     TensorDesc::new(DataType::U32, &[1000, 1_000_000]),
+    /// );
+    /// assert!(desc.validate(FeatureLevel::default()).is_ok());
+    /// ```
+    pub fn hamming_distances(
+        queries: TensorDesc,
+        codes: TensorDesc,
+        output: TensorDesc,
+    ) -> ExprDesc {
+        let (queries, codes) = (
+            with_unit_dimension(queries, 1),
+            with_unit_dimension(codes, 2),
+        );
+        // The words' axis: the last of the space the two broadcast to.
+        let axis = queries.rank().max(codes.rank()).saturating_sub(1);
+        let mut e = Expr::new();
+        let q = e.input(queries);
+        let c = e.input(codes);
+        let x = e.apply(Operator::BitwiseXor, &[q, c]);
+        let bits = e.bit_count(x, DataType::U32);
+        e.reduce(bits, ReduceOp::Sum, &[axis], output)
+    }
+
     /// Checks every rule at `feature_level` (for DirectML's operators' type tables); the
     /// first that fails is returned.
     ///
@@ -404,28 +562,57 @@ impl ExprDesc {
         }
 
         // Check 5.
-        let out_type = types[self.result];
-        if out_type != self.output.data_type {
-            return Err(Error::ExprOutputType {
-                result: self.result,
-                data_type: out_type,
-                output: self.output.data_type,
-            });
+        let result_type = types[self.result];
+        let out_type = self.output.data_type;
+        match &self.reduce {
+            None if result_type != out_type => {
+                return Err(Error::ExprOutputType {
+                    result: self.result,
+                    data_type: result_type,
+                    output: out_type,
+                });
+            }
+            None => {}
+            Some(reduce) => {
+                let holds = match reduce.op {
+                    ReduceOp::Sum => {
+                        matches!(out_type, DataType::U32 | DataType::U64)
+                            && !result_type.is_float()
+                            && result_type.size_in_bytes() <= out_type.size_in_bytes()
+                    }
+                    _ => result_type == out_type,
+                };
+                if !holds {
+                    return Err(Error::ReduceType {
+                        op: reduce.op,
+                        result: self.result,
+                        data_type: result_type,
+                        output: out_type,
+                    });
+                }
+            }
         }
 
         // Check 6.
-        let mut operands = Vec::with_capacity(inputs);
         for (k, t) in self.inputs.iter().enumerate() {
-            let name = TensorName::Input(k as u8);
             if t.rank() == 0 || t.rank() > MAX_DIMENSIONS {
                 return Err(Error::ExprRank {
-                    tensor: name,
+                    tensor: TensorName::Input(k as u8),
                     rank: t.rank(),
                 });
             }
+        }
+        // Check 8: the reduction's space, axes and output sizes.
+        let space = match &self.reduce {
+            None => self.output.sizes.clone(),
+            Some(reduce) => self.reduced_space(reduce)?,
+        };
+        let mut operands = Vec::with_capacity(inputs);
+        for (k, t) in self.inputs.iter().enumerate() {
+            let name = TensorName::Input(k as u8);
             let mut operand = check_tensor(name, t)?;
             // Check 7: numpy's rule, aligned from the right.
-            let out = &self.output.sizes;
+            let out = &space;
             let fits = t.rank() <= out.len()
                 && t.sizes
                     .iter()
@@ -450,7 +637,7 @@ impl ExprDesc {
         if self.output.flags == TensorFlags::OwnedByDml {
             return Err(Error::OwnedByDmlOnOutput);
         }
-        let output = check_tensor(TensorName::Output, &self.output)?;
+        let mut output = check_tensor(TensorName::Output, &self.output)?;
         let out_strides = self.output.effective_strides();
         let strides_u32 = || {
             out_strides
@@ -474,6 +661,10 @@ impl ExprDesc {
                 });
             }
         }
+        // A reduced output lines up with the space's leading axes, and holds each reduced
+        // axis as one element (a size of 1, broadcast: the reduction's values meet in it).
+        output.sizes.resize(space.len(), 1);
+        output.strides.resize(space.len(), 0);
         Ok(ExprOperands {
             inputs: operands,
             output,
@@ -482,7 +673,73 @@ impl ExprDesc {
             types,
             result: self.result,
             out_type,
+            space: space.iter().map(|&s| u64::from(s)).collect(),
+            reduce: self.reduce.as_ref().map(|r| (r.op, r.axes.len())),
         })
+    }
+
+    /// The space of a reduced expression, its inputs' sizes broadcast together (check 7's
+    /// shape error where they do not), once its axes (`reduce_axes`) and its output's sizes
+    /// (`shape_mismatch`) are checked against it.
+    fn reduced_space(&self, reduce: &Reduce) -> Result<Vec<u32>, Error> {
+        let rank = self.inputs.iter().map(TensorDesc::rank).max().unwrap_or(0);
+        let mut space = vec![1u32; rank];
+        for t in &self.inputs {
+            for (s, &n) in space[rank - t.rank()..].iter_mut().zip(&t.sizes) {
+                if *s == 1 {
+                    *s = n;
+                }
+            }
+        }
+        // Each input must then broadcast to the space (check 7 names the first that does
+        // not).
+        let k = reduce.axes.len();
+        let trailing = k >= 1 && k <= rank && reduce.axes.iter().copied().eq(rank - k..rank);
+        if !trailing {
+            return Err(Error::ReduceAxes {
+                axes: reduce.axes.clone(),
+                rank,
+            });
+        }
+        let out = &self.output.sizes;
+        let kept = &space[..rank - k];
+        let dropped = out.as_slice() == kept;
+        let kept_as_one = out.len() == rank
+            && out[..rank - k] == *kept
+            && out[rank - k..].iter().all(|&n| n == 1);
+        if !(dropped || kept_as_one) || out.is_empty() {
+            return Err(Error::ReduceOutputShape {
+                output: out.clone(),
+                space,
+                axes: reduce.axes.clone(),
+            });
+        }
+        Ok(space)
+    }
+}
+
+/// `desc` with a dimension of one element inserted `from_end` dimensions before its last
+/// (its stride is never used), and its total size as it was: the same elements, read with
+/// one more dimension. A tensor without dimensions is left as it is (validation refuses it).
+fn with_unit_dimension(desc: TensorDesc, from_end: usize) -> TensorDesc {
+    if desc.rank() < from_end.max(1) {
+        return desc;
+    }
+    let at = desc.rank() - from_end;
+    let total = desc.total_size().ok();
+    let mut strides: Vec<u32> = desc
+        .effective_strides()
+        .iter()
+        .map(|&s| u32::try_from(s).unwrap_or(u32::MAX))
+        .collect();
+    let mut sizes = desc.sizes.clone();
+    sizes.insert(at, 1);
+    strides.insert(at, 0);
+    TensorDesc {
+        sizes,
+        strides: Some(strides),
+        total_tensor_size_in_bytes: desc.total_tensor_size_in_bytes.or(total),
+        ..desc
     }
 }
 
@@ -559,6 +816,7 @@ mod tests {
             }],
             result: 0,
             output: t(DataType::U8, &[4]),
+            reduce: None,
         };
         assert_eq!(rule(&desc), "expr_count");
     }
@@ -699,5 +957,121 @@ mod tests {
             .validate(FeatureLevel::Fl6_4)
             .unwrap_err();
         assert!(err.to_string().contains("input 1"), "{err}");
+    }
+
+    /// `bit_count(q ^ c)` of u32 codes `q` and `c` reduced by `op` over `axes` into `output`.
+    fn reduced(
+        q: &[u32],
+        c: &[u32],
+        count: DataType,
+        op: ReduceOp,
+        axes: &[usize],
+        output: TensorDesc,
+    ) -> ExprDesc {
+        let mut e = Expr::new();
+        let q = e.input(t(DataType::U32, q));
+        let c = e.input(t(DataType::U32, c));
+        let x = e.apply(Operator::BitXor, &[q, c]);
+        let bits = e.bit_count(x, count);
+        e.reduce(bits, op, axes, output)
+    }
+
+    #[test]
+    fn a_reduction_is_over_the_trailing_axes_of_the_inputs_space() {
+        let u32_out = |sizes: &[u32]| t(DataType::U32, sizes);
+        let sum = |axes: &[usize], out: &[u32]| {
+            rule(&reduced(
+                &[3, 1, 4],
+                &[5, 4],
+                DataType::U32,
+                ReduceOp::Sum,
+                axes,
+                u32_out(out),
+            ))
+        };
+        // Space [3, 5, 4]: the last axis, the last two, or all three, dropped or kept as 1.
+        assert_eq!(sum(&[2], &[3, 5]), "ok");
+        assert_eq!(sum(&[2], &[3, 5, 1]), "ok");
+        assert_eq!(sum(&[1, 2], &[3]), "ok");
+        assert_eq!(sum(&[0, 1, 2], &[1, 1, 1]), "ok");
+        // Axes: none, out of range, not the last, repeated, out of order.
+        for axes in [&[][..], &[3], &[1], &[0, 2], &[2, 2], &[2, 1]] {
+            assert_eq!(sum(axes, &[3, 5]), "reduce_axes", "{axes:?}");
+        }
+        // Outputs whose sizes are not the space's kept axes.
+        for out in [&[5, 3][..], &[3, 5, 4], &[3, 1], &[15], &[3, 5, 2]] {
+            assert_eq!(sum(&[2], out), "shape_mismatch", "{out:?}");
+        }
+        // All axes reduced into nothing: DirectML tensors have a dimension at least.
+        assert_eq!(sum(&[0, 1, 2], &[]), "shape_mismatch");
+        // Inputs that do not broadcast together.
+        let bad = reduced(
+            &[3, 2, 4],
+            &[5, 4],
+            DataType::U32,
+            ReduceOp::Sum,
+            &[2],
+            u32_out(&[3, 5]),
+        );
+        assert_eq!(rule(&bad), "shape_mismatch");
+    }
+
+    #[test]
+    fn a_reduction_goes_into_a_type_that_holds_it() {
+        let case = |count: DataType, op: ReduceOp, out: DataType| {
+            rule(&reduced(
+                &[2, 1, 4],
+                &[3, 4],
+                count,
+                op,
+                &[2],
+                t(out, &[2, 3]),
+            ))
+        };
+        // A sum into UINT32 or UINT64 from a result no wider.
+        assert_eq!(case(DataType::U8, ReduceOp::Sum, DataType::U32), "ok");
+        assert_eq!(case(DataType::U32, ReduceOp::Sum, DataType::U64), "ok");
+        assert_eq!(
+            case(DataType::U32, ReduceOp::Sum, DataType::U8),
+            "reduce_type"
+        );
+        assert_eq!(
+            case(DataType::U32, ReduceOp::Sum, DataType::I32),
+            "reduce_type"
+        );
+        // The others into the result's own type.
+        for op in [
+            ReduceOp::Or,
+            ReduceOp::And,
+            ReduceOp::Xor,
+            ReduceOp::Any,
+            ReduceOp::All,
+        ] {
+            assert_eq!(case(DataType::U8, op, DataType::U8), "ok", "{op:?}");
+            assert_eq!(
+                case(DataType::U8, op, DataType::U32),
+                "reduce_type",
+                "{op:?}"
+            );
+        }
+        // A 64-bit result sums into UINT64 only; a float result not at all.
+        let wide = |out: DataType, data_type: DataType| {
+            let mut e = Expr::new();
+            let a = e.input(t(data_type, &[2, 4]));
+            let b = e.input(t(data_type, &[4]));
+            let x = e.apply(Operator::BitXor, &[a, b]);
+            rule(&e.reduce(x, ReduceOp::Sum, &[1], t(out, &[2])))
+        };
+        assert_eq!(wide(DataType::U64, DataType::I64), "ok");
+        assert_eq!(wide(DataType::U32, DataType::I64), "reduce_type");
+        assert_eq!(wide(DataType::U64, DataType::F32), "reduce_type");
+    }
+
+    #[test]
+    fn reduction_names_round_trip() {
+        for op in ReduceOp::ALL {
+            assert_eq!(ReduceOp::from_name(op.name()), Some(op));
+        }
+        assert_eq!(ReduceOp::from_name("mean"), None);
     }
 }

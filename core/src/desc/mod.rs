@@ -23,7 +23,7 @@ pub use broadcast::{BitwiseXorDesc, OvBinaryDesc, OvUnaryDesc, infer_output_shap
 pub use data_type::DataType;
 pub use expr::{
     Expr, ExprDesc, ExprNode, ExprOperands, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, MAX_EXPR_NODES,
-    Node,
+    Node, Reduce, ReduceOp,
 };
 pub use feature_level::FeatureLevel;
 pub use function::{BitFunction, ElementFunction};

@@ -99,7 +99,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::desc::{AutoBroadcast, DataType, FeatureLevel};
+use crate::desc::{AutoBroadcast, DataType, FeatureLevel, ReduceOp};
 // The vocabulary lives with the descriptions; these paths stay for the execution layer.
 use crate::desc::{Operator, TensorName};
 
@@ -842,6 +842,64 @@ errors! {
             rank: usize,
         } => RankOutOfRange,
 
+        /// A reduced expression's axes are not the trailing axes of its space (the inputs'
+        /// shapes broadcast together): none, one out of range, repeated, out of order, or
+        /// followed by an axis that is not reduced.
+        #[error(
+            "expression reduce: axes {axes:?} are not the last axes of its {rank}-dimensional space"
+        )]
+        ReduceAxes {
+            /// The axes given.
+            axes: Vec<usize>,
+            /// The space's rank.
+            rank: usize,
+        } => ReduceAxes,
+
+        /// A reduced expression's output sizes are neither its space's without the reduced
+        /// axes nor its space's with those axes of size 1.
+        #[error(
+            "expression reduce: OutputTensor Sizes {} are not the space {} without its reduced axes {axes:?}, nor with them of size 1",
+            Dims(output), Dims(space)
+        )]
+        ReduceOutputShape {
+            /// The output's sizes.
+            output: Vec<u32>,
+            /// The space's sizes.
+            space: Vec<u32>,
+            /// The reduced axes.
+            axes: Vec<usize>,
+        } => ShapeMismatch,
+
+        /// A reduced expression's output type does not hold its reduction: a sum goes into
+        /// `UINT32` or `UINT64` from an integer or boolean result no wider; a bitwise or
+        /// logical reduction into the result's own type.
+        #[error(
+            "expression reduce: {op:?} of a {} result (node {result}) cannot go into a {} OutputTensor",
+            data_type.directml_name(), output.directml_name()
+        )]
+        ReduceType {
+            /// The reduction.
+            op: ReduceOp,
+            /// The result node.
+            result: usize,
+            /// Its type.
+            data_type: DataType,
+            /// The output's type.
+            output: DataType,
+        } => ReduceType,
+
+        /// One output element of a reduced expression reads more than one binding window
+        /// can hold: every piece of a reduction holds all of its reduced elements.
+        #[error(
+            "expression reduce: one output element reads {bytes} bytes of an operand, more than a window of {window} bytes"
+        )]
+        ReducePastWindow {
+            /// The bytes one output's reduced elements span in the widest operand.
+            bytes: u64,
+            /// The largest window the device binds.
+            window: u64,
+        } => ReducePastWindow,
+
         /// A read-back range runs past the last whole word of the buffer (copies move 4-byte
         /// words and may not pass the buffer's declared size).
         #[error(
@@ -1119,6 +1177,12 @@ errors! {
         ExprReference => "expr_reference", Description,
         /// [`Error::ExprConstant`].
         ExprConstant => "expr_constant", Description,
+        /// [`Error::ReduceAxes`].
+        ReduceAxes => "reduce_axes", Description,
+        /// [`Error::ReduceType`].
+        ReduceType => "reduce_type", Description,
+        /// [`Error::ReducePastWindow`].
+        ReducePastWindow => "reduce_past_window", Binding,
         /// [`Error::ReadOutOfBounds`].
         ReadOutOfBounds => "read_out_of_bounds", HostData,
         /// [`Error::ContextMismatch`].

@@ -187,6 +187,25 @@ fn one_of_each() -> Vec<Error> {
             tensor: TensorName::Input(0),
             rank: 9,
         },
+        Error::ReduceAxes {
+            axes: vec![1],
+            rank: 3,
+        },
+        Error::ReduceOutputShape {
+            output: vec![3, 4],
+            space: vec![3, 5, 4],
+            axes: vec![2],
+        },
+        Error::ReduceType {
+            op: crate::desc::ReduceOp::Sum,
+            result: 3,
+            data_type: DataType::U32,
+            output: DataType::U8,
+        },
+        Error::ReducePastWindow {
+            bytes: 8192,
+            window: 4096,
+        },
         Error::ReadOutOfBounds {
             offset: 0,
             size: 8,
@@ -318,6 +337,8 @@ fn every_kind_has_its_declared_category() {
         (K::ExprCount, Description),
         (K::ExprReference, Description),
         (K::ExprConstant, Description),
+        (K::ReduceAxes, Description),
+        (K::ReduceType, Description),
         (K::ShapeInconsistent, Description),
         (K::UnsupportedBroadcast, Description),
         (K::OwnedInputMissing, Binding),
@@ -332,6 +353,7 @@ fn every_kind_has_its_declared_category() {
         (K::PartialOverlap, Binding),
         (K::InPlaceNotSupported, Binding),
         (K::SharedBufferSpanTooLarge, Binding),
+        (K::ReducePastWindow, Binding),
         (K::ContextMismatch, Binding),
         (K::CallRangeOutOfBounds, Binding),
         (K::ReadOutOfBounds, HostData),

@@ -59,6 +59,8 @@ impl FusedPlan {
         let elements = layout.element_count();
         let kernel = if elements == 0 {
             KernelKind::Empty
+        } else if expr.reduce().is_some() {
+            KernelKind::FusedReduce
         } else if layout.rank() == 1
             && layout.strides[OUT][0] == 1
             && layout.strides.iter().all(|s| s[0] <= 1)

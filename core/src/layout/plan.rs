@@ -60,6 +60,11 @@ pub enum KernelKind {
     /// words are written word by word by each word's owner, as [`KernelKind::Scatter`]
     /// writes them. Its kernel is generated from the expression.
     FusedElements,
+    /// A reduced fused expression ([`crate::ExprDesc::reduce`]): each invocation one output
+    /// element, the expression evaluated over every element of the reduced axes and combined
+    /// in registers, the output written once (8- and 16-bit outputs word by word by each
+    /// word's owner). Its kernel is generated from the expression.
+    FusedReduce,
 }
 
 impl KernelKind {

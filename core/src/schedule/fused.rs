@@ -217,7 +217,8 @@ pub fn lower_fused(
         });
         let window_start: [u64; FUSED_OPERANDS] =
             std::array::from_fn(|o| ranges[slot[o]].map_or(0, |r| r.start));
-        let blocks = block_form(&whole, start, window_start, widths, inputs);
+        let blocks = plan.kernel == KernelKind::FusedBlocks
+            && block_form(&whole, start, window_start, widths, inputs);
         let vectors = blocks
             && ranges
                 .iter()
@@ -290,6 +291,46 @@ pub fn lower_fused(
     })
 }
 
+/// Whether every piece of a reduction holds all of its reduced elements.
+fn reduced_whole(plan: &FusedPlan, pieces: &[Piece<FUSED_OPERANDS>]) -> bool {
+    let layout = &plan.layout;
+    let all = reduced_elements(&layout.sizes, &layout.strides[OUT]);
+    pieces.iter().all(|p| {
+        reduced_elements(&p.sizes, &p.strides[OUT]) == all && reduced_dims(p) <= FUSED_MAX_RANK
+    })
+}
+
+/// Every piece of a reduction must hold all of its reduced elements (a kernel combines them
+/// in registers and writes its output once): where one output's elements span more than a
+/// window, or more dimensions than a piece takes, the call is refused.
+fn check_reduced_whole(
+    plan: &FusedPlan,
+    pieces: &[Piece<FUSED_OPERANDS>],
+    window: u64,
+) -> Result<(), Error> {
+    if plan.expr.reduce().is_none() || reduced_whole(plan, pieces) {
+        return Ok(());
+    }
+    let layout = &plan.layout;
+    // The widest span of one output's reduced elements, in bytes, over the operands.
+    let widths = plan.widths();
+    let bytes = (0..FUSED_OPERANDS)
+        .map(|o| {
+            let reach: u64 = layout
+                .sizes
+                .iter()
+                .zip(&layout.strides[o])
+                .zip(&layout.strides[OUT])
+                .filter(|&(_, &out)| out == 0)
+                .map(|((&n, &s), _)| (n - 1) * s)
+                .sum();
+            (reach + 1) * widths.of(o)
+        })
+        .max()
+        .unwrap_or(0);
+    Err(Error::ReducePastWindow { bytes, window })
+}
+
 /// The kernel of `plan` for `piece`, in the block form or the element form, each input read
 /// from its binding slot in `sources`: every field but the block form's variants (`vectors`,
 /// `direct`, `tail`), which start false.
@@ -303,8 +344,20 @@ fn kernel_for(
 ) -> FusedKernel {
     let inputs = plan.expr.input_count();
     let widths = plan.widths();
+    let reduced = reduced_dims(piece);
+    let reduce = plan.expr.reduce().map(|(op, _)| {
+        let signed = plan.expr.node_type(plan.expr.result()).is_signed_integer();
+        (op, signed, reduced as u8)
+    });
+    let rank = if reduce.is_some() {
+        piece.sizes.len() - reduced
+    } else {
+        piece.sizes.len().min(FUSED_MAX_RANK)
+    };
     FusedKernel {
-        form: if blocks {
+        form: if reduce.is_some() {
+            KernelKind::FusedReduce
+        } else if blocks {
             KernelKind::FusedBlocks
         } else {
             KernelKind::FusedElements
@@ -322,12 +375,34 @@ fn kernel_for(
         sources,
         splat: std::array::from_fn(|k| blocks && piece.strides[1 + k][0] == 0),
         inputs_rw,
-        rank: piece.sizes.len().min(FUSED_MAX_RANK) as u8,
+        rank: rank as u8,
+        reduce,
         shared_words: !blocks && widths.out() < 4 && !spaced(piece, widths.out()),
         vectors: false,
         direct: false,
         tail: false,
     }
+}
+
+/// How many of a reduction's piece's dimensions, from the last, its kernel loops over: those
+/// the output holds as one element (stride 0), and dimensions of one element among them.
+/// The plan's coalescing puts every reduced dimension after the output's (their output
+/// stride is 0, the output's never is), and a piece keeps the plan's order.
+fn reduced_dims(piece: &Piece<FUSED_OPERANDS>) -> usize {
+    (0..piece.sizes.len())
+        .rev()
+        .take_while(|&d| piece.strides[OUT][d] == 0 || piece.sizes[d] <= 1)
+        .count()
+}
+
+/// Elements of the reduced dimensions (output stride 0) of `piece`, or of a whole plan.
+fn reduced_elements(sizes: &[u64], out_strides: &[u64]) -> u64 {
+    sizes
+        .iter()
+        .zip(out_strides)
+        .filter(|&(_, &s)| s == 0)
+        .map(|(&n, _)| n)
+        .product()
 }
 
 /// The pipeline key of a fused kernel: its structure, and no override constants.
@@ -392,7 +467,15 @@ fn record(
     // The split keeps every offset, size and stride of a piece inside its window: below
     // 2^32 elements.
     let to_u32 = |v: u64| v as u32;
-    let elements: u64 = piece.sizes.iter().product();
+    // A reduction's invocations are its output's elements; the loops run over the rest.
+    let elements: u64 = piece.sizes[..usize::from(kernel.rank).min(piece.sizes.len())]
+        .iter()
+        .product();
+    let elements = if kernel.form == KernelKind::FusedReduce {
+        elements
+    } else {
+        piece.sizes.iter().product()
+    };
     let units = if kernel.form == KernelKind::FusedBlocks {
         elements.div_ceil(u64::from(kernel.block_elements()))
     } else {
@@ -487,9 +570,22 @@ fn choose_slots(
     };
     let rw =
         |slot: &[usize; FUSED_OPERANDS]| (1..=inputs).any(|o| slot[o] != 0 && keys[o] == keys[OUT]);
+    // A reduction's pieces must hold all of its reduced elements: a grouping whose pieces
+    // cut them is tried no further, as one whose span is too large.
+    let whole = |pieces: &[Piece<FUSED_OPERANDS>]| {
+        plan.expr.reduce().is_none() || reduced_whole(plan, pieces)
+    };
     let shared = slots(&|_| true, true);
+    let mut past_window = None;
     let first = match split(&plan.layout, start, shared, widths, limits) {
-        Ok(pieces) => return Ok((shared, rw(&shared), pieces, limits.max_window)),
+        Ok(pieces) if whole(&pieces) => {
+            return Ok((shared, rw(&shared), pieces, limits.max_window));
+        }
+        Ok(pieces) => {
+            let e = check_reduced_whole(plan, &pieces, limits.max_window).unwrap_err();
+            past_window = Some(e.clone());
+            e
+        }
         Err(e @ Error::SharedBufferSpanTooLarge { .. }) => e,
         Err(e) => return Err(e),
     };
@@ -506,7 +602,10 @@ fn choose_slots(
                 max_window: window,
                 ..limits
             };
-            if let Ok(pieces) = split(&plan.layout, start, slot, widths, cut) {
+            let pieces = split(&plan.layout, start, slot, widths, cut)
+                .ok()
+                .filter(|pieces| whole(pieces));
+            if let Some(pieces) = pieces {
                 let clash = |p: &Piece<FUSED_OPERANDS>| {
                     let ranges: [Option<Range>; MAX_SLOTS] = std::array::from_fn(|s| {
                         let (a, b) = (*p.windows.get(s)?)?;
@@ -528,9 +627,10 @@ fn choose_slots(
         }
     }
     if target.strict_aliasing {
-        return Err(first);
+        return Err(past_window.unwrap_or(first));
     }
     let pieces = split(&plan.layout, start, alone, widths, limits)?;
+    check_reduced_whole(plan, &pieces, limits.max_window)?;
     Ok((alone, rw(&alone), pieces, limits.max_window))
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::desc::{ElementFunction, MAX_EXPR_INPUTS};
+use crate::desc::{ElementFunction, MAX_EXPR_INPUTS, ReduceOp};
 use crate::layout::KernelKind;
 
 /// What distinguishes one pipeline from another.
@@ -133,7 +133,8 @@ pub enum KernelNode {
 /// values run one pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FusedKernel {
-    /// [`KernelKind::FusedBlocks`] or [`KernelKind::FusedElements`].
+    /// [`KernelKind::FusedBlocks`], [`KernelKind::FusedElements`] or
+    /// [`KernelKind::FusedReduce`].
     pub form: KernelKind,
     /// The nodes the result depends on, each after its operands.
     pub nodes: Vec<KernelNode>,
@@ -149,8 +150,13 @@ pub struct FusedKernel {
     pub splat: [bool; MAX_EXPR_INPUTS],
     /// Whether the input bindings are `read_write`.
     pub inputs_rw: bool,
-    /// The rank compiled in (element form; 1 for the block form).
+    /// The rank compiled in (element form; 1 for the block form); for a reduction, the rank
+    /// of its output's dimensions, each invocation's index unravelled over them.
     pub rank: u8,
+    /// A reduction ([`KernelKind::FusedReduce`]): how its values combine, whether its result's
+    /// type is signed (a sum sign-extends it), and how many dimensions after the output's
+    /// it loops over.
+    pub reduce: Option<(ReduceOp, bool, u8)>,
     /// Element form: the output's elements share words (8- and 16-bit elements closer than
     /// 4 bytes), so each word is written by its owner, the invocation of its first element.
     pub shared_words: bool,

@@ -297,7 +297,10 @@ fn fits(
         }
         KernelKind::ShiftedRows => shifted_layout(piece, width),
         KernelKind::Gather | KernelKind::Scatter => kernel == planned,
-        KernelKind::Empty | KernelKind::FusedBlocks | KernelKind::FusedElements => false,
+        KernelKind::Empty
+        | KernelKind::FusedBlocks
+        | KernelKind::FusedElements
+        | KernelKind::FusedReduce => false,
     }
 }
 
@@ -593,6 +596,13 @@ fn shifted_layout(piece: &Piece, width: u64) -> bool {
         && nested(piece)
 }
 
+/// Whether the output of `piece` moves along dimension `d`: more than one element, at a
+/// stride. (A valid output has no stride of 0 but along the dimensions a reduction's values
+/// meet in one element: those are not the output's.)
+fn visits<const N: usize>(piece: &Piece<N>, d: usize) -> bool {
+    piece.sizes[d] > 1 && piece.strides[0][d] > 0
+}
+
 /// Whether the output of `piece` is nested: from the innermost dimension outward, each stride
 /// spans the whole block inside it, so that output addresses rise with the index (the
 /// dimensions being sorted by output stride) and rows lie in memory in index order, each
@@ -602,7 +612,7 @@ fn shifted_layout(piece: &Piece, width: u64) -> bool {
 pub(crate) fn nested<const N: usize>(piece: &Piece<N>) -> bool {
     // Elements from the first to the last of the block inside the dimension, plus one.
     let mut extent = 1u64;
-    for d in (0..piece.sizes.len()).rev().filter(|&d| piece.sizes[d] > 1) {
+    for d in (0..piece.sizes.len()).rev().filter(|&d| visits(piece, d)) {
         let stride = piece.strides[0][d];
         if stride < extent {
             return false;
@@ -625,7 +635,7 @@ pub(crate) fn owned_pieces<const N: usize>(piece: Piece<N>, width: u64) -> Vec<P
     }
     let d = (0..piece.sizes.len())
         .rev()
-        .find(|&d| piece.sizes[d] > 1)
+        .find(|&d| visits(&piece, d))
         .expect("a piece that is not nested has a dimension of more than one element");
     (0..piece.sizes[d])
         .flat_map(|i| {
@@ -650,7 +660,7 @@ pub(crate) fn spaced<const N: usize>(piece: &Piece<N>, width: u64) -> bool {
     // From the innermost dimension outward: the step from the last element of one block to
     // the first of the next, and the span of a block from its first element to its last.
     let mut span = 0u64;
-    for d in (0..piece.sizes.len()).rev().filter(|&d| piece.sizes[d] > 1) {
+    for d in (0..piece.sizes.len()).rev().filter(|&d| visits(piece, d)) {
         let stride = piece.strides[0][d];
         match stride.checked_sub(span) {
             Some(step) if step.saturating_mul(width) >= 4 => {}

@@ -217,6 +217,7 @@ fn kernel_code(kernel: KernelKind) -> u8 {
         KernelKind::FusedBlocks => 8,
         KernelKind::FusedElements => 9,
         KernelKind::BlockTile => 10,
+        KernelKind::FusedReduce => 11,
     }
 }
 
@@ -233,6 +234,7 @@ fn kernel_of(code: u8) -> Option<KernelKind> {
         8 => KernelKind::FusedBlocks,
         9 => KernelKind::FusedElements,
         10 => KernelKind::BlockTile,
+        11 => KernelKind::FusedReduce,
         _ => return None,
     })
 }

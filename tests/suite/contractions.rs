@@ -1,0 +1,240 @@
+//! Contractions: Hamming distances between sets of packed binary codes, the reduced
+//! expression `sum(bit_count(q ^ c))` over the words of each code, checked against a plain
+//! count on the CPU (not the library's reference) for every integer type, batches, strided
+//! codes and windows past one binding, with every byte outside the output left as it was.
+
+use gpu_xor::{
+    Context, DataType, ExprBindings, ExprDesc, Fused, Tensor, TensorBinding, TensorDesc,
+};
+use gpu_xor_testkit::random_bytes;
+
+use crate::common::{buffer, ctx, small_windows, webgpu_rules};
+
+/// The integer types codes are packed in.
+const CODE_TYPES: [DataType; 8] = [
+    DataType::U8,
+    DataType::I8,
+    DataType::U16,
+    DataType::I16,
+    DataType::U32,
+    DataType::I32,
+    DataType::U64,
+    DataType::I64,
+];
+
+/// A set of codes: `batch` sets of `rows` codes of `words` words, each row `pad` words after
+/// the end of the one before (a padded view).
+struct Codes {
+    data_type: DataType,
+    batch: u32,
+    rows: u32,
+    words: u32,
+    pad: u32,
+}
+
+impl Codes {
+    fn desc(&self) -> TensorDesc {
+        let pitch = self.words + self.pad;
+        TensorDesc::new(self.data_type, &[self.batch, self.rows, self.words]).with_strides(&[
+            self.rows * pitch,
+            pitch,
+            1,
+        ])
+    }
+
+    /// Bytes of word `w` of code `r` of batch `b`, in `bytes`.
+    fn word<'a>(&self, bytes: &'a [u8], b: u32, r: u32, w: u32) -> &'a [u8] {
+        let size = self.data_type.size_in_bytes() as usize;
+        let at = ((b * self.rows + r) * (self.words + self.pad) + w) as usize * size;
+        &bytes[at..at + size]
+    }
+}
+
+/// The distances by a plain count: the ones of each byte of the XOR of each pair of words.
+fn plain_distances(q: &Codes, qb: &[u8], c: &Codes, cb: &[u8]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for b in 0..q.batch.max(c.batch) {
+        for m in 0..q.rows {
+            for n in 0..c.rows {
+                let mut d = 0;
+                for w in 0..q.words {
+                    let x = q.word(qb, b % q.batch, m, w);
+                    let y = c.word(cb, b % c.batch, n, w);
+                    d += x
+                        .iter()
+                        .zip(y)
+                        .map(|(x, y)| (x ^ y).count_ones())
+                        .sum::<u32>();
+                }
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
+/// Runs the distances of `q` against `c` on `ctx` into an output at byte 32 of a buffer of
+/// random bytes, and checks every output element against the plain count and every other
+/// byte against what it held.
+fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) {
+    let (qd, cd) = (q.desc(), c.desc());
+    let batch = q.batch.max(c.batch);
+    let out = TensorDesc::new(DataType::U32, &[batch, q.rows, c.rows]);
+    let desc = ExprDesc::hamming_distances(qd.clone(), cd.clone(), out.clone());
+    let fused = Fused::new(ctx, &desc).unwrap_or_else(|e| panic!("{qd:?} {cd:?}: {e}"));
+    let qb = random_bytes(seed, qd.total_size().unwrap() as usize);
+    let cb = random_bytes(seed ^ 1, cd.total_size().unwrap() as usize);
+    let out_bytes = out.total_size().unwrap() as usize;
+    let initial = random_bytes(seed ^ 2, out_bytes + 64);
+    let (qbuf, cbuf, obuf) = (buffer(ctx, &qb), buffer(ctx, &cb), buffer(ctx, &initial));
+    fused
+        .run(&ExprBindings::new(
+            &[TensorBinding::new(&qbuf), TensorBinding::new(&cbuf)],
+            TensorBinding::range(&obuf, 32, out_bytes as u64),
+        ))
+        .unwrap_or_else(|e| panic!("{qd:?} {cd:?}: {e}"));
+    let got = ctx.read_buffer(&obuf, 0, initial.len() as u64).unwrap();
+    let want = plain_distances(q, &qb, c, &cb);
+    let got_d: Vec<u32> = got[32..32 + out_bytes]
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    for (i, (g, w)) in got_d.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "{:?}: distance {i}", q.data_type);
+    }
+    assert_eq!(got[..32], initial[..32], "bytes before the output");
+    assert_eq!(
+        got[32 + out_bytes..],
+        initial[32 + out_bytes..],
+        "bytes after the output"
+    );
+}
+
+#[test]
+fn hamming_distances_of_every_code_type_match_a_plain_count() {
+    for (i, data_type) in CODE_TYPES.into_iter().enumerate() {
+        // 256-bit codes (more where a word is wide), dense and padded rows, one and two
+        // batches (the queries' single batch broadcast).
+        let words = 256 / (8 * data_type.size_in_bytes()) + (i as u32 % 3);
+        let q = Codes {
+            data_type,
+            batch: 1,
+            rows: 3 + i as u32,
+            words,
+            pad: 0,
+        };
+        let c = Codes {
+            data_type,
+            batch: 2,
+            rows: 37,
+            words,
+            pad: i as u32 % 4,
+        };
+        check(ctx(), &q, &c, i as u64);
+        check(&webgpu_rules(ctx()), &q, &c, i as u64 + 100);
+    }
+}
+
+#[test]
+fn hamming_distances_past_a_window_match_a_plain_count() {
+    // 4 KiB windows: the codes and the output span many windows; each distance's words lie
+    // within one.
+    for (i, data_type) in [DataType::U8, DataType::U32, DataType::U64]
+        .into_iter()
+        .enumerate()
+    {
+        let words = 1024 / (8 * data_type.size_in_bytes());
+        let q = Codes {
+            data_type,
+            batch: 1,
+            rows: 5,
+            words,
+            pad: 1,
+        };
+        let c = Codes {
+            data_type,
+            batch: 1,
+            rows: 300,
+            words,
+            pad: 0,
+        };
+        check(small_windows(), &q, &c, 7 + i as u64);
+    }
+}
+
+#[test]
+fn hamming_distances_on_tensors_in_one_call() {
+    let ctx = ctx();
+    let queries = Tensor::from_slice(ctx, &[2, 2], &[0u32, 0, u32::MAX, 0]).unwrap();
+    let codes = Tensor::from_slice(ctx, &[3, 2], &[0u32, 0, 1, 1, u32::MAX, u32::MAX]).unwrap();
+    let d = ctx.hamming_distances(&queries, &codes).unwrap();
+    assert_eq!(d.shape(), [2, 3]);
+    assert_eq!(d.to_vec::<u32>().unwrap(), [0, 2, 64, 32, 32, 32]);
+    // Batches broadcast: one set of queries against two sets of codes.
+    let codes = Tensor::from_slice(ctx, &[2, 1, 1], &[0u8, 0xff]).unwrap();
+    let queries = Tensor::from_slice(ctx, &[1, 1], &[0x0fu8]).unwrap();
+    let d = ctx.hamming_distances(&queries, &codes).unwrap();
+    assert_eq!(d.shape(), [2, 1, 1]);
+    assert_eq!(d.to_vec::<u32>().unwrap(), [4, 4]);
+}
+
+#[test]
+fn hamming_distances_refuse_what_is_not_a_code() {
+    let ctx = ctx();
+    let rule = |q: TensorDesc, c: TensorDesc, out: TensorDesc| {
+        Fused::new(ctx, &ExprDesc::hamming_distances(q, c, out))
+            .map(|_| ())
+            .map_err(|e| e.rule())
+    };
+    let t = TensorDesc::new;
+    // Floats and booleans are no codes; types must agree; words must.
+    assert_eq!(
+        rule(
+            t(DataType::F32, &[2, 4]),
+            t(DataType::F32, &[3, 4]),
+            t(DataType::U32, &[2, 3])
+        ),
+        Err("unsupported_dtype")
+    );
+    assert_eq!(
+        rule(
+            t(DataType::U8, &[2, 4]),
+            t(DataType::U16, &[3, 4]),
+            t(DataType::U32, &[2, 3])
+        ),
+        Err("dtype_mismatch")
+    );
+    assert_eq!(
+        rule(
+            t(DataType::U8, &[2, 4]),
+            t(DataType::U8, &[3, 5]),
+            t(DataType::U32, &[2, 3])
+        ),
+        Err("shape_mismatch")
+    );
+    // The output: UINT32 of [.., M, N].
+    assert_eq!(
+        rule(
+            t(DataType::U8, &[2, 4]),
+            t(DataType::U8, &[3, 4]),
+            t(DataType::U16, &[2, 3])
+        ),
+        Err("reduce_type")
+    );
+    assert_eq!(
+        rule(
+            t(DataType::U8, &[2, 4]),
+            t(DataType::U8, &[3, 4]),
+            t(DataType::U32, &[3, 2])
+        ),
+        Err("shape_mismatch")
+    );
+    assert_eq!(
+        rule(
+            t(DataType::U8, &[2, 4]),
+            t(DataType::U8, &[3, 4]),
+            t(DataType::U32, &[2, 3])
+        ),
+        Ok(())
+    );
+}
