@@ -56,33 +56,80 @@ def apply(op, dtype, a, b):
     raise ValueError(op)
 
 
+def result_at(case, index):
+    """The result node's value and type at `index` of the expression's space."""
+    vals, types = [], []
+    for node in case["nodes"]:
+        if "input" in node:
+            t = case["inputs"][node["input"]]
+            shape, dtype = t["shape"], t["dtype"]
+            strides = t.get("strides", packed(shape))
+            own = index[len(index) - len(shape):]
+            at = sum((0 if s == 1 else i) * st for i, s, st in zip(own, shape, strides))
+            vals.append(t["data"][at])
+            types.append(dtype)
+        elif "constant" in node:
+            vals.append(node["constant"])
+            types.append(node["dtype"])
+        elif node["op"] == "bit_count":
+            vals.append(bin(vals[node["a"]]).count("1"))
+            types.append(node["out_dtype"])
+        else:
+            a = vals[node["a"]]
+            b = vals[node["b"]] if "b" in node else a
+            vals.append(apply(node["op"], types[node["a"]], a, b))
+            types.append(types[node["a"]])
+    return vals[case["result"]], types[case["result"]]
+
+
+def space_of(case):
+    """The inputs' shapes broadcast together (numpy's rule, aligned from the right)."""
+    rank = max(len(t["shape"]) for t in case["inputs"])
+    space = [1] * rank
+    for t in case["inputs"]:
+        for d, n in enumerate(t["shape"]):
+            at = rank - len(t["shape"]) + d
+            space[at] = max(space[at], n)
+    return space
+
+
+def combine(op, out_dtype, dtype, total, value):
+    """`total` and one more `value` of `dtype` combined by the reduction `op`: a sum of the
+    values as integers (signed types sign-extended) modulo the output's width, the bitwise
+    functions on the bits, any and all on the truth values."""
+    if op == "sum":
+        v = signed(value, 8 * WIDTH[dtype]) if dtype.startswith("i") else value
+        return (total + v) & mask(out_dtype)
+    if op == "or":
+        return total | value
+    if op == "and":
+        return total & value
+    if op == "xor":
+        return total ^ value
+    if op == "any":
+        return total | (1 if value else 0)
+    if op == "all":
+        return total & (1 if value else 0)
+    raise ValueError(op)
+
+
 def evaluate(case):
     """The expected output of a valid case, logical row-major."""
-    out_shape = case["output"]["shape"]
+    reduce = case.get("reduce")
+    if reduce is None:
+        return [result_at(case, index)[0] for index in indices(case["output"]["shape"])]
+    space = space_of(case)
+    k = len(reduce["axes"])
+    out_dtype = case["output"]["dtype"]
     expected = []
-    for index in indices(out_shape):
-        vals, types = [], []
-        for node in case["nodes"]:
-            if "input" in node:
-                t = case["inputs"][node["input"]]
-                shape, dtype = t["shape"], t["dtype"]
-                strides = t.get("strides", packed(shape))
-                own = index[len(index) - len(shape):]
-                at = sum((0 if s == 1 else i) * st for i, s, st in zip(own, shape, strides))
-                vals.append(t["data"][at])
-                types.append(dtype)
-            elif "constant" in node:
-                vals.append(node["constant"])
-                types.append(node["dtype"])
-            elif node["op"] == "bit_count":
-                vals.append(bin(vals[node["a"]]).count("1"))
-                types.append(node["out_dtype"])
-            else:
-                a = vals[node["a"]]
-                b = vals[node["b"]] if "b" in node else a
-                vals.append(apply(node["op"], types[node["a"]], a, b))
-                types.append(types[node["a"]])
-        expected.append(vals[case["result"]])
+    for outer in indices(space[:len(space) - k]):
+        total = {"and": None, "all": 1}.get(reduce["op"], 0)
+        for inner in indices(space[len(space) - k:]):
+            value, dtype = result_at(case, list(outer) + list(inner))
+            if total is None:
+                total = mask(dtype)
+            total = combine(reduce["op"], out_dtype, dtype, total, value)
+        expected.append(total)
     return expected
 
 
@@ -94,19 +141,24 @@ def tensor(dtype, shape, seed, strides=None):
     return t
 
 
-def case(id, inputs, nodes, result, output, tags, notes):
+def case(id, inputs, nodes, result, output, tags, notes, reduce=None):
     c = {"id": id, "op": "expression", "inputs": inputs, "nodes": nodes, "result": result,
          "output": output, "tags": ["expression"] + tags, "source": "conformance/cases/expressions.py",
          "notes": notes}
+    if reduce is not None:
+        c["reduce"] = reduce
     c["expected"] = evaluate(c)
     return c
 
 
-def error(id, inputs, nodes, result, output, kind, notes):
-    return {"id": id, "op": "expression", "inputs": inputs, "nodes": nodes, "result": result,
-            "output": output, "expect_error": True, "error_kind": kind,
-            "tags": ["expression", "validation_only"], "source": "conformance/cases/expressions.py",
-            "notes": notes}
+def error(id, inputs, nodes, result, output, kind, notes, reduce=None):
+    c = {"id": id, "op": "expression", "inputs": inputs, "nodes": nodes, "result": result,
+         "output": output, "expect_error": True, "error_kind": kind,
+         "tags": ["expression", "validation_only"], "source": "conformance/cases/expressions.py",
+         "notes": notes}
+    if reduce is not None:
+        c["reduce"] = reduce
+    return c
 
 
 def main():
@@ -186,6 +238,67 @@ def main():
     cases.append(error("expr_err_result_type", [t("u32", [4])],
         [inp(0), node("bit_count", 0, out_dtype="u8")], 1, {"dtype": "u32", "shape": [4]}, "dtype_mismatch",
         "a result of u8 written to a u32 output"))
+
+    # Reductions: the result combined over the trailing axes of the inputs' space.
+    red = lambda op, *axes: {"op": op, "axes": list(axes)}
+    hamming = [inp(0), inp(1), node("bitwise_xor_broadcast", 0, 1), node("bit_count", 2, out_dtype="u32")]
+    cases.append(case("reduce_hamming_u32_matrix", [tensor("u32", [5, 1, 8], 30), tensor("u32", [7, 8], 31)],
+        hamming, 3, {"dtype": "u32", "shape": [5, 7]}, ["reduce", "hamming"],
+        "Hamming distances of 5 queries against 7 codes of 256 bits: sum over the words of bit_count(q ^ c)",
+        red("sum", 2)))
+    cases.append(case("reduce_hamming_u8_batched_strided", [tensor("u8", [2, 3, 1, 9], 32), tensor("u8", [2, 1, 4, 9], 33, [72, 72, 12, 1])],
+        hamming, 3, {"dtype": "u32", "shape": [2, 3, 4]}, ["reduce", "hamming", "strides"],
+        "batched Hamming distances of 72-bit codes in bytes, the codes' rows padded to 12 bytes",
+        red("sum", 3)))
+    cases.append(case("reduce_hamming_u64_keepdims", [tensor("u64", [4, 1, 3], 34), tensor("u64", [6, 3], 35)],
+        hamming, 3, {"dtype": "u32", "shape": [4, 6, 1]}, ["reduce", "hamming"],
+        "192-bit codes in 64-bit words, the output keeping the reduced axis as 1",
+        red("sum", 2)))
+    cases.append(case("reduce_sum_i8_signed_u32", [tensor("i8", [3, 50], 36)],
+        [inp(0), node("bitwise_or_broadcast", 0, 0)], 1, {"dtype": "u32", "shape": [3]}, ["reduce", "signed"],
+        "signed bytes summed as integers into UINT32 (a negative total wraps)",
+        red("sum", 1)))
+    cases.append(case("reduce_sum_u32_wraps", [tensor("u32", [2, 40], 37)],
+        [inp(0), node("bit_or", 0, 0)], 1, {"dtype": "u32", "shape": [2]}, ["reduce", "extreme_int"],
+        "random 32-bit words summed into UINT32: the total wraps modulo 2^32",
+        red("sum", 1)))
+    cases.append(case("reduce_sum_i64_u64", [tensor("i64", [4, 5], 38)],
+        [inp(0), node("bitwise_and_broadcast", 0, 0)], 1, {"dtype": "u64", "shape": [4]}, ["reduce", "signed"],
+        "64-bit signed values summed into UINT64, modulo 2^64",
+        red("sum", 1)))
+    cases.append(case("reduce_or_u16_all_axes", [tensor("u16", [3, 4, 5], 39)],
+        [inp(0), node("bit_and", 0, 0)], 1, {"dtype": "u16", "shape": [1, 1, 1]}, ["reduce"],
+        "a bitwise OR over every element: a union of bit sets",
+        red("or", 0, 1, 2)))
+    cases.append(case("reduce_and_u8_rows", [tensor("u8", [6, 3], 40), tensor("u8", [3], 41)],
+        [inp(0), inp(1), node("bit_or", 0, 1)], 2, {"dtype": "u8", "shape": [6]}, ["reduce", "broadcast"],
+        "AND over each row of (a | mask): an intersection, 8-bit outputs sharing words",
+        red("and", 1)))
+    cases.append(case("reduce_xor_u32_parity", [tensor("u32", [4, 2, 3], 42)],
+        [inp(0), node("bit_not", 0)], 1, {"dtype": "u32", "shape": [4]}, ["reduce"],
+        "XOR over the last two axes: each bit's parity",
+        red("xor", 1, 2)))
+    sparse = tensor("u8", [5, 4], 43)
+    sparse["data"] = [v if v % 5 == 0 else 0 for v in sparse["data"]]
+    cases.append(case("reduce_any_u8", [sparse],
+        [inp(0), node("bit_and", 0, 0)], 1, {"dtype": "u8", "shape": [5]}, ["reduce", "logical"],
+        "any over each row of mostly zero bytes",
+        red("any", 1)))
+    ones = tensor("u32", [5, 3], 44)
+    ones["data"] = [v | 0x100 if i % 7 else 0 for i, v in enumerate(ones["data"])]
+    cases.append(case("reduce_all_u32", [ones],
+        [inp(0), node("bit_or", 0, 0)], 1, {"dtype": "u32", "shape": [5, 1]}, ["reduce", "logical"],
+        "all over each row: a zero anywhere makes it 0; 0x100 is true at full width",
+        red("all", 1)))
+    cases.append(error("reduce_err_axes_not_trailing", [t("u32", [3, 4])],
+        [inp(0), node("bit_not", 0)], 1, {"dtype": "u32", "shape": [4]}, "reduce_axes",
+        "a reduction over the first axis, not the last", red("sum", 0)))
+    cases.append(error("reduce_err_sum_into_u8", [t("u32", [3, 4])],
+        [inp(0), node("bit_not", 0)], 1, {"dtype": "u8", "shape": [3]}, "reduce_type",
+        "a sum into UINT8", red("sum", 1)))
+    cases.append(error("reduce_err_output_sizes", [t("u32", [3, 4])],
+        [inp(0), node("bit_not", 0)], 1, {"dtype": "u32", "shape": [4]}, "shape_mismatch",
+        "an output of the reduced axis's size, not the kept one's", red("sum", 1)))
 
     path = output_path(__file__, "expressions.json")
     write_cases(path, cases)
