@@ -4,7 +4,7 @@
 //! the case limits.
 
 use super::*;
-use gpu_xor::{Expr, ExprDesc};
+use gpu_xor::{Expr, ExprDesc, ReduceOp};
 use gpu_xor_core::layout::FusedPlan;
 use gpu_xor_testkit::OperatorExt;
 
@@ -120,8 +120,33 @@ fn draw(rng: &mut SplitMix64) -> ExprDesc {
     } else {
         data_type
     };
-    let output = tensor(rng, out_type, &sizes);
-    e.output(result, output)
+    if below(rng, 3) != 0 {
+        let output = tensor(rng, out_type, &sizes);
+        return e.output(result, output);
+    }
+    // A reduction over trailing axes (now and then any axis), into the kept sizes, with the
+    // reduced ones as 1, or now and then the whole space; a sum mostly into 32 or 64 bits.
+    let k = 1 + below(rng, rank as u64) as usize;
+    let axes: Vec<usize> = if below(rng, 8) == 0 {
+        vec![below(rng, rank as u64 + 2) as usize]
+    } else {
+        (rank - k..rank).collect()
+    };
+    let op = ReduceOp::ALL[below(rng, ReduceOp::ALL.len() as u64) as usize];
+    let out_type = if op == ReduceOp::Sum && below(rng, 4) != 0 {
+        [DataType::U32, DataType::U64][below(rng, 2) as usize]
+    } else {
+        out_type
+    };
+    let mut out_sizes = sizes[..rank - k].to_vec();
+    if out_sizes.is_empty() || below(rng, 2) == 0 {
+        out_sizes.extend(std::iter::repeat_n(1, k));
+    }
+    if below(rng, 8) == 0 {
+        out_sizes = sizes.clone();
+    }
+    let output = tensor(rng, out_type, &out_sizes);
+    e.reduce(result, op, &axes, output)
 }
 
 /// One drawn expression: validated, planned, lowered on drawn bindings, run by the reference

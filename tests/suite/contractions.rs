@@ -10,17 +10,12 @@ use gpu_xor_testkit::random_bytes;
 
 use crate::common::{buffer, ctx, small_windows, webgpu_rules};
 
-/// The integer types codes are packed in.
-const CODE_TYPES: [DataType; 8] = [
-    DataType::U8,
-    DataType::I8,
-    DataType::U16,
-    DataType::I16,
-    DataType::U32,
-    DataType::I32,
-    DataType::U64,
-    DataType::I64,
-];
+/// The integer types codes are packed in: OpenVINO's bitwise types but the boolean.
+fn code_types() -> impl Iterator<Item = DataType> {
+    DataType::OPENVINO
+        .into_iter()
+        .filter(|&t| t != DataType::Bool)
+}
 
 /// A set of codes: `batch` sets of `rows` codes of `words` words, each row `pad` words after
 /// the end of the one before (a padded view).
@@ -112,7 +107,7 @@ fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) {
 
 #[test]
 fn hamming_distances_of_every_code_type_match_a_plain_count() {
-    for (i, data_type) in CODE_TYPES.into_iter().enumerate() {
+    for (i, data_type) in code_types().enumerate() {
         // 256-bit codes (more where a word is wide), dense and padded rows, one and two
         // batches (the queries' single batch broadcast).
         let words = 256 / (8 * data_type.size_in_bytes()) + (i as u32 % 3);
@@ -180,61 +175,47 @@ fn hamming_distances_on_tensors_in_one_call() {
 
 #[test]
 fn hamming_distances_refuse_what_is_not_a_code() {
-    let ctx = ctx();
-    let rule = |q: TensorDesc, c: TensorDesc, out: TensorDesc| {
-        Fused::new(ctx, &ExprDesc::hamming_distances(q, c, out))
-            .map(|_| ())
-            .map_err(|e| e.rule())
-    };
-    let t = TensorDesc::new;
-    // Floats and booleans are no codes; types must agree; words must.
-    assert_eq!(
-        rule(
-            t(DataType::F32, &[2, 4]),
-            t(DataType::F32, &[3, 4]),
-            t(DataType::U32, &[2, 3])
+    use DataType::{F32, U8, U16, U32};
+    // Queries, codes and output: type and sizes; the rule, or none.
+    type Operand = (DataType, &'static [u32]);
+    let cases: [(Operand, Operand, Operand, Option<&str>); 6] = [
+        // Floats are no codes; the types must agree, and the words.
+        (
+            (F32, &[2, 4]),
+            (F32, &[3, 4]),
+            (U32, &[2, 3]),
+            Some("unsupported_dtype"),
         ),
-        Err("unsupported_dtype")
-    );
-    assert_eq!(
-        rule(
-            t(DataType::U8, &[2, 4]),
-            t(DataType::U16, &[3, 4]),
-            t(DataType::U32, &[2, 3])
+        (
+            (U8, &[2, 4]),
+            (U16, &[3, 4]),
+            (U32, &[2, 3]),
+            Some("dtype_mismatch"),
         ),
-        Err("dtype_mismatch")
-    );
-    assert_eq!(
-        rule(
-            t(DataType::U8, &[2, 4]),
-            t(DataType::U8, &[3, 5]),
-            t(DataType::U32, &[2, 3])
+        (
+            (U8, &[2, 4]),
+            (U8, &[3, 5]),
+            (U32, &[2, 3]),
+            Some("shape_mismatch"),
         ),
-        Err("shape_mismatch")
-    );
-    // The output: UINT32 of [.., M, N].
-    assert_eq!(
-        rule(
-            t(DataType::U8, &[2, 4]),
-            t(DataType::U8, &[3, 4]),
-            t(DataType::U16, &[2, 3])
+        // The output: UINT32 of [.., M, N].
+        (
+            (U8, &[2, 4]),
+            (U8, &[3, 4]),
+            (U16, &[2, 3]),
+            Some("reduce_type"),
         ),
-        Err("reduce_type")
-    );
-    assert_eq!(
-        rule(
-            t(DataType::U8, &[2, 4]),
-            t(DataType::U8, &[3, 4]),
-            t(DataType::U32, &[3, 2])
+        (
+            (U8, &[2, 4]),
+            (U8, &[3, 4]),
+            (U32, &[3, 2]),
+            Some("shape_mismatch"),
         ),
-        Err("shape_mismatch")
-    );
-    assert_eq!(
-        rule(
-            t(DataType::U8, &[2, 4]),
-            t(DataType::U8, &[3, 4]),
-            t(DataType::U32, &[2, 3])
-        ),
-        Ok(())
-    );
+        ((U8, &[2, 4]), (U8, &[3, 4]), (U32, &[2, 3]), None),
+    ];
+    for (q, c, out, rule) in cases {
+        let [q, c, out] = [q, c, out].map(|(t, sizes)| TensorDesc::new(t, sizes));
+        let got = Fused::new(ctx(), &ExprDesc::hamming_distances(q, c, out)).err();
+        assert_eq!(got.as_ref().map(|e| e.rule()), rule, "{got:?}");
+    }
 }
