@@ -365,11 +365,15 @@ pub fn expression(
     let mut values = vec![0u64; operands.nodes().len()];
     for first in (0..count).step_by(reduced.max(1)) {
         let mut total = reduce.map_or(0, |op| reduction_identity(op, result_type));
+        let mut out_at = 0;
         for i in first..first + reduced {
             unravel(i, &sizes, &mut index);
             let at = |strides: &[usize]| -> usize {
                 index.iter().zip(strides).map(|(&i, &s)| i * s).sum()
             };
+            if i == first {
+                out_at = at(&out_strides);
+            }
             for (n, node) in operands.nodes().iter().enumerate() {
                 values[n] = match *node {
                     ExprNode::Input(k) => read(inputs[k], at(&strides[k]) * widths[k], widths[k]),
@@ -386,21 +390,9 @@ pub fn expression(
                 None => value,
             };
         }
-        write(
-            output,
-            at_index(first, &sizes, &out_strides) * out_width,
-            out_width,
-            total,
-        );
+        write(output, out_at * out_width, out_width, total);
     }
     Ok(())
-}
-
-/// The offset, by `strides`, of the element at linear index `i` of `sizes`.
-fn at_index(i: usize, sizes: &[usize], strides: &[usize]) -> usize {
-    let mut index = vec![0usize; sizes.len()];
-    unravel(i, sizes, &mut index);
-    index.iter().zip(strides).map(|(&i, &s)| i * s).sum()
 }
 
 /// What a reduction of no values gives: 0, all ones of the result's width for `and`, 1

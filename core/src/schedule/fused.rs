@@ -295,9 +295,9 @@ pub fn lower_fused(
 fn reduced_whole(plan: &FusedPlan, pieces: &[Piece<FUSED_OPERANDS>]) -> bool {
     let layout = &plan.layout;
     let all = reduced_elements(&layout.sizes, &layout.strides[OUT]);
-    pieces.iter().all(|p| {
-        reduced_elements(&p.sizes, &p.strides[OUT]) == all && reduced_dims(p) <= FUSED_MAX_RANK
-    })
+    pieces
+        .iter()
+        .all(|p| reduced_elements(&p.sizes, &p.strides[OUT]) == all)
 }
 
 /// Every piece of a reduction must hold all of its reduced elements (a kernel combines them
@@ -309,10 +309,16 @@ fn check_reduced_whole(
     window: u64,
 ) -> Result<(), Error> {
     if plan.expr.reduce().is_none() || reduced_whole(plan, pieces) {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(past_window(plan, window))
     }
+}
+
+/// The refusal of a reduction whose pieces cut its reduced elements: the widest span of one
+/// output's reduced elements, in bytes, over the operands, against the window.
+fn past_window(plan: &FusedPlan, window: u64) -> Error {
     let layout = &plan.layout;
-    // The widest span of one output's reduced elements, in bytes, over the operands.
     let widths = plan.widths();
     let bytes = (0..FUSED_OPERANDS)
         .map(|o| {
@@ -328,7 +334,7 @@ fn check_reduced_whole(
         })
         .max()
         .unwrap_or(0);
-    Err(Error::ReducePastWindow { bytes, window })
+    Error::ReducePastWindow { bytes, window }
 }
 
 /// The kernel of `plan` for `piece`, in the block form or the element form, each input read
@@ -468,14 +474,11 @@ fn record(
     // 2^32 elements.
     let to_u32 = |v: u64| v as u32;
     // A reduction's invocations are its output's elements; the loops run over the rest.
-    let elements: u64 = piece.sizes[..usize::from(kernel.rank).min(piece.sizes.len())]
-        .iter()
-        .product();
-    let elements = if kernel.form == KernelKind::FusedReduce {
-        elements
-    } else {
-        piece.sizes.iter().product()
+    let counted = match kernel.form {
+        KernelKind::FusedReduce => &piece.sizes[..usize::from(kernel.rank)],
+        _ => &piece.sizes[..],
     };
+    let elements: u64 = counted.iter().product();
     let units = if kernel.form == KernelKind::FusedBlocks {
         elements.div_ceil(u64::from(kernel.block_elements()))
     } else {
@@ -576,14 +579,14 @@ fn choose_slots(
         plan.expr.reduce().is_none() || reduced_whole(plan, pieces)
     };
     let shared = slots(&|_| true, true);
-    let mut past_window = None;
+    let mut refused = None;
     let first = match split(&plan.layout, start, shared, widths, limits) {
         Ok(pieces) if whole(&pieces) => {
             return Ok((shared, rw(&shared), pieces, limits.max_window));
         }
-        Ok(pieces) => {
-            let e = check_reduced_whole(plan, &pieces, limits.max_window).unwrap_err();
-            past_window = Some(e.clone());
+        Ok(_) => {
+            let e = past_window(plan, limits.max_window);
+            refused = Some(e.clone());
             e
         }
         Err(e @ Error::SharedBufferSpanTooLarge { .. }) => e,
@@ -627,7 +630,7 @@ fn choose_slots(
         }
     }
     if target.strict_aliasing {
-        return Err(past_window.unwrap_or(first));
+        return Err(refused.unwrap_or(first));
     }
     let pieces = split(&plan.layout, start, alone, widths, limits)?;
     check_reduced_whole(plan, &pieces, limits.max_window)?;
