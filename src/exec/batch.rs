@@ -149,6 +149,7 @@ impl Context {
             strict_aliasing: shared.strict_aliasing,
             cpu: shared.cpu_rule,
             choices: shared.choices.lock().ok().and_then(|c| c.clone()),
+            tiled: !shared.untiled_contractions,
         }
     }
 }

@@ -54,6 +54,11 @@ pub struct ContextOptions {
     /// differs between classes: by default from the adapter's device type. Every tuning is
     /// exact on every adapter; another one only trades speed.
     pub kernel_tuning: KernelTuning,
+    /// Run every reduction with the untiled kernel ([`crate::inspect::KernelKind::FusedReduce`]),
+    /// contractions included, which otherwise run tiled
+    /// ([`crate::inspect::KernelKind::FusedTiled`]): the tiled kernel's fallback, to compare
+    /// against (both are exact; the tiled one is faster where rows and columns are many).
+    pub untiled_contractions: bool,
 }
 
 /// The wgpu objects a context has made to record calls, counted since it was created:
@@ -242,6 +247,7 @@ impl Context {
                 || backend == wgpu::Backend::BrowserWebGpu,
             tuning,
             cpu_rule: options.kernel_tuning.cpu_rule(cpu_adapter),
+            untiled_contractions: options.untiled_contractions,
             identity,
             choices: Mutex::new(choices),
             created: Created::default(),

@@ -148,7 +148,7 @@ impl Fused {
         if let Some(lost) = shared.lost() {
             return Err(lost);
         }
-        let keys: Vec<_> = fused_pipeline_keys(&self.plan)
+        let keys: Vec<_> = fused_pipeline_keys(&self.plan, !shared.untiled_contractions)
             .into_iter()
             .filter(|k| !shared.kernels.contains(k))
             .collect();

@@ -46,6 +46,8 @@ pub(crate) struct Shared {
     pub tuning: KernelTuning,
     /// Whether the fixed rule for CPU adapters applies where nothing was measured.
     pub cpu_rule: bool,
+    /// Whether every reduction runs the untiled kernel (`ContextOptions::untiled_contractions`).
+    pub untiled_contractions: bool,
     /// The adapter's identity, inside saved kernel choices.
     pub identity: String,
     /// The kernels measured fastest, under `KernelTuning::Measured` (`None` otherwise):

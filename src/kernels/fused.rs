@@ -26,7 +26,7 @@ use std::fmt::Write;
 
 use crate::desc::{BitFunction, ReduceOp};
 use crate::layout::KernelKind;
-use crate::schedule::fused::{FUSED_MAX_RANK, FusedKernel, KernelNode};
+use crate::schedule::fused::{DEPTH, FUSED_MAX_RANK, FusedKernel, KernelNode, PITCH, TILE};
 use crate::schedule::params::RECORDS_PER_BINDING;
 
 /// Input bindings of a fused kernel's bind group (bindings 2 to 5), one per input an
@@ -87,9 +87,11 @@ pub(crate) fn source(kernel: &FusedKernel) -> String {
         kernel,
         s,
         value: Vec::new(),
+        by_value: false,
     };
     match kernel.form {
         KernelKind::FusedBlocks => g.blocks(),
+        KernelKind::FusedTiled => g.tiled(),
         _ => g.elements(),
     }
     g.s
@@ -154,6 +156,9 @@ struct Generator<'a> {
     s: String,
     /// Block form: each node's words, as the expressions that name them.
     value: Vec<Vec<String>>,
+    /// Element nodes: inputs are the arguments `x{k}` of `element` (the tiled form), not
+    /// read at the offsets `at`.
+    by_value: bool,
 }
 
 impl Generator<'_> {
@@ -659,29 +664,15 @@ fn main(
         self.s.push_str("}\n");
     }
 
-    /// Emits `value`: the result (`element`, of `wr` bytes) at every index of the `reduced`
-    /// dimensions after the output's `rank`, combined by `op` into the output's type, in
-    /// index order. A sum sign-extends a signed result and carries between the words of a
-    /// 64-bit total; `any` and `all` combine truth values (nonzero at full width).
+    /// Emits `value`: the result (`element`) at every index of the `reduced` dimensions
+    /// after the output's `rank`, combined by `fx_step` into the output's type, in index
+    /// order.
     fn reduction(&mut self, op: ReduceOp, signed: bool, reduced: usize, rank: usize, wr: u32) {
         let kernel = self.kernel;
         let inputs = inputs(kernel);
         let wo = u32::from(kernel.out_width);
         let ty = if wo == 8 { "vec2<u32>" } else { "u32" };
-        let zero = if wo == 8 { "vec2<u32>(0u, 0u)" } else { "0u" };
-        let identity = match op {
-            ReduceOp::Sum | ReduceOp::Or | ReduceOp::Xor => zero.to_string(),
-            ReduceOp::Any => "0u".to_string(),
-            ReduceOp::And if wo == 8 => "vec2<u32>(0xffffffffu, 0xffffffffu)".to_string(),
-            ReduceOp::And => format!("{:#x}u", lane_mask(wo)),
-            ReduceOp::All => "1u".to_string(),
-            _ => unreachable!("every reduction has an identity"),
-        };
-        let acc_ty = if matches!(op, ReduceOp::Any | ReduceOp::All) {
-            "u32"
-        } else {
-            ty
-        };
+        let (identity, acc_ty, finish) = self.reduce_step(op, signed, wr);
         let _ = writeln!(self.s, "fn value(call: u32, at: Offsets) -> {ty} {{");
         self.line(&format!("var acc: {acc_ty} = {identity};"));
         self.line("var c = at;");
@@ -709,7 +700,46 @@ fn main(
                 self.line(&format!("{indent}c.i{k} = b{}_{k};", reduced - 1));
             }
         }
-        self.line(&format!("{indent}let v = element(call, c);"));
+        self.line(&format!("{indent}acc = fx_step(acc, element(call, c));"));
+        for r in (0..reduced).rev() {
+            indent.truncate(4 * r);
+            self.line(&format!("{indent}}}"));
+        }
+        self.line(&format!("return {};", finish("acc")));
+        self.s.push_str("}\n\n");
+    }
+
+    /// Emits `fx_step`, which combines a result of `wr` bytes into a reduction's
+    /// accumulator by `op`: a sum sign-extends a signed result and carries between the words
+    /// of a 64-bit total; `any` and `all` combine truth values (nonzero at full width).
+    /// Returns the accumulator's identity, its type, and how an accumulator named by its
+    /// argument becomes the output's value.
+    fn reduce_step(
+        &mut self,
+        op: ReduceOp,
+        signed: bool,
+        wr: u32,
+    ) -> (String, &'static str, fn(&str) -> String) {
+        let wo = u32::from(self.kernel.out_width);
+        let ty = if wo == 8 { "vec2<u32>" } else { "u32" };
+        let zero = if wo == 8 { "vec2<u32>(0u, 0u)" } else { "0u" };
+        let identity = match op {
+            ReduceOp::Sum | ReduceOp::Or | ReduceOp::Xor => zero.to_string(),
+            ReduceOp::Any => "0u".to_string(),
+            ReduceOp::And if wo == 8 => "vec2<u32>(0xffffffffu, 0xffffffffu)".to_string(),
+            ReduceOp::And => format!("{:#x}u", lane_mask(wo)),
+            ReduceOp::All => "1u".to_string(),
+            _ => unreachable!("every reduction has an identity"),
+        };
+        let truths = matches!(op, ReduceOp::Any | ReduceOp::All);
+        let acc_ty = if truths { "u32" } else { ty };
+        let finish: fn(&str) -> String = if truths && wo == 8 {
+            |acc| format!("vec2<u32>({acc}, 0u)")
+        } else {
+            |acc| acc.to_string()
+        };
+        let vty = if wr == 8 { "vec2<u32>" } else { "u32" };
+        let _ = writeln!(self.s, "fn fx_step(acc: {acc_ty}, v: {vty}) -> {acc_ty} {{");
         // The value as an integer of the accumulator's width.
         let extend = |v: &str| {
             if signed && wr < 4 {
@@ -729,56 +759,234 @@ fn main(
                 let y = if wr == 8 {
                     "v".to_string()
                 } else {
-                    self.line(&format!("{indent}let x = {};", extend("v")));
+                    self.line(&format!("let x = {};", extend("v")));
                     if signed {
                         "vec2<u32>(x, select(0u, 0xffffffffu, (x >> 31u) == 1u))".to_string()
                     } else {
                         "vec2<u32>(x, 0u)".to_string()
                     }
                 };
-                self.line(&format!("{indent}let y = {y};"));
-                self.line(&format!("{indent}let lo = acc.x + y.x;"));
-                self.line(&format!(
-                    "{indent}acc = vec2<u32>(lo, acc.y + y.y + select(0u, 1u, lo < acc.x));"
-                ));
+                self.line(&format!("let y = {y};"));
+                self.line("let lo = acc.x + y.x;");
+                self.line("return vec2<u32>(lo, acc.y + y.y + select(0u, 1u, lo < acc.x));");
             }
-            ReduceOp::Sum => self.line(&format!("{indent}acc += {};", extend("v"))),
-            ReduceOp::Any => self.line(&format!("{indent}acc = acc | {truth};")),
-            ReduceOp::All => self.line(&format!("{indent}acc = acc & {truth};")),
-            ReduceOp::Or => self.line(&format!("{indent}acc = acc | v;")),
-            ReduceOp::And => self.line(&format!("{indent}acc = acc & v;")),
-            ReduceOp::Xor => self.line(&format!("{indent}acc = acc ^ v;")),
+            ReduceOp::Sum => self.line(&format!("return acc + {};", extend("v"))),
+            ReduceOp::Any => self.line(&format!("return acc | {truth};")),
+            ReduceOp::All => self.line(&format!("return acc & {truth};")),
+            ReduceOp::Or => self.line("return acc | v;"),
+            ReduceOp::And => self.line("return acc & v;"),
+            ReduceOp::Xor => self.line("return acc ^ v;"),
             _ => unreachable!("every reduction combines"),
         }
-        for r in (0..reduced).rev() {
-            indent.truncate(4 * r);
-            self.line(&format!("{indent}}}"));
-        }
-        if acc_ty != ty {
-            self.line("return vec2<u32>(acc, 0u);");
-        } else {
-            self.line("return acc;");
-        }
         self.s.push_str("}\n\n");
+        (identity, acc_ty, finish)
+    }
+
+    /// Element `e` (a WGSL expression) of input `k`, read from its binding.
+    fn read(&self, k: usize, e: &str) -> String {
+        let src = array(self.kernel.sources[k]);
+        match u32::from(self.kernel.input_widths[k]) {
+            8 => format!("vec2<u32>({src}[2u * {e}], {src}[2u * {e} + 1u])"),
+            4 => format!("{src}[{e}]"),
+            w => format!(
+                "({src}[({e} * {w}u) >> 2u] >> ((({e} * {w}u) & 3u) * 8u)) & {:#x}u",
+                lane_mask(w)
+            ),
+        }
+    }
+
+    // ----- The tiled form ----------------------------------------------------------------
+
+    /// A contraction in tiles of `TILE` x `TILE` outputs, a workgroup each: the reduced
+    /// dimension `DEPTH` elements at a time, each input's elements for the tile's rows (or
+    /// columns) staged in workgroup memory (`PITCH` words a row, so that the invocations of
+    /// one row of the tile read distinct banks), then each invocation combines its 4 x 4
+    /// outputs (rows `ly + 16 i`, columns `lx + 16 j`) in registers.
+    fn tiled(&mut self) {
+        let kernel = self.kernel;
+        let inputs = inputs(kernel);
+        let rank = usize::from(kernel.rank);
+        let (y, x, kd) = (rank - 2, rank - 1, rank);
+        let wo = u32::from(kernel.out_width);
+        let Some((op, signed, _)) = kernel.reduce else {
+            unreachable!("the tiled form is a reduction's")
+        };
+        let ty = |w: u32| if w == 8 { "vec2<u32>" } else { "u32" };
+        let zero = |w: u32| if w == 8 { "vec2<u32>(0u, 0u)" } else { "0u" };
+        let width = |k: usize| u32::from(kernel.input_widths[k]);
+        let stride = |o: usize, d: usize| format!("records[call].strides[{o}u][{d}u]");
+        let result_width = self.width(usize::from(kernel.result));
+        let _ = writeln!(
+            self.s,
+            "const TILE: u32 = {TILE}u;\nconst DEPTH: u32 = {DEPTH}u;\nconst PITCH: u32 = {PITCH}u;\n"
+        );
+        for k in 0..inputs {
+            let _ = writeln!(
+                self.s,
+                "var<workgroup> t{k}: array<{}, {}>;",
+                ty(width(k)),
+                TILE * PITCH
+            );
+        }
+        self.s.push('\n');
+        for k in 0..inputs {
+            let _ = writeln!(self.s, "fn load{k}(e: u32) -> {} {{", ty(width(k)));
+            let read = self.read(k, "e");
+            self.line(&format!("return {read};"));
+            self.s.push_str("}\n\n");
+        }
+        let args: Vec<String> = (0..inputs)
+            .map(|k| format!("x{k}: {}", ty(width(k))))
+            .collect();
+        let _ = writeln!(
+            self.s,
+            "fn element(call: u32, {}) -> {} {{",
+            args.join(", "),
+            ty(result_width)
+        );
+        self.by_value = true;
+        for n in 0..kernel.nodes.len() {
+            self.element_node(n);
+        }
+        self.by_value = false;
+        self.line(&format!("return v{};", kernel.result));
+        self.s.push_str("}\n\n");
+        let (identity, acc_ty, finish) = self.reduce_step(op, signed, result_width);
+
+        self.s.push_str(
+            "@compute @workgroup_size(256)
+fn main(
+    @builtin(local_invocation_index) li: u32,
+    @builtin(workgroup_id) wg: vec3<u32>,
+) {
+    let call = wg.z;
+    let t = wg.y * (records[call].head.z >> 8u) + wg.x;
+    if t >= (records[call].head.x >> 8u) {
+        return;
+    }
+",
+        );
+        self.line(&format!("let ny = records[call].sizes[{y}u];"));
+        self.line(&format!("let nx = records[call].sizes[{x}u];"));
+        self.line(&format!("let nk = records[call].sizes[{kd}u];"));
+        self.line("let tiles_x = (nx + TILE - 1u) / TILE;");
+        self.line("let tiles_y = (ny + TILE - 1u) / TILE;");
+        self.line("let x0 = (t % tiles_x) * TILE;");
+        self.line("let y0 = ((t / tiles_x) % tiles_y) * TILE;");
+        // The tile's first element of each operand (its batch's, where there is one).
+        let batch = |o: usize| {
+            if rank == 3 {
+                format!(" + b * {}", stride(o, 0))
+            } else {
+                String::new()
+            }
+        };
+        if rank == 3 {
+            self.line("let b = t / (tiles_x * tiles_y);");
+        }
+        self.line(&format!(
+            "let o0 = {}{} + y0 * {} + x0 * {};",
+            at("base", 0),
+            batch(0),
+            stride(0, y),
+            stride(0, x)
+        ));
+        for k in 0..inputs {
+            let o = 1 + k;
+            let (first, along, n) = if kernel.columns[k] {
+                ("x0", x, "nx - x0")
+            } else {
+                ("y0", y, "ny - y0")
+            };
+            self.line(&format!(
+                "let f{k} = {}{} + {first} * {};",
+                at("base", o),
+                batch(o),
+                stride(o, along)
+            ));
+            self.line(&format!("let n{k} = min({n}, TILE);"));
+            self.line(&format!("let r{k} = {};", stride(o, along)));
+            self.line(&format!("let s{k} = {};", stride(o, kd)));
+        }
+        self.line("let ly = li / 16u;");
+        self.line("let lx = li % 16u;");
+        for i in 0..4 {
+            for j in 0..4 {
+                self.line(&format!("var a{i}{j}: {acc_ty} = {identity};"));
+            }
+        }
+        self.line("for (var k0 = 0u; k0 < nk; k0 += DEPTH) {");
+        self.line("    for (var e = li; e < TILE * DEPTH; e += 256u) {");
+        self.line("        let row = e / DEPTH;");
+        self.line("        let kk = e % DEPTH;");
+        self.line("        let inside = k0 + kk < nk;");
+        for k in 0..inputs {
+            self.line(&format!("        var v{k} = {};", zero(width(k))));
+            self.line(&format!("        if inside && row < n{k} {{"));
+            self.line(&format!(
+                "            v{k} = load{k}(f{k} + row * r{k} + (k0 + kk) * s{k});"
+            ));
+            self.line("        }");
+            self.line(&format!("        t{k}[row * PITCH + kk] = v{k};"));
+        }
+        self.line("    }");
+        self.line("    workgroupBarrier();");
+        self.line("    let depth = min(DEPTH, nk - k0);");
+        self.line("    for (var kk = 0u; kk < depth; kk++) {");
+        for k in 0..inputs {
+            let l = if kernel.columns[k] { "lx" } else { "ly" };
+            for m in 0..4 {
+                self.line(&format!(
+                    "        let p{k}_{m} = t{k}[({l} + {}u) * PITCH + kk];",
+                    16 * m
+                ));
+            }
+        }
+        for i in 0..4 {
+            for j in 0..4 {
+                let args: Vec<String> = (0..inputs)
+                    .map(|k| format!("p{k}_{}", if kernel.columns[k] { j } else { i }))
+                    .collect();
+                self.line(&format!(
+                    "        a{i}{j} = fx_step(a{i}{j}, element(call, {}));",
+                    args.join(", ")
+                ));
+            }
+        }
+        self.line("    }");
+        self.line("    workgroupBarrier();");
+        self.line("}");
+        for i in 0..4 {
+            for j in 0..4 {
+                let (yy, xx) = (16 * i, 16 * j);
+                self.line(&format!(
+                    "if y0 + ly + {yy}u < ny && x0 + lx + {xx}u < nx {{"
+                ));
+                self.line(&format!(
+                    "    let o = o0 + (ly + {yy}u) * {} + (lx + {xx}u) * {};",
+                    stride(0, y),
+                    stride(0, x)
+                ));
+                let v = finish(&format!("a{i}{j}"));
+                if wo == 8 {
+                    self.line(&format!("    let r = {v};"));
+                    self.line("    out_buf[2u * o] = r.x;");
+                    self.line("    out_buf[2u * o + 1u] = r.y;");
+                } else {
+                    self.line(&format!("    out_buf[o] = {v};"));
+                }
+                self.line("}");
+            }
+        }
+        self.s.push_str("}\n");
     }
 
     /// Emits node `n` of the element form as `v{n}`.
     fn element_node(&mut self, n: usize) {
         let kernel = self.kernel;
-        let w = self.width(n);
         let value = match kernel.nodes[n] {
-            KernelNode::Input(k) => {
-                let src = array(kernel.sources[usize::from(k)]);
-                let e = format!("at.i{k}");
-                match w {
-                    8 => format!("vec2<u32>({src}[2u * {e}], {src}[2u * {e} + 1u])"),
-                    4 => format!("{src}[{e}]"),
-                    _ => format!(
-                        "({src}[({e} * {w}u) >> 2u] >> ((({e} * {w}u) & 3u) * 8u)) & {:#x}u",
-                        lane_mask(w)
-                    ),
-                }
-            }
+            KernelNode::Input(k) if self.by_value => format!("x{k}"),
+            KernelNode::Input(k) => self.read(usize::from(k), &format!("at.i{k}")),
             KernelNode::Constant { slot, width } => {
                 let (lo, hi) = constant(slot);
                 if width == 8 {
@@ -869,7 +1077,7 @@ mod tests {
     fn kernel_of(desc: &crate::desc::ExprDesc) -> Option<FusedKernel> {
         let operands = desc.operands(FeatureLevel::Fl6_4).ok()?;
         let plan = FusedPlan::new(&operands);
-        let key = fused_pipeline_keys(&plan).into_iter().next()?;
+        let key = fused_pipeline_keys(&plan, true).into_iter().next()?;
         key.fused.map(|k| (*k).clone())
     }
 
@@ -1020,8 +1228,40 @@ mod tests {
                 r.shared_words = r.out_width < 4 && r.rank % 2 == 1;
                 out.push(r);
             }
+            // Tiled: over rows and columns, with a batch dimension or none, the inputs
+            // staged along rows or columns by turns; outputs of 32 and 64 bits.
+            let out_width = match op {
+                ReduceOp::Sum if result_width(kernel) == 8 => 8,
+                ReduceOp::Sum => 4 << (i % 2),
+                ReduceOp::Or | ReduceOp::And | ReduceOp::Xor => kernel.out_width,
+                _ => continue,
+            };
+            if out_width < 4 {
+                continue;
+            }
+            let mut t = kernel.clone();
+            t.form = KernelKind::FusedTiled;
+            t.splat = [false; 4];
+            t.vectors = false;
+            t.direct = false;
+            t.tail = false;
+            t.shared_words = false;
+            t.out_width = out_width;
+            t.rank = 2 + (i % 2) as u8;
+            t.reduce = Some((op, i % 2 == 1, 1));
+            t.columns = std::array::from_fn(|k| (k + i) % 2 == 0);
+            out.push(t);
         }
         out
+    }
+
+    /// The size of `kernel`'s result in bytes.
+    fn result_width(kernel: &FusedKernel) -> u8 {
+        match kernel.nodes[usize::from(kernel.result)] {
+            KernelNode::Input(k) => kernel.input_widths[usize::from(k)],
+            KernelNode::Constant { width, .. } => width,
+            KernelNode::Apply { out_width, .. } => out_width,
+        }
     }
 
     fn module(kernel: &FusedKernel) -> (naga::Module, naga::valid::ModuleInfo, String) {
@@ -1050,12 +1290,14 @@ mod tests {
                 }
                 let (module, info, text) = module(&variant);
                 assert!(!text.contains("atomic"), "{variant:?} uses atomics");
+                // Only the tiled form stages values in workgroup memory.
                 assert!(
                     module
                         .global_variables
                         .iter()
                         .all(|(_, g)| g.space != naga::AddressSpace::Private
-                            && g.space != naga::AddressSpace::WorkGroup),
+                            && (g.space != naga::AddressSpace::WorkGroup
+                                || variant.form == KernelKind::FusedTiled)),
                     "{variant:?} keeps state in a global"
                 );
                 if checked % 7 == 0 {

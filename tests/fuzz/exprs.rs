@@ -203,6 +203,7 @@ fn run_expr(desc: &ExprDesc, rng: &mut SplitMix64) -> &'static str {
         strict_aliasing: below(rng, 2) == 0,
         cpu: below(rng, 2) == 0,
         choices: None,
+        tiled: below(rng, 4) != 0,
     };
     // Bindings: each operand in one of three buffers, at a drawn offset (aligned or not),
     // bound to the rest of the buffer or to a drawn size; now and then one binding too many

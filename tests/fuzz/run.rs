@@ -230,6 +230,7 @@ pub(super) fn tuned_lowering(plan: &Plan, rng: &mut SplitMix64) {
         strict_aliasing: rng.next_u64().is_multiple_of(2),
         cpu: rng.next_u64().is_multiple_of(2),
         choices: None,
+        tiled: true,
     };
     let key = select::tuning_key(plan, rule.max_groups);
     // Mostly one of the layout's candidates, sometimes any kernel.

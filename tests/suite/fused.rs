@@ -114,6 +114,27 @@ fn draw(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
         input_descs.push(t.clone());
         nodes.push((e.input(t), data_type));
     }
+    let (result, out_type) = grow(rng, ctx, &mut e, nodes)?;
+    // A third of the expressions reduce their trailing axes.
+    let (desc, output) = if below(rng, 3) == 0 {
+        reduced(rng, e, result, out_type, &input_descs)?
+    } else {
+        let out_strides = strides(rng, &sizes);
+        let output = tensor(out_type, &sizes, out_strides);
+        (e.output(result, output.clone()), output)
+    };
+    place(rng, ctx, desc, output, &input_descs)
+}
+
+/// Draws 1 to 5 operator nodes after `nodes` (each an operator of the table that takes its
+/// operands' type, a count of ones changing the type), constants as second operands;
+/// returns the last node and its type.
+fn grow(
+    rng: &mut SplitMix64,
+    ctx: &Context,
+    e: &mut Expr,
+    mut nodes: Vec<(gpu_xor::desc::Node, DataType)>,
+) -> Option<(gpu_xor::desc::Node, DataType)> {
     let ops = 1 + below(rng, 5);
     for _ in 0..ops {
         let (a, t) = nodes[below(rng, nodes.len() as u64) as usize];
@@ -155,22 +176,77 @@ fn draw(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
         };
         nodes.push(node);
     }
-    let (result, out_type) = *nodes.last()?;
-    // A third of the expressions reduce their trailing axes.
-    let (desc, output) = if below(rng, 3) == 0 {
-        reduced(rng, e, result, out_type, &input_descs)?
+    nodes.last().copied()
+}
+
+/// Draws a contraction: an expression of rows of one input (`[.., M, 1, K]`) against rows of
+/// another (`[.., 1, N, K]`), other inputs along either or along `K` alone, 8 to 80 rows a
+/// side (partial tiles), reduced over `K` into `[.., M, N]` (or with `K` kept as 1), every
+/// operand packed, padded or permuted.
+fn contraction(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
+    let types: Vec<DataType> = DataType::ALL
+        .into_iter()
+        .filter(|&t| Operator::ALL.iter().any(|op| takes(*op, t, ctx)))
+        .collect();
+    let data_type = types[below(rng, types.len() as u64) as usize];
+    let (m, n, k) = (
+        8 + below(rng, 73) as u32,
+        8 + below(rng, 73) as u32,
+        2 + below(rng, 20) as u32,
+    );
+    let batch: Vec<u32> = if below(rng, 2) == 0 {
+        vec![1 + below(rng, 3) as u32]
     } else {
-        let out_strides = strides(rng, &sizes);
-        let output = tensor(out_type, &sizes, out_strides);
-        (e.output(result, output.clone()), output)
+        Vec::new()
     };
+    let mut e = Expr::new();
+    let mut nodes = Vec::new();
+    let mut input_descs = Vec::new();
+    let inputs = 2 + below(rng, 3) as usize;
+    for i in 0..inputs {
+        let side = if i < 2 { i } else { below(rng, 3) as usize };
+        let mut sizes = batch.clone();
+        sizes.extend(match side {
+            0 => [m, 1, k],
+            1 => [1, n, k],
+            _ => [1, 1, k],
+        });
+        let st = strides(rng, &sizes);
+        let t = tensor(data_type, &sizes, st);
+        input_descs.push(t.clone());
+        nodes.push((e.input(t), data_type));
+    }
+    let (result, result_type) = grow(rng, ctx, &mut e, nodes)?;
+    let op = ReduceOp::ALL[below(rng, ReduceOp::ALL.len() as u64) as usize];
+    let out_type = reduced_type(rng, op, result_type)?;
+    let mut out_sizes = batch;
+    out_sizes.extend([m, n]);
+    if below(rng, 2) == 0 {
+        out_sizes.push(1);
+    }
+    let rank = input_descs[0].rank();
+    let out_strides = strides(rng, &out_sizes);
+    let output = tensor(out_type, &out_sizes, out_strides);
+    let desc = e.reduce(result, op, &[rank - 1], output.clone());
+    place(rng, ctx, desc, output, &input_descs)
+}
+
+/// Where the operands of `desc` live: the output and the inputs in one buffer, or each in
+/// its own; an input of the output's layout read in place at times.
+fn place(
+    rng: &mut SplitMix64,
+    ctx: &Context,
+    desc: ExprDesc,
+    output: TensorDesc,
+    input_descs: &[TensorDesc],
+) -> Option<Case> {
     desc.operands(ctx.feature_level()).ok()?;
     // Places: the output and the inputs in one buffer, or each in its own.
     let one_buffer = below(rng, 3) == 0;
     let mut ends: Vec<u64> = Vec::new();
     let mut places = Vec::new();
     let mut in_place = Vec::new();
-    let all: Vec<&TensorDesc> = std::iter::once(&output).chain(&input_descs).collect();
+    let all: Vec<&TensorDesc> = std::iter::once(&output).chain(input_descs).collect();
     // An input read in place lines up with the output: a reduced output keeps its reduced
     // axes (as 1) for it, or an input of its sizes would be read along other axes.
     let space_rank = input_descs.iter().map(TensorDesc::rank).max()?;
@@ -217,12 +293,7 @@ fn reduced(
     let k = 1 + below(rng, rank.min(3) as u64) as usize;
     let axes: Vec<usize> = (rank - k..rank).collect();
     let op = ReduceOp::ALL[below(rng, ReduceOp::ALL.len() as u64) as usize];
-    let out_type = match op {
-        ReduceOp::Sum if result_type.is_float() => return None,
-        ReduceOp::Sum if result_type.size_in_bytes() == 8 || below(rng, 2) == 0 => DataType::U64,
-        ReduceOp::Sum => DataType::U32,
-        _ => result_type,
-    };
+    let out_type = reduced_type(rng, op, result_type)?;
     let mut out_sizes = space[..rank - k].to_vec();
     if out_sizes.is_empty() || below(rng, 2) == 0 {
         out_sizes.extend(std::iter::repeat_n(1, k));
@@ -232,9 +303,21 @@ fn reduced(
     Some((e.reduce(result, op, &axes, output.clone()), output))
 }
 
-/// Runs `case` on `ctx` and compares every byte of every buffer with the reference; false
-/// where the call was refused because one output's reduced elements do not fit a window.
-fn check(ctx: &Context, case: &Case, seed: u64) -> bool {
+/// The output type of `op` over results of `result_type`: a sum into `UINT32` or `UINT64`
+/// (`None` for a float), the others the result's type.
+fn reduced_type(rng: &mut SplitMix64, op: ReduceOp, result_type: DataType) -> Option<DataType> {
+    Some(match op {
+        ReduceOp::Sum if result_type.is_float() => return None,
+        ReduceOp::Sum if result_type.size_in_bytes() == 8 || below(rng, 2) == 0 => DataType::U64,
+        ReduceOp::Sum => DataType::U32,
+        _ => result_type,
+    })
+}
+
+/// Runs `case` on `ctx` and compares every byte of every buffer with the reference; returns
+/// the kernels that ran, or `None` where the call was refused because one output's reduced
+/// elements do not fit a window.
+fn check(ctx: &Context, case: &Case, seed: u64) -> Option<Vec<KernelKind>> {
     let fused = Fused::new(ctx, &case.desc).unwrap_or_else(|e| panic!("{case:?}: {e}"));
     let buffers_needed = case.places.iter().map(|p| p.0).max().unwrap_or(0) + 1;
     let mut sizes = vec![0u64; buffers_needed];
@@ -268,7 +351,7 @@ fn check(ctx: &Context, case: &Case, seed: u64) -> bool {
             );
             let got = gpu_xor_testkit::engine::read_back_blocking(ctx, &buffers).unwrap();
             assert!(got == images, "{case:?}: a refused call wrote");
-            return false;
+            return None;
         }
         Err(e) => panic!("{case:?}: {e}"),
     };
@@ -302,7 +385,7 @@ fn check(ctx: &Context, case: &Case, seed: u64) -> bool {
             );
         }
     }
-    true
+    Some(summary.dispatches)
 }
 
 /// Random expressions, each on the suite's context, on 4 KiB windows (pieces past one
@@ -313,8 +396,9 @@ fn random_expressions_match_the_reference_of_their_nodes() {
     eprintln!("random expressions: {}", draws.describe());
     let mut rng = SplitMix64::new(draws.seed);
     let mut run = 0;
-    // Calls of the block form, the element form and reductions.
+    // Calls of the block form, the element form and reductions; reductions tiled.
     let mut forms = [0usize; 3];
+    let mut tiled = 0;
     let mut in_place = 0;
     let mut refused = 0;
     while run < draws.cases {
@@ -323,7 +407,13 @@ fn random_expressions_match_the_reference_of_their_nodes() {
             2 => small_windows().clone(),
             _ => webgpu_rules(ctx()),
         };
-        let Some(case) = draw(&mut rng, &ctx) else {
+        // One draw in six a contraction.
+        let drawn = if below(&mut rng, 6) == 0 {
+            contraction(&mut rng, &ctx)
+        } else {
+            draw(&mut rng, &ctx)
+        };
+        let Some(case) = drawn else {
             continue;
         };
         let seed = rng.next_u64();
@@ -334,13 +424,20 @@ fn random_expressions_match_the_reference_of_their_nodes() {
             _ => 2,
         }] += 1;
         in_place += usize::from(!case.in_place.is_empty());
-        refused += usize::from(!check(&ctx, &case, seed));
+        match check(&ctx, &case, seed) {
+            Some(kernels) => {
+                tiled += usize::from(kernels.contains(&KernelKind::FusedTiled));
+            }
+            None => refused += 1,
+        }
         run += 1;
     }
-    eprintln!("forms {forms:?}, {refused} reductions refused past a 4 KiB window");
+    eprintln!("forms {forms:?}, {tiled} tiled, {refused} reductions refused past a 4 KiB window");
     // Every form and calls in place were drawn (each form about a third of the draws, calls
     // in place about a tenth).
     let least = |share: u64| usize::try_from(draws.cases / share).unwrap_or(usize::MAX);
+    // Contractions ran tiled (a sixth of the draws, most of them tiled).
+    assert!(tiled >= least(24), "{tiled} tiled");
     assert!(forms.iter().all(|&n| n >= least(16)), "{forms:?}");
     // Most reductions ran, windows past their reduced elements or not.
     assert!(

@@ -65,6 +65,15 @@ pub enum KernelKind {
     /// in registers, the output written once (8- and 16-bit outputs word by word by each
     /// word's owner). Its kernel is generated from the expression.
     FusedReduce,
+    /// A reduced fused expression shaped as a contraction: one reduced dimension after the
+    /// output's rows and columns (and at most one batch dimension before them), every input
+    /// constant along the rows or along the columns (queries against codes), a 32- or 64-bit
+    /// output. Tiles of 64 rows by 64 columns: each workgroup stages 8 reduced elements of
+    /// the tile's rows of every input in workgroup memory at a time, and each invocation
+    /// combines 4 x 4 outputs in registers, so an input's element is read from memory once
+    /// per tile, not once per output. Chosen per piece where the rows and the columns both
+    /// number at least 8; the other reductions run [`KernelKind::FusedReduce`].
+    FusedTiled,
 }
 
 impl KernelKind {

@@ -238,7 +238,14 @@ pub fn lower_fused(
             let sources = std::array::from_fn(|k| slot[1 + k] as u8);
             let kernel = FusedKernel {
                 vectors,
-                ..kernel_for(plan, (&nodes, result), &piece, blocks, sources, inputs_rw)
+                ..kernel_for(
+                    plan,
+                    (&nodes, result),
+                    &piece,
+                    (blocks, target.tiled),
+                    sources,
+                    inputs_rw,
+                )
             };
             let kernel = FusedKernel {
                 tail: blocks
@@ -337,20 +344,26 @@ fn past_window(plan: &FusedPlan, window: u64) -> Error {
     Error::ReducePastWindow { bytes, window }
 }
 
-/// The kernel of `plan` for `piece`, in the block form or the element form, each input read
-/// from its binding slot in `sources`: every field but the block form's variants (`vectors`,
+/// The kernel of `plan` for `piece`, in the block form, the element form, or a reduction's
+/// (tiled where `tiles` allows and the piece is a contraction), each input read from its
+/// binding slot in `sources`: every field but the block form's variants (`vectors`,
 /// `direct`, `tail`), which start false.
 fn kernel_for(
     plan: &FusedPlan,
     (nodes, result): (&[KernelNode], u8),
     piece: &Piece<FUSED_OPERANDS>,
-    blocks: bool,
+    (blocks, tiles): (bool, bool),
     sources: [u8; MAX_EXPR_INPUTS],
     inputs_rw: bool,
 ) -> FusedKernel {
     let inputs = plan.expr.input_count();
     let widths = plan.widths();
     let reduced = reduced_dims(piece);
+    let columns = if plan.expr.reduce().is_some() && tiles {
+        contraction(piece, inputs, widths)
+    } else {
+        None
+    };
     let reduce = plan.expr.reduce().map(|(op, _)| {
         let signed = plan.expr.node_type(plan.expr.result()).is_signed_integer();
         (op, signed, reduced as u8)
@@ -361,7 +374,9 @@ fn kernel_for(
         piece.sizes.len().min(FUSED_MAX_RANK)
     };
     FusedKernel {
-        form: if reduce.is_some() {
+        form: if columns.is_some() {
+            KernelKind::FusedTiled
+        } else if reduce.is_some() {
             KernelKind::FusedReduce
         } else if blocks {
             KernelKind::FusedBlocks
@@ -383,11 +398,74 @@ fn kernel_for(
         inputs_rw,
         rank: rank as u8,
         reduce,
+        columns: columns.unwrap_or_default(),
         shared_words: !blocks && widths.out() < 4 && !spaced(piece, widths.out()),
         vectors: false,
         direct: false,
         tail: false,
     }
+}
+
+/// Rows and columns a tiled contraction's workgroup computes, each side.
+pub const TILE: u64 = 64;
+
+/// Reduced elements a tiled contraction stages at a time.
+pub const DEPTH: u64 = 8;
+
+/// Elements between two rows of a tiled contraction's staged inputs in workgroup memory:
+/// `DEPTH` and one, so that the invocations of one row of the tile, reading one element of
+/// 16 rows, read 16 distinct banks.
+pub const PITCH: u64 = DEPTH + 1;
+
+/// Workgroup memory the tiled contraction may stage in: WebGPU's least
+/// `maxComputeWorkgroupStorageSize`.
+const STAGED_BYTES: u64 = 16 << 10;
+
+/// The fewest rows and columns a piece runs the tiled contraction with; narrower pieces run
+/// the untiled reduction, whose invocations do no work for rows or columns past the piece.
+pub const TILED_MIN: u64 = 8;
+
+/// Whether `piece` of a reduction is a contraction the tiled kernel runs, and if so which
+/// inputs it stages along the columns: one reduced dimension after the rows and the columns
+/// (at most one batch dimension before them), every input constant along the rows or along
+/// the columns, at least one input varying along each, a 32- or 64-bit output, and at least
+/// [`TILED_MIN`] rows and columns.
+pub(crate) fn contraction(
+    piece: &Piece<FUSED_OPERANDS>,
+    inputs: usize,
+    widths: Widths<FUSED_OPERANDS>,
+) -> Option<[bool; MAX_EXPR_INPUTS]> {
+    let n = piece.sizes.len();
+    // Each input's staged rows, 64-bit values as two words.
+    let staged: u64 = (1..=inputs)
+        .map(|o| TILE * PITCH * widths.of(o).max(4))
+        .sum();
+    if !(3..=4).contains(&n)
+        || reduced_dims(piece) != 1
+        || widths.out() < 4
+        || staged > STAGED_BYTES
+    {
+        return None;
+    }
+    let (y, x) = (n - 3, n - 2);
+    if piece.sizes[y] < TILED_MIN || piece.sizes[x] < TILED_MIN || piece.sizes[n - 1] < 2 {
+        return None;
+    }
+    let mut columns = [false; MAX_EXPR_INPUTS];
+    let (mut rows_vary, mut columns_vary) = (false, false);
+    for (k, column) in columns.iter_mut().enumerate().take(inputs) {
+        let (sy, sx) = (piece.strides[1 + k][y], piece.strides[1 + k][x]);
+        match (sy, sx) {
+            (0, 0) => {}
+            (0, _) => {
+                *column = true;
+                columns_vary = true;
+            }
+            (_, 0) => rows_vary = true,
+            _ => return None,
+        }
+    }
+    (rows_vary && columns_vary).then_some(columns)
 }
 
 /// How many of a reduction's piece's dimensions, from the last, its kernel loops over: those
@@ -475,14 +553,23 @@ fn record(
     let to_u32 = |v: u64| v as u32;
     // A reduction's invocations are its output's elements; the loops run over the rest.
     let counted = match kernel.form {
-        KernelKind::FusedReduce => &piece.sizes[..usize::from(kernel.rank)],
+        KernelKind::FusedReduce | KernelKind::FusedTiled => {
+            &piece.sizes[..usize::from(kernel.rank)]
+        }
         _ => &piece.sizes[..],
     };
     let elements: u64 = counted.iter().product();
-    let units = if kernel.form == KernelKind::FusedBlocks {
-        elements.div_ceil(u64::from(kernel.block_elements()))
-    } else {
-        elements
+    let units = match kernel.form {
+        KernelKind::FusedBlocks => elements.div_ceil(u64::from(kernel.block_elements())),
+        // A workgroup a tile: the batches, then the tiles of the rows, then the columns'.
+        KernelKind::FusedTiled => {
+            let rank = usize::from(kernel.rank);
+            let batches: u64 = piece.sizes[..rank - 2].iter().product();
+            let tiles = |d: usize| piece.sizes[d].div_ceil(TILE);
+            let groups = batches * tiles(rank - 2) * tiles(rank - 1);
+            groups * u64::from(WORKGROUP_SIZE)
+        }
+        _ => elements,
     };
     let groups = units.div_ceil(u64::from(WORKGROUP_SIZE));
     let grid = dispatch::grid(groups, u64::from(max_groups.max(1)));
@@ -639,9 +726,9 @@ fn choose_slots(
 
 /// Every pipeline a call of `plan` that fits one window can need on distinct buffers, or
 /// with one input in place (read through the output's binding), the block form's with and
-/// without vectors: what warming a fused operator up compiles. Other bindings (inputs
-/// sharing buffers, windows) may need more.
-pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
+/// without vectors: what warming a fused operator up compiles (a contraction's tiled kernel
+/// where `tiles` allows it). Other bindings (inputs sharing buffers, windows) may need more.
+pub fn fused_pipeline_keys(plan: &FusedPlan, tiles: bool) -> Vec<PipelineKey> {
     let mut keys = Vec::new();
     if plan.elements == 0 {
         return keys;
@@ -668,7 +755,14 @@ pub fn fused_pipeline_keys(plan: &FusedPlan) -> Vec<PipelineKey> {
         let sources = std::array::from_fn(|k| if k < inputs { sources[k] } else { sources[0] });
         let kernel = FusedKernel {
             vectors,
-            ..kernel_for(plan, (&nodes, result), &piece, blocks, sources, false)
+            ..kernel_for(
+                plan,
+                (&nodes, result),
+                &piece,
+                (blocks, tiles),
+                sources,
+                false,
+            )
         };
         let kernel = FusedKernel {
             tail: blocks

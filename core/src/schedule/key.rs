@@ -133,8 +133,8 @@ pub enum KernelNode {
 /// values run one pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FusedKernel {
-    /// [`KernelKind::FusedBlocks`], [`KernelKind::FusedElements`] or
-    /// [`KernelKind::FusedReduce`].
+    /// [`KernelKind::FusedBlocks`], [`KernelKind::FusedElements`],
+    /// [`KernelKind::FusedReduce`] or [`KernelKind::FusedTiled`].
     pub form: KernelKind,
     /// The nodes the result depends on, each after its operands.
     pub nodes: Vec<KernelNode>,
@@ -153,10 +153,13 @@ pub struct FusedKernel {
     /// The rank compiled in (element form; 1 for the block form); for a reduction, the rank
     /// of its output's dimensions, each invocation's index unravelled over them.
     pub rank: u8,
-    /// A reduction ([`KernelKind::FusedReduce`]): how its values combine, whether its result's
+    /// A reduction ([`KernelKind::FusedReduce`], [`KernelKind::FusedTiled`]): how its values combine, whether its result's
     /// type is signed (a sum sign-extends it), and how many dimensions after the output's
     /// it loops over.
     pub reduce: Option<(ReduceOp, bool, u8)>,
+    /// Tiled form: the inputs staged along the tile's columns (constant along its rows);
+    /// the others are staged along its rows.
+    pub columns: [bool; MAX_EXPR_INPUTS],
     /// Element form: the output's elements share words (8- and 16-bit elements closer than
     /// 4 bytes), so each word is written by its owner, the invocation of its first element.
     pub shared_words: bool,

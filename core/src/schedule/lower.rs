@@ -608,6 +608,7 @@ mod tests {
             strict_aliasing,
             cpu: false,
             choices: None,
+            tiled: true,
         }
     }
 

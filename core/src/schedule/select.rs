@@ -300,7 +300,8 @@ fn fits(
         KernelKind::Empty
         | KernelKind::FusedBlocks
         | KernelKind::FusedElements
-        | KernelKind::FusedReduce => false,
+        | KernelKind::FusedReduce
+        | KernelKind::FusedTiled => false,
     }
 }
 
@@ -459,6 +460,7 @@ pub(crate) fn runnable_at_start(
             strict_aliasing: false,
             cpu: false,
             choices: None,
+            tiled: true,
         },
     };
     let whole = Piece {
@@ -986,6 +988,7 @@ mod tests {
         strict_aliasing: false,
         cpu: false,
         choices: None,
+        tiled: true,
     };
 
     fn bound(start: [u64; 3]) -> Bound {

@@ -22,4 +22,8 @@ pub struct Target {
     /// measures them ([`KernelTuning::Measured`](super::KernelTuning::Measured)); a class
     /// without a choice follows the rule.
     pub choices: Option<Arc<KernelChoices>>,
+    /// Whether reductions shaped as contractions run the tiled kernel
+    /// ([`KernelKind::FusedTiled`](crate::KernelKind::FusedTiled)); without it every
+    /// reduction runs the untiled one.
+    pub tiled: bool,
 }

@@ -218,6 +218,7 @@ fn kernel_code(kernel: KernelKind) -> u8 {
         KernelKind::FusedElements => 9,
         KernelKind::BlockTile => 10,
         KernelKind::FusedReduce => 11,
+        KernelKind::FusedTiled => 12,
     }
 }
 
@@ -235,6 +236,7 @@ fn kernel_of(code: u8) -> Option<KernelKind> {
         9 => KernelKind::FusedElements,
         10 => KernelKind::BlockTile,
         11 => KernelKind::FusedReduce,
+        12 => KernelKind::FusedTiled,
         _ => return None,
     })
 }
