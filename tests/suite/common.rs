@@ -73,6 +73,18 @@ pub fn small_windows() -> &'static Context {
     })
 }
 
+/// The suite's device with every reduction run by the untiled kernel, contractions
+/// included: the tiled kernel's fallback, to compare with.
+pub fn untiled() -> &'static Context {
+    static CTX: OnceLock<Context> = OnceLock::new();
+    CTX.get_or_init(|| {
+        on_suite_device(&ContextOptions {
+            untiled_contractions: true,
+            ..ContextOptions::default()
+        })
+    })
+}
+
 /// The suite's device with the kernel choices tuned for `tuning` (`Gpu` or `Cpu`), whatever
 /// the adapter: every candidate runs on every adapter the suite runs on.
 pub fn tuned(tuning: KernelTuning) -> &'static Context {

@@ -8,7 +8,8 @@ use gpu_xor::{
 };
 use gpu_xor_testkit::random_bytes;
 
-use crate::common::{buffer, ctx, small_windows, webgpu_rules};
+use crate::common::{buffer, ctx, small_windows, untiled, webgpu_rules};
+use gpu_xor::inspect::KernelKind;
 
 /// The integer types codes are packed in: OpenVINO's bitwise types but the boolean.
 fn code_types() -> impl Iterator<Item = DataType> {
@@ -19,6 +20,7 @@ fn code_types() -> impl Iterator<Item = DataType> {
 
 /// A set of codes: `batch` sets of `rows` codes of `words` words, each row `pad` words after
 /// the end of the one before (a padded view).
+#[derive(Clone, Copy)]
 struct Codes {
     data_type: DataType,
     batch: u32,
@@ -70,8 +72,8 @@ fn plain_distances(q: &Codes, qb: &[u8], c: &Codes, cb: &[u8]) -> Vec<u32> {
 
 /// Runs the distances of `q` against `c` on `ctx` into an output at byte 32 of a buffer of
 /// random bytes, and checks every output element against the plain count and every other
-/// byte against what it held.
-fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) {
+/// byte against what it held; returns the kernels that ran.
+fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) -> Vec<KernelKind> {
     let (qd, cd) = (q.desc(), c.desc());
     let batch = q.batch.max(c.batch);
     let out = TensorDesc::new(DataType::U32, &[batch, q.rows, c.rows]);
@@ -82,7 +84,7 @@ fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) {
     let out_bytes = out.total_size().unwrap() as usize;
     let initial = random_bytes(seed ^ 2, out_bytes + 64);
     let (qbuf, cbuf, obuf) = (buffer(ctx, &qb), buffer(ctx, &cb), buffer(ctx, &initial));
-    fused
+    let summary = fused
         .run(&ExprBindings::new(
             &[TensorBinding::new(&qbuf), TensorBinding::new(&cbuf)],
             TensorBinding::range(&obuf, 32, out_bytes as u64),
@@ -103,6 +105,7 @@ fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) {
         initial[32 + out_bytes..],
         "bytes after the output"
     );
+    summary.dispatches
 }
 
 #[test]
@@ -130,6 +133,55 @@ fn hamming_distances_of_every_code_type_match_a_plain_count() {
     }
 }
 
+/// Distances of many queries against many codes run tiled, and exact: every code type, the
+/// rows and columns past whole tiles, code lengths that end inside the kernel's staged
+/// depth, batches on either side, padded rows; the untiled kernel, which every other
+/// reduction runs, gives the same distances.
+#[test]
+fn tiled_hamming_distances_match_a_plain_count_and_the_untiled_kernel() {
+    for (i, data_type) in code_types().enumerate() {
+        let i = i as u32;
+        let words = [1, 7, 8, 13][i as usize % 4];
+        let q = Codes {
+            data_type,
+            batch: 1 + i % 2,
+            rows: [8, 64, 70, 129][i as usize % 4],
+            words,
+            pad: i % 3,
+        };
+        let c = Codes {
+            data_type,
+            batch: 1 + (i / 2) % 2,
+            rows: [65, 9, 200, 64][i as usize % 4],
+            words,
+            pad: (i + 1) % 2,
+        };
+        let seed = 40 + u64::from(i);
+        let tiled = check(ctx(), &q, &c, seed);
+        assert!(
+            tiled.iter().all(|&k| k == KernelKind::FusedTiled),
+            "{data_type:?}: {tiled:?}"
+        );
+        let plain = check(untiled(), &q, &c, seed);
+        assert!(
+            plain.iter().all(|&k| k == KernelKind::FusedReduce),
+            "{data_type:?}: {plain:?}"
+        );
+        check(&webgpu_rules(ctx()), &q, &c, seed);
+    }
+    // Fewer than 8 queries run untiled.
+    let few = Codes {
+        data_type: DataType::U32,
+        batch: 1,
+        rows: 7,
+        words: 8,
+        pad: 0,
+    };
+    let many = Codes { rows: 100, ..few };
+    assert_eq!(check(ctx(), &few, &many, 1), [KernelKind::FusedReduce]);
+    assert_eq!(check(ctx(), &many, &many, 2), [KernelKind::FusedTiled]);
+}
+
 #[test]
 fn hamming_distances_past_a_window_match_a_plain_count() {
     // 4 KiB windows: the codes and the output span many windows; each distance's words lie
@@ -139,21 +191,24 @@ fn hamming_distances_past_a_window_match_a_plain_count() {
         .enumerate()
     {
         let words = 1024 / (8 * data_type.size_in_bytes());
-        let q = Codes {
-            data_type,
-            batch: 1,
-            rows: 5,
-            words,
-            pad: 1,
-        };
-        let c = Codes {
-            data_type,
-            batch: 1,
-            rows: 300,
-            words,
-            pad: 0,
-        };
-        check(small_windows(), &q, &c, 7 + i as u64);
+        for rows in [5, 20] {
+            let q = Codes {
+                data_type,
+                batch: 1,
+                rows,
+                words,
+                pad: 1,
+            };
+            let c = Codes {
+                data_type,
+                batch: 1,
+                rows: 300,
+                words,
+                pad: 0,
+            };
+            let kernels = check(small_windows(), &q, &c, 7 + i as u64);
+            assert!(kernels.len() > 1, "{kernels:?}");
+        }
     }
 }
 

@@ -192,7 +192,7 @@ fn contraction(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
     let (m, n, k) = (
         8 + below(rng, 73) as u32,
         8 + below(rng, 73) as u32,
-        2 + below(rng, 20) as u32,
+        1 + below(rng, 21) as u32,
     );
     let batch: Vec<u32> = if below(rng, 2) == 0 {
         vec![1 + below(rng, 3) as u32]

@@ -426,8 +426,9 @@ const STAGED_BYTES: u64 = 16 << 10;
 pub const TILED_MIN: u64 = 8;
 
 /// Whether `piece` of a reduction is a contraction the tiled kernel runs, and if so which
-/// inputs it stages along the columns: one reduced dimension after the rows and the columns
-/// (at most one batch dimension before them), every input constant along the rows or along
+/// inputs it stages along the columns: at most one reduced dimension after the rows and the
+/// columns (none where each output reduces one element), at most one batch dimension
+/// before them, every input constant along the rows or along
 /// the columns, at least one input varying along each, a 32- or 64-bit output, and at least
 /// [`TILED_MIN`] rows and columns.
 pub(crate) fn contraction(
@@ -440,15 +441,13 @@ pub(crate) fn contraction(
     let staged: u64 = (1..=inputs)
         .map(|o| TILE * PITCH * widths.of(o).max(4))
         .sum();
-    if !(3..=4).contains(&n)
-        || reduced_dims(piece) != 1
-        || widths.out() < 4
-        || staged > STAGED_BYTES
-    {
+    // Codes of one element each leave no reduced dimension: the kernel reduces one.
+    let kept = n - reduced_dims(piece);
+    if !(2..=3).contains(&kept) || n - kept > 1 || widths.out() < 4 || staged > STAGED_BYTES {
         return None;
     }
-    let (y, x) = (n - 3, n - 2);
-    if piece.sizes[y] < TILED_MIN || piece.sizes[x] < TILED_MIN || piece.sizes[n - 1] < 2 {
+    let (y, x) = (kept - 2, kept - 1);
+    if piece.sizes[y] < TILED_MIN || piece.sizes[x] < TILED_MIN {
         return None;
     }
     let mut columns = [false; MAX_EXPR_INPUTS];
@@ -599,6 +598,10 @@ fn record(
         let by_size = Divisor::new(params.sizes[d]);
         params.size_magic[d] = by_size.magic;
         params.shifts[d] = by_size.shift1 | by_size.shift2 << 8;
+    }
+    // A tiled contraction of one element an output reduces a dimension of one.
+    if kernel.form == KernelKind::FusedTiled && piece.sizes.len() == usize::from(kernel.rank) {
+        params.sizes[piece.sizes.len()] = 1;
     }
     Dispatch {
         params: bytemuck::cast(params),
@@ -789,3 +792,89 @@ pub fn fused_pipeline_keys(plan: &FusedPlan, tiles: bool) -> Vec<PipelineKey> {
 
 // The record is 256 bytes, as every record in the metadata arena is.
 const _: () = assert!(std::mem::size_of::<FusedParams>() == std::mem::size_of::<Params>());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desc::{DataType, Expr, ExprDesc, FeatureLevel, Operator, ReduceOp, TensorDesc};
+
+    fn target(tiled: bool) -> Target {
+        Target {
+            windows: Limits {
+                max_window: 1 << 27,
+                offset_alignment: 256,
+                max_rank: 8,
+            },
+            max_groups: 65535,
+            strict_aliasing: false,
+            cpu: false,
+            choices: None,
+            tiled,
+        }
+    }
+
+    /// The kernels `desc` runs on distinct buffers of its own sizes.
+    fn kernels(desc: &ExprDesc, tiled: bool) -> Vec<KernelKind> {
+        let operands = desc.operands(FeatureLevel::Fl6_4).unwrap();
+        let plan = FusedPlan::new(&operands);
+        let tensors = std::iter::once(&desc.output).chain(&desc.inputs);
+        let bound: Vec<Operand> = tensors
+            .enumerate()
+            .map(|(k, t)| Operand {
+                buffer: k,
+                buffer_size: t.total_size().unwrap().div_ceil(4) * 4,
+                offset: 0,
+                size: None,
+            })
+            .collect();
+        let lowered = lower_fused(&plan, &bound, &target(tiled), false).unwrap();
+        lowered.summary.dispatches
+    }
+
+    fn t(sizes: &[u32]) -> TensorDesc {
+        TensorDesc::new(DataType::U32, sizes)
+    }
+
+    #[test]
+    fn contractions_of_many_rows_and_columns_run_tiled() {
+        let hamming = |m: u32, n: u32, w: u32| {
+            ExprDesc::hamming_distances(t(&[m, w]), t(&[n, w]), t(&[m, n]))
+        };
+        let tiled = [KernelKind::FusedTiled];
+        let untiled = [KernelKind::FusedReduce];
+        assert_eq!(kernels(&hamming(8, 8, 8), true), tiled);
+        // Codes of one word reduce one element each: still a contraction.
+        assert_eq!(kernels(&hamming(100, 300, 1), true), tiled);
+        assert_eq!(kernels(&hamming(100, 300, 8), false), untiled);
+        // Fewer than 8 rows or columns.
+        assert_eq!(kernels(&hamming(7, 300, 8), true), untiled);
+        assert_eq!(kernels(&hamming(300, 7, 8), true), untiled);
+        // An input that varies along both rows and columns is no contraction.
+        let mut e = Expr::new();
+        let (q, c, full) = (
+            e.input(t(&[16, 1, 8])),
+            e.input(t(&[1, 16, 8])),
+            e.input(t(&[16, 16, 8])),
+        );
+        let x = e.apply(Operator::BitwiseXor, &[q, c]);
+        let x = e.apply(Operator::BitwiseAnd, &[x, full]);
+        let desc = e.reduce(x, ReduceOp::Or, &[2], t(&[16, 16]));
+        assert_eq!(kernels(&desc, true), untiled);
+        // A 16-bit output shares words between invocations: untiled.
+        let mut e = Expr::new();
+        let (q, c) = (
+            e.input(TensorDesc::new(DataType::U16, &[16, 1, 8])),
+            e.input(TensorDesc::new(DataType::U16, &[1, 16, 8])),
+        );
+        let x = e.apply(Operator::BitwiseXor, &[q, c]);
+        let desc = e.clone().reduce(
+            x,
+            ReduceOp::Or,
+            &[2],
+            TensorDesc::new(DataType::U16, &[16, 16]),
+        );
+        assert_eq!(kernels(&desc, true), untiled);
+        let desc = e.reduce(x, ReduceOp::Sum, &[2], t(&[16, 16]));
+        assert_eq!(kernels(&desc, true), tiled);
+    }
+}
