@@ -34,6 +34,10 @@
 //!   into u8 as one generated kernel against the same operators one by one through
 //!   intermediate tensors, the nibble unpack `(w >> 4) & 0xF` against the copy kernel, and
 //!   the median time of preparing a fused call (`--fused` runs this alone);
+//! - contractions: Hamming distances between `M` = 1, 16 and 1,000 queries and `N` = 10^6
+//!   codes of 256 and 1,024 bits (10^5 against 1,000 queries on a CPU adapter), tiled and
+//!   untiled, against the copy kernel and a bare XOR-popcount kernel on registers
+//!   (`--contractions` runs this alone);
 //! - 1,000 small calls batched against 1,000 single submits;
 //! - the latency of one 4 KiB call alone and of one call in a batch of 1,000, against the
 //!   bare kernel on the same ranges;
@@ -88,6 +92,8 @@ fn main() -> Result<(), gpu_xor::Error> {
         Some(Section::ShiftsAndCount)
     } else if flag("--fused") {
         Some(Section::Fused)
+    } else if flag("--contractions") {
+        Some(Section::Contractions)
     } else if flag("--transposes") {
         Some(Section::Transposes)
     } else if flag("--strided") {

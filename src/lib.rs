@@ -138,8 +138,8 @@ pub use gpu_xor_core::{desc, reference};
 use gpu_xor_core::{error, layout, schedule};
 
 pub use desc::{
-    AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
+    Affine, AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc,
+    DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
     FeatureLevel, LogicalXorDesc, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
     Reduce, ReduceOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };

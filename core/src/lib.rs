@@ -37,8 +37,8 @@ pub mod reference;
 pub mod schedule;
 
 pub use desc::{
-    AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc, DmlBinaryOp,
-    DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
+    Affine, AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc,
+    DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
     FeatureLevel, LogicalXorDesc, Operand, Operands, Operator, OperatorGroup, OperatorSpec,
     OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp, Reduce, ReduceOp, Standard, TensorDesc,
     TensorFlags, TensorName, Truth, TypeTable, infer_output_shape,

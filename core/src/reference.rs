@@ -390,6 +390,10 @@ pub fn expression(
                 None => value,
             };
         }
+        // A sum's affine map, on the low 32 bits (its output is 32-bit).
+        if let Some(affine) = operands.affine() {
+            total = u64::from(affine.apply(total as u32));
+        }
         write(output, out_at * out_width, out_width, total);
     }
     Ok(())

@@ -20,7 +20,15 @@
 //!   (a pair of words for 64-bit types); an 8- or 16-bit output whose elements share words is
 //!   written by each word's owner, the invocation of its first element, which computes the
 //!   word's other elements too (the host runs it on nested pieces only, where they follow one
-//!   another in index order).
+//!   another in index order);
+//! - a reduction's untiled form ([`KernelKind::FusedReduce`]): the element form over the
+//!   output's dimensions, `value` looping over the reduced ones and combining each element's
+//!   result into an accumulator (`fx_step`);
+//! - the tiled contraction ([`KernelKind::FusedTiled`]): a workgroup a tile of 64 x 64
+//!   outputs, each input's elements along the tile's rows or columns staged in workgroup
+//!   memory 8 reduced elements at a time, each invocation combining 4 x 4 outputs in
+//!   registers through `element` (the expression on values rather than offsets) and
+//!   `fx_step`.
 
 use std::fmt::Write;
 
@@ -43,7 +51,7 @@ const PARAMS: &str = "struct Params {
     size_magic: vec4<u32>,
     shifts: vec4<u32>,
     constants: array<vec4<u32>, 4>,
-    pad: vec4<u32>,
+    affine: vec4<u32>,
 }
 ";
 
@@ -733,8 +741,11 @@ fn main(
         };
         let truths = matches!(op, ReduceOp::Any | ReduceOp::All);
         let acc_ty = if truths { "u32" } else { ty };
+        // A sum into 32 bits through its affine map (scale 1 and offset 0 without one).
         let finish: fn(&str) -> String = if truths && wo == 8 {
             |acc| format!("vec2<u32>({acc}, 0u)")
+        } else if op == ReduceOp::Sum && wo == 4 {
+            |acc| format!("{acc} * records[call].affine.x + records[call].affine.y")
         } else {
             |acc| acc.to_string()
         };
@@ -915,6 +926,11 @@ fn main(
                 self.line(&format!("var a{i}{j}: {acc_ty} = {identity};"));
             }
         }
+        // Rows past the piece's last compute nothing (a tile of fewer rows than `TILE`);
+        // the rows of a tile are `ly + 16 i`, alike in 16 neighbouring invocations.
+        for i in 0..4 {
+            self.line(&format!("let live{i} = y0 + ly + {}u < ny;", 16 * i));
+        }
         self.line("for (var k0 = 0u; k0 < nk; k0 += DEPTH) {");
         self.line("    for (var e = li; e < TILE * DEPTH; e += 256u) {");
         self.line("        let row = e / DEPTH;");
@@ -943,15 +959,17 @@ fn main(
             }
         }
         for i in 0..4 {
+            self.line(&format!("        if live{i} {{"));
             for j in 0..4 {
                 let args: Vec<String> = (0..inputs)
                     .map(|k| format!("p{k}_{}", if kernel.columns[k] { j } else { i }))
                     .collect();
                 self.line(&format!(
-                    "        a{i}{j} = fx_step(a{i}{j}, element(call, {}));",
+                    "            a{i}{j} = fx_step(a{i}{j}, element(call, {}));",
                     args.join(", ")
                 ));
             }
+            self.line("        }");
         }
         self.line("    }");
         self.line("    workgroupBarrier();");
@@ -1332,7 +1350,7 @@ mod tests {
             ("size_magic", offset_of!(FusedParams, size_magic)),
             ("shifts", offset_of!(FusedParams, shifts)),
             ("constants", offset_of!(FusedParams, constants)),
-            ("pad", offset_of!(FusedParams, pad)),
+            ("affine", offset_of!(FusedParams, affine)),
         ];
         assert_eq!(members.len(), expected.len());
         for (member, (name, offset)) in members.iter().zip(expected) {

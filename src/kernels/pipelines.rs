@@ -22,13 +22,65 @@ enum ModuleKey {
     Fused(Arc<FusedKernel>),
 }
 
+/// Shader modules and compute pipelines a context keeps: past these, the least recently used
+/// is dropped to make room (a prepared call holds its own pipelines, and a call whose
+/// pipeline was dropped makes it again). Without a bound, a program that makes ever new
+/// operators or expressions would hold every kernel it ever compiled; a CPU adapter's
+/// compiled kernel takes megabytes.
+pub(crate) const KEPT_KERNELS: usize = 256;
+
+/// A map of at most [`KEPT_KERNELS`] entries, which drops its least recently used entry to
+/// make room for a new one.
+struct Recent<K, V> {
+    entries: HashMap<K, (V, u64)>,
+    /// A use's number: each `get` and `insert` takes the next.
+    clock: u64,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V: Clone> Recent<K, V> {
+    fn new() -> Recent<K, V> {
+        Recent {
+            entries: HashMap::new(),
+            clock: 0,
+        }
+    }
+
+    fn contains(&self, key: &K) -> bool {
+        self.entries.contains_key(key)
+    }
+
+    fn get(&mut self, key: &K) -> Option<V> {
+        self.clock += 1;
+        let now = self.clock;
+        self.entries.get_mut(key).map(|(value, used)| {
+            *used = now;
+            value.clone()
+        })
+    }
+
+    fn insert(&mut self, key: K, value: V) {
+        if self.entries.len() >= KEPT_KERNELS && !self.entries.contains_key(&key) {
+            let oldest = self
+                .entries
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                self.entries.remove(&oldest);
+            }
+        }
+        self.clock += 1;
+        self.entries.insert(key, (value, self.clock));
+    }
+}
+
 /// The bind group layouts (the operators' four bindings and the fused kernels' six, each
-/// with read-only and read-write inputs) and the pipelines made so far.
+/// with read-only and read-write inputs) and the modules and pipelines made and kept.
 pub(crate) struct KernelCache {
     /// Indexed by [`layout_index`].
     layouts: [(wgpu::BindGroupLayout, wgpu::PipelineLayout); 4],
-    modules: Mutex<HashMap<ModuleKey, wgpu::ShaderModule>>,
-    pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+    modules: Mutex<Recent<ModuleKey, wgpu::ShaderModule>>,
+    pipelines: Mutex<Recent<PipelineKey, wgpu::ComputePipeline>>,
     /// The caller's pipeline cache, when the device supports one.
     cache: Option<wgpu::PipelineCache>,
     /// Shader modules and pipelines made so far.
@@ -85,8 +137,8 @@ impl KernelCache {
                 layout(false, fused::INPUT_BINDINGS),
                 layout(true, fused::INPUT_BINDINGS),
             ],
-            modules: Mutex::new(HashMap::new()),
-            pipelines: Mutex::new(HashMap::new()),
+            modules: Mutex::new(Recent::new()),
+            pipelines: Mutex::new(Recent::new()),
             cache,
             made: [AtomicU64::new(0), AtomicU64::new(0)],
         }
@@ -108,7 +160,7 @@ impl KernelCache {
 
     /// Whether the pipeline for `key` is made already.
     pub fn contains(&self, key: &PipelineKey) -> bool {
-        lock(&self.pipelines).contains_key(key)
+        lock(&self.pipelines).contains(key)
     }
 
     /// The pipeline for `key`, created on first use. Errors that the device reports only
@@ -120,7 +172,7 @@ impl KernelCache {
         key: &PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
         if let Some(p) = lock(&self.pipelines).get(key) {
-            return Ok(p.clone());
+            return Ok(p);
         }
         // A fixed kernel's source, or a fused expression's, generated from its structure.
         let (name, entry_point, module_key, text) = match &key.fused {
@@ -148,7 +200,7 @@ impl KernelCache {
         let module = {
             let mut modules = lock(&self.modules);
             match modules.get(&module_key) {
-                Some(m) => m.clone(),
+                Some(m) => m,
                 None => {
                     let text = match (text, &key.fused) {
                         (Some(text), _) => std::borrow::Cow::Borrowed(text),
@@ -178,10 +230,11 @@ impl KernelCache {
                 entry_point: Some(entry_point),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants,
-                    // Only the tile kernel uses workgroup memory, and it reads back exactly
-                    // the slots it wrote before the barrier, under the same bounds
-                    // condition: nothing reads memory it did not write, so zeroing it first
-                    // would only cost time.
+                    // Only the tile kernel and the tiled contraction use workgroup memory,
+                    // and each reads back exactly the slots it wrote before the barrier
+                    // (the contraction writes every staged slot, zero past its operands'
+                    // ends, and reads the staged depth alone): nothing reads memory it did
+                    // not write, so zeroing it first would only cost time.
                     zero_initialize_workgroup_memory: false,
                 },
                 cache: self.cache.as_ref(),
@@ -206,4 +259,32 @@ fn capture_errors<T>(
 ) -> Result<T, Error> {
     capture(device, late, |e| Error::Pipeline(WgpuError::new(e)), f)
         .map_err(|e| Error::Pipeline(WgpuError::new(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Past its bound the map drops the entry used least recently, a lookup counting as a
+    /// use, and never more than one entry for one new one.
+    #[test]
+    fn kept_kernels_are_bounded_and_the_least_recently_used_goes() {
+        let mut kept: Recent<usize, usize> = Recent::new();
+        for k in 0..KEPT_KERNELS {
+            kept.insert(k, 10 * k);
+        }
+        assert_eq!(kept.get(&0), Some(0));
+        kept.insert(KEPT_KERNELS, 1);
+        assert_eq!(kept.entries.len(), KEPT_KERNELS);
+        assert!(kept.contains(&0), "used last, kept");
+        assert!(!kept.contains(&1), "used least recently, dropped");
+        assert_eq!(kept.get(&2), Some(20));
+        // Inserting a key it holds replaces it, dropping nothing.
+        kept.insert(2, 7);
+        assert_eq!((kept.entries.len(), kept.get(&2)), (KEPT_KERNELS, Some(7)));
+        for k in 0..10 * KEPT_KERNELS {
+            kept.insert(1000 + k, k);
+        }
+        assert_eq!(kept.entries.len(), KEPT_KERNELS);
+    }
 }

@@ -70,14 +70,48 @@ fn plain_distances(q: &Codes, qb: &[u8], c: &Codes, cb: &[u8]) -> Vec<u32> {
     out
 }
 
+/// The contractions users call.
+#[derive(Clone, Copy, Debug)]
+enum Contraction {
+    /// `ExprDesc::hamming_distances`, into `UINT32`.
+    Hamming,
+    /// `ExprDesc::binary_dense`, into `INT32`: `bits - 2 * distance`.
+    Dense,
+}
+
 /// Runs the distances of `q` against `c` on `ctx` into an output at byte 32 of a buffer of
 /// random bytes, and checks every output element against the plain count and every other
 /// byte against what it held; returns the kernels that ran.
 fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) -> Vec<KernelKind> {
+    check_contraction(ctx, Contraction::Hamming, q, c, seed)
+}
+
+/// [`check`] of `contraction`: a binary dense layer's elements are `bits - 2 * distance`.
+fn check_contraction(
+    ctx: &Context,
+    contraction: Contraction,
+    q: &Codes,
+    c: &Codes,
+    seed: u64,
+) -> Vec<KernelKind> {
     let (qd, cd) = (q.desc(), c.desc());
     let batch = q.batch.max(c.batch);
-    let out = TensorDesc::new(DataType::U32, &[batch, q.rows, c.rows]);
-    let desc = ExprDesc::hamming_distances(qd.clone(), cd.clone(), out.clone());
+    let sizes = [batch, q.rows, c.rows];
+    let bits = q.words * 8 * q.data_type.size_in_bytes();
+    let (desc, out) = match contraction {
+        Contraction::Hamming => {
+            let out = TensorDesc::new(DataType::U32, &sizes);
+            let desc = ExprDesc::hamming_distances(qd.clone(), cd.clone(), out.clone());
+            (desc, out)
+        }
+        Contraction::Dense => {
+            let out = TensorDesc::new(DataType::I32, &sizes);
+            (
+                ExprDesc::binary_dense(qd.clone(), cd.clone(), out.clone()),
+                out,
+            )
+        }
+    };
     let fused = Fused::new(ctx, &desc).unwrap_or_else(|e| panic!("{qd:?} {cd:?}: {e}"));
     let qb = random_bytes(seed, qd.total_size().unwrap() as usize);
     let cb = random_bytes(seed ^ 1, cd.total_size().unwrap() as usize);
@@ -91,13 +125,19 @@ fn check(ctx: &Context, q: &Codes, c: &Codes, seed: u64) -> Vec<KernelKind> {
         ))
         .unwrap_or_else(|e| panic!("{qd:?} {cd:?}: {e}"));
     let got = ctx.read_buffer(&obuf, 0, initial.len() as u64).unwrap();
-    let want = plain_distances(q, &qb, c, &cb);
+    let want: Vec<u32> = plain_distances(q, &qb, c, &cb)
+        .into_iter()
+        .map(|d| match contraction {
+            Contraction::Hamming => d,
+            Contraction::Dense => (bits as i32 - 2 * d as i32) as u32,
+        })
+        .collect();
     let got_d: Vec<u32> = got[32..32 + out_bytes]
         .chunks(4)
         .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
         .collect();
     for (i, (g, w)) in got_d.iter().zip(&want).enumerate() {
-        assert_eq!(g, w, "{:?}: distance {i}", q.data_type);
+        assert_eq!(g, w, "{contraction:?} {:?}: element {i}", q.data_type);
     }
     assert_eq!(got[..32], initial[..32], "bytes before the output");
     assert_eq!(
@@ -180,6 +220,40 @@ fn tiled_hamming_distances_match_a_plain_count_and_the_untiled_kernel() {
     let many = Codes { rows: 100, ..few };
     assert_eq!(check(ctx(), &few, &many, 1), [KernelKind::FusedReduce]);
     assert_eq!(check(ctx(), &many, &many, 2), [KernelKind::FusedTiled]);
+}
+
+/// Binary dense layers, `2 * popcount(xnor(a, w)) - bits` into INT32: every code type,
+/// tiled and untiled, a few rows (untiled) and many, batches, padded rows.
+#[test]
+fn binary_dense_layers_match_a_plain_count() {
+    for (i, data_type) in code_types().enumerate() {
+        let i = i as u32;
+        let words = 1 + i % 5;
+        let a = Codes {
+            data_type,
+            batch: 1 + i % 2,
+            rows: [3, 16, 70][i as usize % 3],
+            words,
+            pad: i % 2,
+        };
+        let w = Codes {
+            data_type,
+            batch: 1,
+            rows: [40, 9, 65][i as usize % 3],
+            words,
+            pad: 0,
+        };
+        let seed = 90 + u64::from(i);
+        let kernels = check_contraction(ctx(), Contraction::Dense, &a, &w, seed);
+        let want = if a.rows >= 8 {
+            KernelKind::FusedTiled
+        } else {
+            KernelKind::FusedReduce
+        };
+        assert!(kernels.iter().all(|&k| k == want), "{kernels:?}");
+        let plain = check_contraction(untiled(), Contraction::Dense, &a, &w, seed);
+        assert!(plain.iter().all(|&k| k == KernelKind::FusedReduce));
+    }
 }
 
 #[test]

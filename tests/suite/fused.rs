@@ -8,7 +8,7 @@ use crate::common::{buffer, ctx, small_windows, webgpu_rules};
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::reference;
 use gpu_xor::{
-    Context, DataType, Error, Expr, ExprBindings, ExprDesc, Fused, Graph, Input, Operator,
+    Affine, Context, DataType, Error, Expr, ExprBindings, ExprDesc, Fused, Graph, Input, Operator,
     ReduceOp, TensorBinding, TensorDesc, TensorFlags, TensorName,
 };
 use gpu_xor_testkit::seeds::Seeded;
@@ -225,9 +225,22 @@ fn contraction(rng: &mut SplitMix64, ctx: &Context) -> Option<Case> {
         out_sizes.push(1);
     }
     let rank = input_descs[0].rank();
+    // Half the sums into 32 bits go through an affine map, into INT32 at times.
+    let affine = (out_type == DataType::U32 && below(rng, 2) == 0).then(|| Affine {
+        scale: rng.next_u64() as i32 >> below(rng, 32),
+        offset: rng.next_u64() as i32,
+    });
+    let out_type = if affine.is_some() && below(rng, 2) == 0 {
+        DataType::I32
+    } else {
+        out_type
+    };
     let out_strides = strides(rng, &out_sizes);
     let output = tensor(out_type, &out_sizes, out_strides);
-    let desc = e.reduce(result, op, &[rank - 1], output.clone());
+    let desc = match affine {
+        Some(affine) => e.sum_affine(result, &[rank - 1], affine, output.clone()),
+        None => e.reduce(result, op, &[rank - 1], output.clone()),
+    };
     place(rng, ctx, desc, output, &input_descs)
 }
 

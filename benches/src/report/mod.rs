@@ -9,6 +9,7 @@
 
 mod and_or_not;
 mod chart;
+mod contractions;
 mod core_path;
 mod format;
 mod full;
@@ -29,7 +30,7 @@ use format::{today, verdict};
 /// A target of the performance issues: what it asks, the figure reached, whether it is met.
 type Target = (String, String, bool);
 
-/// A section that runs alone (`--core`, `--graph`, `--and-or-not`, `--shifts-and-count`, `--fused`, `--strided`,
+/// A section that runs alone (`--core`, `--graph`, `--and-or-not`, `--shifts-and-count`, `--fused`, `--contractions`, `--strided`,
 /// `--strided --tunings`, `--transposes`), with its own header and targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
@@ -48,6 +49,9 @@ pub enum Section {
     /// Fused expressions against their operators one by one, the nibble unpack against the
     /// copy kernel, and a fused call's preparation (`--fused`).
     Fused,
+    /// Hamming distances between packed codes, tiled and untiled, against the copy kernel
+    /// and the bare XOR-popcount kernel (`--contractions`).
+    Contractions,
     /// Every strided layout under the fixed kernel rules (`KernelTuning::Cpu`, `Gpu`) and
     /// under the kernels measured on the device (`KernelTuning::Measured`), with the
     /// measurement's cost (`--strided --tunings`); on a GPU, the transpose probe first.
@@ -133,6 +137,9 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
             for (name, figure, met) in &targets {
                 println!("{name}: {figure} ({})", verdict(*met));
             }
+        }
+        Section::Contractions => {
+            contractions::contractions_section(&ctx, quick);
         }
         Section::Strided => {
             let (_, targets) = strided::strided_section(&ctx, quick);

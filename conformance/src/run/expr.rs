@@ -7,8 +7,8 @@
 //! case's expression must be refused when the operator is made, with `error_kind`.
 
 use gpu_xor::{
-    Context, DataType, ExprBindings, ExprDesc, ExprNode, FeatureLevel, Fused, Operator, Reduce,
-    ReduceOp, TensorBinding, TensorDesc,
+    Affine, Context, DataType, ExprBindings, ExprDesc, ExprNode, FeatureLevel, Fused, Operator,
+    Reduce, ReduceOp, TensorBinding, TensorDesc,
 };
 use gpu_xor_testkit::{le_bytes, packed_strides, positions, random_bytes};
 use serde_json::Value;
@@ -128,7 +128,8 @@ impl ExprCase {
         }
         let result = uint(field(value, "result", "case")?, "result")? as usize;
         let output = tensor(field(value, "output", "case")?, "output")?;
-        // `"reduce": {"op": "sum", "axes": [2]}`: the result reduced over trailing axes.
+        // `"reduce": {"op": "sum", "axes": [2]}`: the result reduced over trailing axes;
+        // `"affine": [scale, offset]` maps a sum's totals.
         let reduce = value
             .get("reduce")
             .map(|r| -> Result<Reduce, String> {
@@ -138,9 +139,28 @@ impl ExprCase {
                 let op = ReduceOp::from_name(name)
                     .ok_or_else(|| format!("reduce: unknown op {name:?}"))?;
                 let axes = uints(field(r, "axes", "reduce")?, "reduce axes")?;
+                let affine = match r.get("affine") {
+                    None => None,
+                    Some(a) => {
+                        let pair: Vec<i32> = a
+                            .as_array()
+                            .filter(|v| v.len() == 2)
+                            .and_then(|v| {
+                                v.iter()
+                                    .map(|x| x.as_i64().and_then(|x| i32::try_from(x).ok()))
+                                    .collect()
+                            })
+                            .ok_or("reduce: affine is not [scale, offset] of 32-bit integers")?;
+                        Some(Affine {
+                            scale: pair[0],
+                            offset: pair[1],
+                        })
+                    }
+                };
                 Ok(Reduce {
                     op,
                     axes: axes.iter().map(|&a| a as usize).collect(),
+                    affine,
                 })
             })
             .transpose()?;

@@ -97,7 +97,8 @@ pub enum ExprNode {
 #[non_exhaustive]
 pub enum ReduceOp {
     /// The sum of the values as integers (signed types sign-extended), modulo 2^32 into
-    /// `UINT32` or 2^64 into `UINT64`: an overflow wraps, as integer sums do in ONNX's
+    /// `UINT32` or `INT32` (two's complement) or 2^64 into `UINT64` or `INT64`: an overflow
+    /// wraps, as integer sums do in ONNX's
     /// `ReduceSum` and DirectML's `REDUCE_SUM`, and the result is the same in any order.
     Sum,
     /// Bitwise OR of the values: a union of bit sets. All zeros over nothing.
@@ -150,6 +151,30 @@ pub struct Reduce {
     pub op: ReduceOp,
     /// The reduced axes of the space, in order: its last `axes.len()` axes.
     pub axes: Vec<usize>,
+    /// A sum's total mapped to `total * scale + offset` before it is written (a 32-bit
+    /// output only; `None` writes the total).
+    pub affine: Option<Affine>,
+}
+
+/// The map a sum's total goes through before it is written to a 32-bit output:
+/// `total * scale + offset`, modulo 2^32 as the sum itself (two's complement for `INT32`).
+/// A binary dense layer's `2 * popcount(xnor(a, w)) - bits` is the sum of
+/// `popcount(xnor(a, w))` through `scale` 2 and `offset` `-bits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Affine {
+    /// The total's factor.
+    pub scale: i32,
+    /// Added after the factor.
+    pub offset: i32,
+}
+
+impl Affine {
+    /// `total * scale + offset` modulo 2^32.
+    pub fn apply(self, total: u32) -> u32 {
+        total
+            .wrapping_mul(self.scale as u32)
+            .wrapping_add(self.offset as u32)
+    }
 }
 
 /// A fused expression: its input tensors, its nodes, which node is its result, and the
@@ -283,6 +308,42 @@ impl Expr {
             reduce: Some(Reduce {
                 op,
                 axes: axes.to_vec(),
+                affine: None,
+            }),
+            ..self.output(result, output)
+        }
+    }
+
+    /// The expression's description with `result` summed over `axes` of its space, each
+    /// total mapped by `affine` (`total * scale + offset`) into `output`, of a 32-bit
+    /// integer type (`INT32` or `UINT32`; another is `reduce_affine`).
+    ///
+    /// ```
+    /// use gpu_xor_core::{Affine, DataType, Expr, FeatureLevel, Operator, TensorDesc};
+    ///
+    /// // 2 * popcount(xnor(a, w)) - 64 over two 32-bit words: a binary dense layer.
+    /// let mut e = Expr::new();
+    /// let a = e.input(TensorDesc::new(DataType::U32, &[3, 1, 2]));
+    /// let w = e.input(TensorDesc::new(DataType::U32, &[5, 2]));
+    /// let x = e.apply(Operator::BitXor, &[a, w]);
+    /// let xnor = e.apply(Operator::BitNot, &[x]);
+    /// let ones = e.bit_count(xnor, DataType::U32);
+    /// let affine = Affine { scale: 2, offset: -64 };
+    /// let desc = e.sum_affine(ones, &[2], affine, TensorDesc::new(DataType::I32, &[3, 5]));
+    /// assert!(desc.validate(FeatureLevel::default()).is_ok());
+    /// ```
+    pub fn sum_affine(
+        self,
+        result: Node,
+        axes: &[usize],
+        affine: Affine,
+        output: TensorDesc,
+    ) -> ExprDesc {
+        ExprDesc {
+            reduce: Some(Reduce {
+                op: ReduceOp::Sum,
+                axes: axes.to_vec(),
+                affine: Some(affine),
             }),
             ..self.output(result, output)
         }
@@ -317,6 +378,8 @@ pub struct ExprOperands {
     pub(crate) space: Vec<u64>,
     /// The reduction and how many trailing axes of the space it takes.
     pub(crate) reduce: Option<(ReduceOp, usize)>,
+    /// A sum's affine map.
+    pub(crate) affine: Option<Affine>,
 }
 
 impl ExprOperands {
@@ -329,6 +392,11 @@ impl ExprOperands {
     /// The reduction, and how many trailing axes of [`ExprOperands::sizes`] it takes.
     pub fn reduce(&self) -> Option<(ReduceOp, usize)> {
         self.reduce
+    }
+
+    /// The map a sum's totals go through before they are written, if any.
+    pub fn affine(&self) -> Option<Affine> {
+        self.affine
     }
 
     /// Input `k`'s operand.
@@ -385,7 +453,7 @@ impl ExprDesc {
     /// queries are read as `[.., M, 1, W]` and the codes as `[.., 1, N, W]`. Its rules are the
     /// expression's: a float or boolean code type is `unsupported_dtype`, types that differ
     /// `dtype_mismatch`, word counts or batches that do not broadcast and outputs of other
-    /// sizes `shape_mismatch`, an output other than `UINT32` `reduce_type`, a tensor of more
+    /// sizes `shape_mismatch`, an output other than a 32- or 64-bit integer `reduce_type`, a tensor of more
     /// than seven dimensions `rank_out_of_range`. A tensor of one dimension is one code.
     ///
     /// ```
@@ -416,6 +484,49 @@ impl ExprDesc {
         let x = e.apply(Operator::BitwiseXor, &[q, c]);
         let bits = e.bit_count(x, DataType::U32);
         e.reduce(bits, ReduceOp::Sum, &[axis], output)
+    }
+
+    /// A binary dense layer: `inputs` of sizes `[.., M, W]` and `weights` of sizes
+    /// `[.., N, W]`, both of bits packed in one integer type, into `output`, `INT32` of sizes
+    /// `[.., M, N]`: `output[.., m, n] = 2 * popcount(xnor(input m, weight n)) - bits`, with
+    /// `bits` the bits of `W` words, the dot product of the two rows read as +1 and -1 per bit
+    /// (a set bit +1). The XNOR is OpenVINO's `BitwiseNot` of `BitwiseXor`; the count is summed over the words
+    /// and mapped by [`Affine`] `{ scale: 2, offset: -bits }`. Rules as
+    /// [`ExprDesc::hamming_distances`]'s, the output `INT32` (or `UINT32`, the same bits).
+    ///
+    /// ```
+    /// use gpu_xor_core::{DataType, ExprDesc, FeatureLevel, TensorDesc};
+    ///
+    /// // 16 activations of 512 bits against 64 neurons, as bytes.
+    /// let desc = ExprDesc::binary_dense(
+    ///     TensorDesc::new(DataType::U8, &[16, 64]),
+    ///     TensorDesc::new(DataType::U8, &[64, 64]),
+    ///     TensorDesc::new(DataType::I32, &[16, 64]),
+    /// );
+    /// assert!(desc.validate(FeatureLevel::default()).is_ok());
+    /// ```
+    pub fn binary_dense(inputs: TensorDesc, weights: TensorDesc, output: TensorDesc) -> ExprDesc {
+        let word_bits = 8 * inputs.data_type.size_in_bytes();
+        let words = inputs.sizes.last().copied().unwrap_or(1);
+        // More bits than an INT32 counts leave the offset's rule to the output: none wraps
+        // below 2^31 bits.
+        let bits = i32::try_from(u64::from(words) * u64::from(word_bits)).unwrap_or(i32::MAX);
+        let (inputs, weights) = (
+            with_unit_dimension(inputs, 1),
+            with_unit_dimension(weights, 2),
+        );
+        let axis = inputs.rank().max(weights.rank()).saturating_sub(1);
+        let mut e = Expr::new();
+        let a = e.input(inputs);
+        let w = e.input(weights);
+        let x = e.apply(Operator::BitwiseXor, &[a, w]);
+        let xnor = e.apply(Operator::BitwiseNot, &[x]);
+        let ones = e.bit_count(xnor, DataType::U32);
+        let affine = Affine {
+            scale: 2,
+            offset: bits.wrapping_neg(),
+        };
+        e.sum_affine(ones, &[axis], affine, output)
     }
 
     /// Checks every rule at `feature_level` (for DirectML's operators' type tables); the
@@ -576,12 +687,22 @@ impl ExprDesc {
             Some(reduce) => {
                 let holds = match reduce.op {
                     ReduceOp::Sum => {
-                        matches!(out_type, DataType::U32 | DataType::U64)
-                            && !result_type.is_float()
+                        matches!(
+                            out_type,
+                            DataType::U32 | DataType::U64 | DataType::I32 | DataType::I64
+                        ) && !result_type.is_float()
                             && result_type.size_in_bytes() <= out_type.size_in_bytes()
                     }
                     _ => result_type == out_type,
                 };
+                let affine_holds =
+                    reduce.op == ReduceOp::Sum && matches!(out_type, DataType::U32 | DataType::I32);
+                if reduce.affine.is_some() && !affine_holds {
+                    return Err(Error::ReduceAffine {
+                        op: reduce.op,
+                        output: out_type,
+                    });
+                }
                 if !holds {
                     return Err(Error::ReduceType {
                         op: reduce.op,
@@ -675,6 +796,7 @@ impl ExprDesc {
             out_type,
             space: space.iter().map(|&s| u64::from(s)).collect(),
             reduce: self.reduce.as_ref().map(|r| (r.op, r.axes.len())),
+            affine: self.reduce.as_ref().and_then(|r| r.affine),
         })
     }
 
@@ -1028,17 +1150,29 @@ mod tests {
                 t(out, &[2, 3]),
             ))
         };
-        // A sum into UINT32 or UINT64 from a result no wider.
+        // A sum into a 32- or 64-bit integer from a result no wider.
         assert_eq!(case(DataType::U8, ReduceOp::Sum, DataType::U32), "ok");
         assert_eq!(case(DataType::U32, ReduceOp::Sum, DataType::U64), "ok");
-        assert_eq!(
-            case(DataType::U32, ReduceOp::Sum, DataType::U8),
-            "reduce_type"
-        );
-        assert_eq!(
-            case(DataType::U32, ReduceOp::Sum, DataType::I32),
-            "reduce_type"
-        );
+        assert_eq!(case(DataType::U32, ReduceOp::Sum, DataType::I32), "ok");
+        assert_eq!(case(DataType::U8, ReduceOp::Sum, DataType::I64), "ok");
+        for out in [DataType::U8, DataType::I16, DataType::F32] {
+            assert_eq!(case(DataType::U32, ReduceOp::Sum, out), "reduce_type");
+        }
+        // An affine map follows a sum into 32 bits only.
+        let affine = |op: ReduceOp, out: DataType| {
+            let mut desc = reduced(&[2, 1, 4], &[3, 4], DataType::U8, op, &[2], t(out, &[2, 3]));
+            if let Some(r) = desc.reduce.as_mut() {
+                r.affine = Some(Affine {
+                    scale: -2,
+                    offset: 7,
+                });
+            }
+            rule(&desc)
+        };
+        assert_eq!(affine(ReduceOp::Sum, DataType::I32), "ok");
+        assert_eq!(affine(ReduceOp::Sum, DataType::U32), "ok");
+        assert_eq!(affine(ReduceOp::Sum, DataType::I64), "reduce_affine");
+        assert_eq!(affine(ReduceOp::Or, DataType::U8), "reduce_affine");
         // The others into the result's own type.
         for op in [
             ReduceOp::Or,

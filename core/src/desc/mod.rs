@@ -22,8 +22,8 @@ pub use auto_broadcast::AutoBroadcast;
 pub use broadcast::{BitwiseXorDesc, OvBinaryDesc, OvUnaryDesc, infer_output_shape};
 pub use data_type::DataType;
 pub use expr::{
-    Expr, ExprDesc, ExprNode, ExprOperands, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, MAX_EXPR_NODES,
-    Node, Reduce, ReduceOp,
+    Affine, Expr, ExprDesc, ExprNode, ExprOperands, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS,
+    MAX_EXPR_NODES, Node, Reduce, ReduceOp,
 };
 pub use feature_level::FeatureLevel;
 pub use function::{BitFunction, ElementFunction};

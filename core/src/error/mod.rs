@@ -871,7 +871,7 @@ errors! {
         } => ShapeMismatch,
 
         /// A reduced expression's output type does not hold its reduction: a sum goes into
-        /// `UINT32` or `UINT64` from an integer or boolean result no wider; a bitwise or
+        /// `UINT32`, `UINT64`, `INT32` or `INT64` from an integer or boolean result no wider; a bitwise or
         /// logical reduction into the result's own type.
         #[error(
             "expression reduce: {op:?} of a {} result (node {result}) cannot go into a {} OutputTensor",
@@ -887,6 +887,19 @@ errors! {
             /// The output's type.
             output: DataType,
         } => ReduceType,
+
+        /// An affine map follows a reduction other than a sum, or a sum into an output other
+        /// than `INT32` or `UINT32`.
+        #[error(
+            "expression reduce: an affine map follows a sum into INT32 or UINT32, not {op:?} into {}",
+            output.directml_name()
+        )]
+        ReduceAffine {
+            /// The reduction.
+            op: ReduceOp,
+            /// The output's type.
+            output: DataType,
+        } => ReduceAffine,
 
         /// One output element of a reduced expression reads more than one binding window
         /// can hold: every piece of a reduction holds all of its reduced elements.
@@ -1181,6 +1194,8 @@ errors! {
         ReduceAxes => "reduce_axes", Description,
         /// [`Error::ReduceType`].
         ReduceType => "reduce_type", Description,
+        /// [`Error::ReduceAffine`].
+        ReduceAffine => "reduce_affine", Description,
         /// [`Error::ReducePastWindow`].
         ReducePastWindow => "reduce_past_window", Binding,
         /// [`Error::ReadOutOfBounds`].

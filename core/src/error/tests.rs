@@ -202,6 +202,10 @@ fn one_of_each() -> Vec<Error> {
             data_type: DataType::U32,
             output: DataType::U8,
         },
+        Error::ReduceAffine {
+            op: crate::desc::ReduceOp::Or,
+            output: DataType::U32,
+        },
         Error::ReducePastWindow {
             bytes: 8192,
             window: 4096,
@@ -339,6 +343,7 @@ fn every_kind_has_its_declared_category() {
         (K::ExprConstant, Description),
         (K::ReduceAxes, Description),
         (K::ReduceType, Description),
+        (K::ReduceAffine, Description),
         (K::ShapeInconsistent, Description),
         (K::UnsupportedBroadcast, Description),
         (K::OwnedInputMissing, Binding),

@@ -17,7 +17,7 @@ use super::lower::{
 };
 use super::params::{Divisor, Params};
 use super::select::{nested, owned_pieces, spaced};
-use crate::desc::{ExprNode, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, TensorName};
+use crate::desc::{Affine, ExprNode, MAX_EXPR_CONSTANTS, MAX_EXPR_INPUTS, TensorName};
 use crate::error::Error;
 use crate::layout::{
     BindingPattern, BoundOperand, FUSED_OPERANDS, FusedPlan, KernelKind, Limits, OUT, Piece,
@@ -46,8 +46,9 @@ pub struct FusedParams {
     pub shifts: [u32; FUSED_MAX_RANK],
     /// The constants' bits, low word first.
     pub constants: [[u32; 2]; MAX_EXPR_CONSTANTS],
-    /// Unused: the record is 256 bytes.
-    pub pad: [u32; 4],
+    /// A sum into a 32-bit output: the scale and the offset of its affine map (1 and 0
+    /// without one), then two unused words (the record is 256 bytes).
+    pub affine: [u32; 4],
 }
 
 impl Default for FusedParams {
@@ -257,7 +258,7 @@ pub fn lower_fused(
                 ..kernel
             };
             debug_assert!(!kernel.shared_words || nested(&piece));
-            let record = record(
+            let mut record = record(
                 &kernel,
                 &piece,
                 start,
@@ -266,6 +267,13 @@ pub fn lower_fused(
                 constants,
                 target.max_groups,
             );
+            let affine = plan.expr.affine().unwrap_or(Affine {
+                scale: 1,
+                offset: 0,
+            });
+            let mut params: FusedParams = bytemuck::cast(record.params);
+            params.affine = [affine.scale as u32, affine.offset as u32, 0, 0];
+            record.params = bytemuck::cast(params);
             if overlapping(&ranges, inputs_rw) {
                 summary.overlapping_bindings += 1;
             }
