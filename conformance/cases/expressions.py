@@ -129,6 +129,9 @@ def evaluate(case):
             if total is None:
                 total = mask(dtype)
             total = combine(reduce["op"], out_dtype, dtype, total, value)
+        if "affine" in reduce:
+            scale, offset = reduce["affine"]
+            total = (total * scale + offset) & mask(out_dtype)
         expected.append(total)
     return expected
 
@@ -299,6 +302,28 @@ def main():
     cases.append(error("reduce_err_output_sizes", [t("u32", [3, 4])],
         [inp(0), node("bit_not", 0)], 1, {"dtype": "u32", "shape": [4]}, "shape_mismatch",
         "an output of the reduced axis's size, not the kept one's", red("sum", 1)))
+
+    # A sum's affine map, into 32 bits: the binary dense layer, 2 * popcount(xnor(a, w)) - bits.
+    dense = [inp(0), inp(1), node("bitwise_xor_broadcast", 0, 1), node("bitwise_not", 2),
+             node("bit_count", 3, out_dtype="u32")]
+    cases.append(case("reduce_binary_dense_u8_i32", [tensor("u8", [4, 1, 6], 45), tensor("u8", [9, 6], 46)],
+        dense, 4, {"dtype": "i32", "shape": [4, 9]}, ["reduce", "dense"],
+        "a binary dense layer of 48 bits: 2 * popcount(xnor(a, w)) - 48 into INT32, negative where most bits differ",
+        {"op": "sum", "axes": [2], "affine": [2, -48]}))
+    cases.append(case("reduce_binary_dense_u64_batched", [tensor("u64", [2, 3, 1, 2], 47), tensor("u64", [1, 5, 2], 48)],
+        dense, 4, {"dtype": "i32", "shape": [2, 3, 5]}, ["reduce", "dense", "broadcast"],
+        "128-bit rows in 64-bit words, two batches of activations against one set of weights",
+        {"op": "sum", "axes": [3], "affine": [2, -128]}))
+    cases.append(case("reduce_sum_affine_u32_wraps", [tensor("u32", [3, 7], 49)],
+        [inp(0), node("bit_or", 0, 0)], 1, {"dtype": "u32", "shape": [3]}, ["reduce", "extreme_int"],
+        "random words summed, then times -3 plus 2^31 - 1, modulo 2^32",
+        {"op": "sum", "axes": [1], "affine": [-3, 2147483647]}))
+    cases.append(error("reduce_err_affine_after_or", [t("u32", [3, 4])],
+        [inp(0), node("bit_not", 0)], 1, {"dtype": "u32", "shape": [3]}, "reduce_affine",
+        "an affine map after an OR", {"op": "or", "axes": [1], "affine": [2, 1]}))
+    cases.append(error("reduce_err_affine_into_u64", [t("u32", [3, 4])],
+        [inp(0), node("bit_not", 0)], 1, {"dtype": "u64", "shape": [3]}, "reduce_affine",
+        "an affine map after a sum into UINT64", {"op": "sum", "axes": [1], "affine": [2, 1]}))
 
     path = output_path(__file__, "expressions.json")
     write_cases(path, cases)

@@ -325,6 +325,42 @@ impl Context {
     /// # }
     /// ```
     pub fn hamming_distances(&self, queries: &Tensor, codes: &Tensor) -> Result<Tensor, Error> {
+        self.contraction(queries, codes, DataType::U32, ExprDesc::hamming_distances)
+    }
+
+    /// A binary dense layer: `inputs` (`[.., M, W]`) against `weights` (`[.., N, W]`), rows
+    /// of bits packed in words of one integer type, into a new `INT32` tensor `[.., M, N]`
+    /// (batch dimensions broadcast) of `2 * popcount(xnor(input, weight)) - bits`, each
+    /// pair of rows' dot product with every bit read as +1 (set) or -1, over the `bits` of
+    /// `W` words. The expression is [`ExprDesc::binary_dense`], run as a [`Fused`] call;
+    /// to record it many times on your own buffers, prepare that instead.
+    ///
+    /// ```no_run
+    /// use gpu_xor::{Context, Tensor};
+    ///
+    /// # fn main() -> Result<(), gpu_xor::Error> {
+    /// let ctx = Context::from_env()?;
+    /// // One row of 8 bits against three weight rows: equal, opposite, half equal.
+    /// let inputs = Tensor::from_slice(&ctx, &[1, 1], &[0b1010_1010u8])?;
+    /// let weights = Tensor::from_slice(&ctx, &[3, 1], &[0b1010_1010u8, 0b0101_0101, 0x0f])?;
+    /// let y = ctx.binary_dense(&inputs, &weights)?;
+    /// assert_eq!(y.to_vec::<i32>()?, [8, -8, 0]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn binary_dense(&self, inputs: &Tensor, weights: &Tensor) -> Result<Tensor, Error> {
+        self.contraction(inputs, weights, DataType::I32, ExprDesc::binary_dense)
+    }
+
+    /// A contraction of `queries` and `codes` described by `desc` into a new tensor of
+    /// `out_type` and sizes `[.., M, N]`, submitted.
+    fn contraction(
+        &self,
+        queries: &Tensor,
+        codes: &Tensor,
+        out_type: DataType,
+        desc: fn(crate::TensorDesc, crate::TensorDesc, crate::TensorDesc) -> ExprDesc,
+    ) -> Result<Tensor, Error> {
         let (q, c) = (queries.shape(), codes.shape());
         // [.., M, N]: the batches broadcast (validation names sizes that do not), M and N.
         let rows = |shape: &[usize]| match shape.len() {
@@ -341,9 +377,8 @@ impl Context {
             })
             .collect();
         shape.extend([rows(q), rows(c)]);
-        let out = Tensor::zeros(self, DataType::U32, &shape)?;
-        let desc =
-            ExprDesc::hamming_distances(queries.dml_desc()?, codes.dml_desc()?, out.dml_desc()?);
+        let out = Tensor::zeros(self, out_type, &shape)?;
+        let desc = desc(queries.dml_desc()?, codes.dml_desc()?, out.dml_desc()?);
         let fused = Fused::new(self, &desc)?;
         fused.submit(&ExprBindings::new(
             &[queries.binding(), codes.binding()],

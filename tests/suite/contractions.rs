@@ -303,6 +303,38 @@ fn hamming_distances_on_tensors_in_one_call() {
 }
 
 #[test]
+fn binary_dense_on_tensors_in_one_call() {
+    let ctx = ctx();
+    let inputs = Tensor::from_slice(ctx, &[1, 1], &[0b1010_1010u8]).unwrap();
+    let weights = Tensor::from_slice(ctx, &[3, 1], &[0b1010_1010u8, 0b0101_0101, 0x0f]).unwrap();
+    let y = ctx.binary_dense(&inputs, &weights).unwrap();
+    assert_eq!(y.shape(), [1, 3]);
+    assert_eq!(y.to_vec::<i32>().unwrap(), [8, -8, 0]);
+    // 16 rows of 96 bits (three 32-bit words) against 10: the tiled kernel.
+    let a: Vec<u32> = (0..48)
+        .map(|i| (i as u32).wrapping_mul(0x9e37_79b9))
+        .collect();
+    let w: Vec<u32> = (0..30)
+        .map(|i| (i as u32).wrapping_mul(0x85eb_ca6b))
+        .collect();
+    let inputs = Tensor::from_slice(ctx, &[16, 3], &a).unwrap();
+    let weights = Tensor::from_slice(ctx, &[10, 3], &w).unwrap();
+    let y = ctx.binary_dense(&inputs, &weights).unwrap();
+    let want: Vec<i32> = (0..16)
+        .flat_map(|m| {
+            let (a, w) = (&a, &w);
+            (0..10).map(move |n| {
+                let same: u32 = (0..3)
+                    .map(|k| (!(a[3 * m + k] ^ w[3 * n + k])).count_ones())
+                    .sum();
+                2 * same as i32 - 96
+            })
+        })
+        .collect();
+    assert_eq!(y.to_vec::<i32>().unwrap(), want);
+}
+
+#[test]
 fn hamming_distances_refuse_what_is_not_a_code() {
     use DataType::{F32, U8, U16, U32};
     // Queries, codes and output: type and sizes; the rule, or none.
