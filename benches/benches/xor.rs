@@ -8,7 +8,8 @@
 //! uniform) on the same layout and buffers. Throughput is bytes read plus bytes written. The `batching`
 //! group compares 1,000 calls of 4 KiB in one batch with 1,000 single submits; `small-calls`,
 //! the latency of one 4 KiB call alone and of one call in a batch of 1,000 against the bare
-//! kernel on the same ranges; the `recording` group (run first), the CPU time of recording
+//! kernel on the same ranges; `contractions/hamming-256`, Hamming distance matrices tiled
+//! and untiled against the bare XOR-popcount kernel; the `recording` group (run first), the CPU time of recording
 //! 1,000 calls of 4 KiB in each way the API offers (prepared calls, a batch, one-shot
 //! `record`); the `graph` group (run last), a model's worth of prepared calls recorded into one
 //! pass per frame against the same frame of bare dispatches (`gpu_xor_bench::graph`). Set
@@ -26,7 +27,8 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpu_xor::{Context, DataType};
 use gpu_xor_bench::{
-    Baselines, Case, Latency, Op, Path, Recording, SmallCalls, Way, graph, record_time, time,
+    Baselines, Case, Distances, Latency, Op, Path, PopcountRoof, Recording, SmallCalls, Way, graph,
+    record_time, time, untiled_context,
 };
 
 fn size_name(bytes: u64) -> String {
@@ -223,9 +225,47 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
     drop(small);
+    contractions(c, &ctx);
     small_calls(c, &ctx);
     // Last: its tens of thousands of buffers raise the cost of every later compute pass.
     graph_frames(c, &ctx);
+}
+
+/// Hamming distances of 256-bit codes (8 u32 words), `M` = 1, 16 and 1,000 queries against
+/// `N` codes (10^6, 10^5 against 1,000 queries; 10^4 under `GPU_XOR_BENCH_QUICK` or `CI`),
+/// tiled and untiled (`ContextOptions::untiled_contractions`), beside the bare XOR-popcount
+/// kernel on registers. Throughput is distances (word distances over 8 for the roof).
+fn contractions(c: &mut Criterion, ctx: &Context) {
+    let quick =
+        std::env::var_os("GPU_XOR_BENCH_QUICK").is_some() || std::env::var_os("CI").is_some();
+    let plain = untiled_context(ctx);
+    let mut g = c.benchmark_group("contractions/hamming-256");
+    g.sample_size(10);
+    let roof = PopcountRoof::new(ctx, 1024, 16);
+    g.throughput(Throughput::Elements(roof.words / 8));
+    g.bench_function("bare-xor-popcount", |b| {
+        b.iter_custom(|iters| time(ctx, iters, &|e, n| roof.record(e, n)) * iters as u32)
+    });
+    for m in [1u32, 16, 1000] {
+        let n = match (quick, m) {
+            (true, _) => 10_000,
+            (false, 1000) => 100_000,
+            _ => 1_000_000,
+        };
+        let made = OnceCell::new();
+        let distances = || made.get_or_init(|| Distances::new(ctx, &plain, (m, n, 8)));
+        g.throughput(Throughput::Elements(u64::from(m) * u64::from(n)));
+        for (name, untiled) in [("tiled", false), ("untiled", true)] {
+            g.bench_function(BenchmarkId::new(name, format!("{m}x{n}")), |b| {
+                let d = distances();
+                let call = if untiled { &d.untiled } else { &d.tiled };
+                b.iter_custom(|iters| {
+                    time(ctx, iters, &|e, k| Distances::record(call, e, k)) * iters as u32
+                })
+            });
+        }
+    }
+    g.finish();
 }
 
 /// The graph mixes of [`graph`]: a frame of every node prepared and recorded into one pass

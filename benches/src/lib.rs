@@ -32,6 +32,7 @@
 mod baseline;
 mod buffers;
 mod case;
+mod contraction;
 pub mod graph;
 mod plain;
 mod probe;
@@ -42,6 +43,7 @@ mod timing;
 
 pub use baseline::Baselines;
 pub use case::{Case, Op, Path};
+pub use contraction::{Distances, PopcountRoof, untiled_context};
 pub use plain::PlainStrided;
 pub use recording::{Recording, Way};
 pub use small::{Latency, SmallCalls};
