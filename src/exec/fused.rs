@@ -148,10 +148,13 @@ impl Fused {
         if let Some(lost) = shared.lost() {
             return Err(lost);
         }
-        let keys: Vec<_> = fused_pipeline_keys(&self.plan, !shared.untiled_contractions)
-            .into_iter()
-            .filter(|k| !shared.kernels.contains(k))
-            .collect();
+        let keys: Vec<_> = fused_pipeline_keys(
+            &self.plan,
+            (!shared.untiled_contractions).then_some(!shared.cpu_rule),
+        )
+        .into_iter()
+        .filter(|k| !shared.kernels.contains(k))
+        .collect();
         compile_all(shared, &keys)?;
         Ok(keys.len())
     }

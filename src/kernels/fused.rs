@@ -25,10 +25,10 @@
 //!   output's dimensions, `value` looping over the reduced ones and combining each element's
 //!   result into an accumulator (`fx_step`);
 //! - the tiled contraction ([`KernelKind::FusedTiled`]): a workgroup a tile of 64 x 64
-//!   outputs, each input's elements along the tile's rows or columns staged in workgroup
-//!   memory 8 reduced elements at a time, each invocation combining 4 x 4 outputs in
-//!   registers through `element` (the expression on values rather than offsets) and
-//!   `fx_step`.
+//!   outputs, each invocation combining 4 x 4 outputs in registers through `element` (the
+//!   expression on values rather than offsets) and `fx_step`; `staged`, each input's
+//!   elements along the tile's rows or columns go through workgroup memory 8 reduced
+//!   elements at a time, else each invocation reads its own from the bindings.
 
 use std::fmt::Write;
 
@@ -808,11 +808,12 @@ fn main(
 
     // ----- The tiled form ----------------------------------------------------------------
 
-    /// A contraction in tiles of `TILE` x `TILE` outputs, a workgroup each: the reduced
-    /// dimension `DEPTH` elements at a time, each input's elements for the tile's rows (or
-    /// columns) staged in workgroup memory (`PITCH` words a row, so that the invocations of
-    /// one row of the tile read distinct banks), then each invocation combines its 4 x 4
-    /// outputs (rows `ly + 16 i`, columns `lx + 16 j`) in registers.
+    /// A contraction in tiles of `TILE` x `TILE` outputs, a workgroup each, each invocation
+    /// combining its 4 x 4 outputs (rows `ly + 16 i`, columns `lx + 16 j`) in registers.
+    /// Staged: the reduced dimension `DEPTH` elements at a time, each input's elements for
+    /// the tile's rows (or columns) staged in workgroup memory (`PITCH` words a row, so that
+    /// the invocations of one row of the tile read distinct banks) between two barriers.
+    /// Direct: each invocation reads its 4 rows' and 4 columns' elements from the bindings.
     fn tiled(&mut self) {
         let kernel = self.kernel;
         let inputs = inputs(kernel);
@@ -831,7 +832,7 @@ fn main(
             self.s,
             "const TILE: u32 = {TILE}u;\nconst DEPTH: u32 = {DEPTH}u;\nconst PITCH: u32 = {PITCH}u;\n"
         );
-        for k in 0..inputs {
+        for k in (0..inputs).filter(|_| kernel.staged) {
             let _ = writeln!(
                 self.s,
                 "var<workgroup> t{k}: array<{}, {}>;",
@@ -931,49 +932,62 @@ fn main(
         for i in 0..4 {
             self.line(&format!("let live{i} = y0 + ly + {}u < ny;", 16 * i));
         }
-        self.line("for (var k0 = 0u; k0 < nk; k0 += DEPTH) {");
-        self.line("    for (var e = li; e < TILE * DEPTH; e += 256u) {");
-        self.line("        let row = e / DEPTH;");
-        self.line("        let kk = e % DEPTH;");
-        self.line("        let inside = k0 + kk < nk;");
-        for k in 0..inputs {
-            self.line(&format!("        var v{k} = {};", zero(width(k))));
-            self.line(&format!("        if inside && row < n{k} {{"));
-            self.line(&format!(
-                "            v{k} = load{k}(f{k} + row * r{k} + (k0 + kk) * s{k});"
-            ));
-            self.line("        }");
-            self.line(&format!("        t{k}[row * PITCH + kk] = v{k};"));
-        }
-        self.line("    }");
-        self.line("    workgroupBarrier();");
-        self.line("    let depth = min(DEPTH, nk - k0);");
-        self.line("    for (var kk = 0u; kk < depth; kk++) {");
-        for k in 0..inputs {
-            let l = if kernel.columns[k] { "lx" } else { "ly" };
-            for m in 0..4 {
+        let side = |k: usize| if kernel.columns[k] { "lx" } else { "ly" };
+        if kernel.staged {
+            self.line("for (var k0 = 0u; k0 < nk; k0 += DEPTH) {");
+            self.line("    for (var e = li; e < TILE * DEPTH; e += 256u) {");
+            self.line("        let row = e / DEPTH;");
+            self.line("        let kk = e % DEPTH;");
+            self.line("        let inside = k0 + kk < nk;");
+            for k in 0..inputs {
+                self.line(&format!("        var v{k} = {};", zero(width(k))));
+                self.line(&format!("        if inside && row < n{k} {{"));
                 self.line(&format!(
-                    "        let p{k}_{m} = t{k}[({l} + {}u) * PITCH + kk];",
-                    16 * m
+                    "            v{k} = load{k}(f{k} + row * r{k} + (k0 + kk) * s{k});"
                 ));
+                self.line("        }");
+                self.line(&format!("        t{k}[row * PITCH + kk] = v{k};"));
             }
-        }
-        for i in 0..4 {
-            self.line(&format!("        if live{i} {{"));
-            for j in 0..4 {
-                let args: Vec<String> = (0..inputs)
-                    .map(|k| format!("p{k}_{}", if kernel.columns[k] { j } else { i }))
-                    .collect();
-                self.line(&format!(
-                    "            a{i}{j} = fx_step(a{i}{j}, element(call, {}));",
-                    args.join(", ")
-                ));
+            self.line("    }");
+            self.line("    workgroupBarrier();");
+            self.line("    let depth = min(DEPTH, nk - k0);");
+            self.line("    for (var kk = 0u; kk < depth; kk++) {");
+            for k in 0..inputs {
+                for m in 0..4 {
+                    self.line(&format!(
+                        "        let p{k}_{m} = t{k}[({} + {}u) * PITCH + kk];",
+                        side(k),
+                        16 * m
+                    ));
+                }
             }
-            self.line("        }");
+            self.tile_step("        ");
+            self.line("    }");
+            self.line("    workgroupBarrier();");
+            self.line("}");
+        } else {
+            // Each row's first element, past the operand's last row read as its last (those
+            // outputs are not written).
+            for k in 0..inputs {
+                for m in 0..4 {
+                    self.line(&format!(
+                        "let e{k}_{m} = f{k} + min({} + {}u, n{k} - 1u) * r{k};",
+                        side(k),
+                        16 * m
+                    ));
+                }
+            }
+            self.line("for (var kk = 0u; kk < nk; kk++) {");
+            for k in 0..inputs {
+                for m in 0..4 {
+                    self.line(&format!(
+                        "    let p{k}_{m} = load{k}(e{k}_{m} + kk * s{k});"
+                    ));
+                }
+            }
+            self.tile_step("    ");
+            self.line("}");
         }
-        self.line("    }");
-        self.line("    workgroupBarrier();");
-        self.line("}");
         for i in 0..4 {
             for j in 0..4 {
                 let (yy, xx) = (16 * i, 16 * j);
@@ -997,6 +1011,27 @@ fn main(
             }
         }
         self.s.push_str("}\n");
+    }
+
+    /// Emits the tiled form's 16 steps of one reduced element, `indent` deep: each live
+    /// row's 4 outputs combine the element of the inputs' rows (`p{k}_{i}`) or columns
+    /// (`p{k}_{j}`).
+    fn tile_step(&mut self, indent: &str) {
+        let kernel = self.kernel;
+        let inputs = inputs(kernel);
+        for i in 0..4 {
+            self.line(&format!("{indent}if live{i} {{"));
+            for j in 0..4 {
+                let args: Vec<String> = (0..inputs)
+                    .map(|k| format!("p{k}_{}", if kernel.columns[k] { j } else { i }))
+                    .collect();
+                self.line(&format!(
+                    "{indent}    a{i}{j} = fx_step(a{i}{j}, element(call, {}));",
+                    args.join(", ")
+                ));
+            }
+            self.line(&format!("{indent}}}"));
+        }
     }
 
     /// Emits node `n` of the element form as `v{n}`.
@@ -1095,7 +1130,7 @@ mod tests {
     fn kernel_of(desc: &crate::desc::ExprDesc) -> Option<FusedKernel> {
         let operands = desc.operands(FeatureLevel::Fl6_4).ok()?;
         let plan = FusedPlan::new(&operands);
-        let key = fused_pipeline_keys(&plan, true).into_iter().next()?;
+        let key = fused_pipeline_keys(&plan, Some(true)).into_iter().next()?;
         key.fused.map(|k| (*k).clone())
     }
 
@@ -1268,7 +1303,12 @@ mod tests {
             t.rank = 2 + (i % 2) as u8;
             t.reduce = Some((op, i % 2 == 1, 1));
             t.columns = std::array::from_fn(|k| (k + i) % 2 == 0);
-            out.push(t);
+            for staged in [false, true] {
+                out.push(FusedKernel {
+                    staged,
+                    ..t.clone()
+                });
+            }
         }
         out
     }

@@ -8,7 +8,8 @@ use gpu_xor::{
 };
 use gpu_xor_testkit::random_bytes;
 
-use crate::common::{buffer, ctx, small_windows, untiled, webgpu_rules};
+use crate::common::{buffer, ctx, small_windows, tuned, untiled, webgpu_rules};
+use gpu_xor::KernelTuning;
 use gpu_xor::inspect::KernelKind;
 
 /// The integer types codes are packed in: OpenVINO's bitwise types but the boolean.
@@ -197,11 +198,15 @@ fn tiled_hamming_distances_match_a_plain_count_and_the_untiled_kernel() {
             pad: (i + 1) % 2,
         };
         let seed = 40 + u64::from(i);
-        let tiled = check(ctx(), &q, &c, seed);
-        assert!(
-            tiled.iter().all(|&k| k == KernelKind::FusedTiled),
-            "{data_type:?}: {tiled:?}"
-        );
+        // Both forms on every adapter: staged through workgroup memory (the rule for GPUs)
+        // and read directly (the rule for CPU adapters).
+        for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+            let tiled = check(tuned(tuning), &q, &c, seed);
+            assert!(
+                tiled.iter().all(|&k| k == KernelKind::FusedTiled),
+                "{data_type:?} {tuning:?}: {tiled:?}"
+            );
+        }
         let plain = check(untiled(), &q, &c, seed);
         assert!(
             plain.iter().all(|&k| k == KernelKind::FusedReduce),
@@ -244,13 +249,18 @@ fn binary_dense_layers_match_a_plain_count() {
             pad: 0,
         };
         let seed = 90 + u64::from(i);
-        let kernels = check_contraction(ctx(), Contraction::Dense, &a, &w, seed);
         let want = if a.rows >= 8 {
             KernelKind::FusedTiled
         } else {
             KernelKind::FusedReduce
         };
-        assert!(kernels.iter().all(|&k| k == want), "{kernels:?}");
+        for tuning in [KernelTuning::Gpu, KernelTuning::Cpu] {
+            let kernels = check_contraction(tuned(tuning), Contraction::Dense, &a, &w, seed);
+            assert!(
+                kernels.iter().all(|&k| k == want),
+                "{tuning:?}: {kernels:?}"
+            );
+        }
         let plain = check_contraction(untiled(), Contraction::Dense, &a, &w, seed);
         assert!(plain.iter().all(|&k| k == KernelKind::FusedReduce));
     }

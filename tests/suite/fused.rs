@@ -4,7 +4,8 @@
 //! nodes one by one; the expressions users write (int4 unpack, Hamming distance, a masked
 //! blend); owned inputs, batches, graphs and the binding errors.
 
-use crate::common::{buffer, ctx, small_windows, webgpu_rules};
+use crate::common::{buffer, ctx, small_windows, tuned, webgpu_rules};
+use gpu_xor::KernelTuning;
 use gpu_xor::inspect::KernelKind;
 use gpu_xor::reference;
 use gpu_xor::{
@@ -401,8 +402,9 @@ fn check(ctx: &Context, case: &Case, seed: u64) -> Option<Vec<KernelKind>> {
     Some(summary.dispatches)
 }
 
-/// Random expressions, each on the suite's context, on 4 KiB windows (pieces past one
-/// binding) or under WebGPU's binding rules, byte for byte against the reference.
+/// Random expressions, each on the suite's context, under the other adapter class's kernel
+/// rule, on 4 KiB windows (pieces past one binding) or under WebGPU's binding rules, byte
+/// for byte against the reference.
 #[test]
 fn random_expressions_match_the_reference_of_their_nodes() {
     let draws = Seeded::new(0x5eed_f05e, 160);
@@ -415,8 +417,15 @@ fn random_expressions_match_the_reference_of_their_nodes() {
     let mut in_place = 0;
     let mut refused = 0;
     while run < draws.cases {
+        // The suite's context, the other adapter class's rule (contractions tiled by the
+        // other form), 4 KiB windows, WebGPU's binding rules.
+        let other = match ctx().kernel_tuning() {
+            KernelTuning::Cpu => KernelTuning::Gpu,
+            _ => KernelTuning::Cpu,
+        };
         let ctx = match run % 4 {
-            0 | 1 => ctx().clone(),
+            0 => ctx().clone(),
+            1 => tuned(other).clone(),
             2 => small_windows().clone(),
             _ => webgpu_rules(ctx()),
         };

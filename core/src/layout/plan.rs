@@ -68,11 +68,13 @@ pub enum KernelKind {
     /// A reduced fused expression shaped as a contraction: one reduced dimension after the
     /// output's rows and columns (and at most one batch dimension before them), every input
     /// constant along the rows or along the columns (queries against codes), a 32- or 64-bit
-    /// output. Tiles of 64 rows by 64 columns: each workgroup stages 8 reduced elements of
-    /// the tile's rows of every input in workgroup memory at a time, and each invocation
-    /// combines 4 x 4 outputs in registers, so an input's element is read from memory once
-    /// per tile, not once per output. Chosen per piece where the rows and the columns both
-    /// number at least 8; the other reductions run [`KernelKind::FusedReduce`].
+    /// output. Tiles of 64 rows by 64 columns, each invocation combining 4 x 4 outputs in
+    /// registers; under the rule for GPUs each workgroup stages 8 reduced elements of the
+    /// tile's rows of every input in workgroup memory at a time, so an input's element is
+    /// read from memory once per tile, not once per output; under the rule for CPU adapters
+    /// each invocation reads its rows' elements itself, with no barrier. Chosen per piece
+    /// where the rows and the columns both number at least 8; the other reductions run
+    /// [`KernelKind::FusedReduce`].
     FusedTiled,
 }
 

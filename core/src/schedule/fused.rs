@@ -243,7 +243,7 @@ pub fn lower_fused(
                     plan,
                     (&nodes, result),
                     &piece,
-                    (blocks, target.tiled),
+                    (blocks, target.tiled.then_some(!target.cpu)),
                     sources,
                     inputs_rw,
                 )
@@ -353,21 +353,22 @@ fn past_window(plan: &FusedPlan, window: u64) -> Error {
 }
 
 /// The kernel of `plan` for `piece`, in the block form, the element form, or a reduction's
-/// (tiled where `tiles` allows and the piece is a contraction), each input read from its
+/// (tiled where `tiles` is given and the piece is a contraction; staged through workgroup
+/// memory where it is true), each input read from its
 /// binding slot in `sources`: every field but the block form's variants (`vectors`,
 /// `direct`, `tail`), which start false.
 fn kernel_for(
     plan: &FusedPlan,
     (nodes, result): (&[KernelNode], u8),
     piece: &Piece<FUSED_OPERANDS>,
-    (blocks, tiles): (bool, bool),
+    (blocks, tiles): (bool, Option<bool>),
     sources: [u8; MAX_EXPR_INPUTS],
     inputs_rw: bool,
 ) -> FusedKernel {
     let inputs = plan.expr.input_count();
     let widths = plan.widths();
     let reduced = reduced_dims(piece);
-    let columns = if plan.expr.reduce().is_some() && tiles {
+    let columns = if plan.expr.reduce().is_some() && tiles.is_some() {
         contraction(piece, inputs, widths)
     } else {
         None
@@ -407,6 +408,7 @@ fn kernel_for(
         rank: rank as u8,
         reduce,
         columns: columns.unwrap_or_default(),
+        staged: columns.is_some() && tiles == Some(true),
         shared_words: !blocks && widths.out() < 4 && !spaced(piece, widths.out()),
         vectors: false,
         direct: false,
@@ -738,8 +740,9 @@ fn choose_slots(
 /// Every pipeline a call of `plan` that fits one window can need on distinct buffers, or
 /// with one input in place (read through the output's binding), the block form's with and
 /// without vectors: what warming a fused operator up compiles (a contraction's tiled kernel
-/// where `tiles` allows it). Other bindings (inputs sharing buffers, windows) may need more.
-pub fn fused_pipeline_keys(plan: &FusedPlan, tiles: bool) -> Vec<PipelineKey> {
+/// where `tiles` is given, staged where it is true). Other bindings (inputs sharing buffers,
+/// windows) may need more.
+pub fn fused_pipeline_keys(plan: &FusedPlan, tiles: Option<bool>) -> Vec<PipelineKey> {
     let mut keys = Vec::new();
     if plan.elements == 0 {
         return keys;

@@ -160,6 +160,11 @@ pub struct FusedKernel {
     /// Tiled form: the inputs staged along the tile's columns (constant along its rows);
     /// the others are staged along its rows.
     pub columns: [bool; MAX_EXPR_INPUTS],
+    /// Tiled form: the inputs are staged through workgroup memory, each element read from
+    /// memory once per tile (the rule for GPUs); without it each invocation reads its rows'
+    /// and columns' elements from their bindings, with no barrier (the rule for CPU
+    /// adapters, whose caches serve the repeated reads and whose barriers are costly).
+    pub staged: bool,
     /// Element form: the output's elements share words (8- and 16-bit elements closer than
     /// 4 bytes), so each word is written by its owner, the invocation of its first element.
     pub shared_words: bool,
