@@ -148,6 +148,10 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     // 2e. Fused expressions against their operators one by one.
     let (fused_text, fused_targets) = super::fused::fused_section(&ctx, quick);
 
+    // 2f. Contractions: Hamming distance matrices, tiled and untiled, against two roofs.
+    let (contractions_text, contractions_targets) =
+        super::contractions::contractions_section(&ctx, quick);
+
     // 3. Batched against single submits.
     let small = SmallCalls::new(&ctx, 1000, 4096);
     small.batched(&ctx);
@@ -365,6 +369,7 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
         .chain(&and_or_not_targets)
         .chain(&shifts_targets)
         .chain(&fused_targets)
+        .chain(&contractions_targets)
         .chain(&graph_report.targets)
     {
         target(name, figure.clone(), verdict(*met));
@@ -382,7 +387,7 @@ pub(crate) fn full(quick: bool) -> Result<Report, gpu_xor::Error> {
     println!("{}", load_line.trim_start());
 
     let doc = format!(
-        "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- clock: {clock}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does (the in-place call against the same kernel in place, `a ^= b`).{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Core path\n\nContiguous calls at {} of every type, in place, the logical form and every other function, in one suite with the bare XOR kernel (its own rounds, so its ratios are not the table's above): the NOT reads one input and writes one, so its bare kernel is the copy kernel, and the in-place call's is the bare XOR kernel in place.\n\n{core_table}\n## Strided layouts\n\n{strided_text}\n## AND, OR and NOT against XOR\n\n{and_or_not_text}\n## Shifts and BIT_COUNT against XOR\n\n{shifts_text}\n## Fused expressions\n\n{fused_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
+        "# Benchmark results\n\nMeasured with `cargo run --release --example bench_report -- --save`.\n\n- adapter: {adapter}\n- date: {date}\n- clock: {clock}\n- GB/s counts bytes read plus bytes written; the copy baselines move the same bytes on the same adapter in the same run, and the bare XOR kernel reads two operands of those bytes and writes one, as a contiguous XOR does (the in-place call against the same kernel in place, `a ^= b`).{load_line}\n\n## Size sweep\n\n{sweep_table}\n![GB/s against size](throughput.svg)\n\n## Paths and types at {}\n\n{paths_table}\n## Core path\n\nContiguous calls at {} of every type, in place, the logical form and every other function, in one suite with the bare XOR kernel (its own rounds, so its ratios are not the table's above): the NOT reads one input and writes one, so its bare kernel is the copy kernel, and the in-place call's is the bare XOR kernel in place.\n\n{core_table}\n## Strided layouts\n\n{strided_text}\n## AND, OR and NOT against XOR\n\n{and_or_not_text}\n## Shifts and BIT_COUNT against XOR\n\n{shifts_text}\n## Fused expressions\n\n{fused_text}\n## Contractions\n\n{contractions_text}\n## Batching\n\n{batch_text}\n## Small calls\n\n{small_text}\n## Recording\n\n{}\n## Graph\n\n{}\n## Targets\n\n{targets}",
         size_name(at),
         size_name(at),
         recording.text,
