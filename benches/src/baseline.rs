@@ -10,7 +10,7 @@ use crate::buffers::storage;
 /// 16-byte block per invocation, then a uniform with the block count and the grid's row
 /// stride ([`Grid`]).
 pub(crate) struct Kernel {
-    pipeline: wgpu::ComputePipeline,
+    pub(crate) pipeline: wgpu::ComputePipeline,
 }
 
 /// The grid of a baseline kernel over `len` bytes: the uniform its kernels read, and the
@@ -48,7 +48,7 @@ impl Kernel {
     }
 
     /// The kernel of this WGSL source, entry point `main`, its layout derived from the shader.
-    fn new(ctx: &Context, label: &str, source: &str) -> Kernel {
+    pub(crate) fn new(ctx: &Context, label: &str, source: &str) -> Kernel {
         let device = ctx.device();
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),

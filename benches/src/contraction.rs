@@ -9,6 +9,7 @@ use gpu_xor::{
     TensorDesc,
 };
 
+use crate::baseline::Kernel;
 use crate::buffers::{read, storage};
 
 /// The bare XOR-popcount kernel: 16 word distances a round in each invocation.
@@ -24,18 +25,8 @@ impl PopcountRoof {
     /// `groups` workgroups of 256 invocations, `rounds` rounds each.
     pub fn new(ctx: &Context, groups: u32, rounds: u32) -> PopcountRoof {
         let device = ctx.device();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bare xor popcount"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../bare_xor_popcount.wgsl").into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("bare xor popcount"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let source = include_str!("../bare_xor_popcount.wgsl");
+        let pipeline = Kernel::new(ctx, "bare xor popcount", source).pipeline;
         let max_x = device.limits().max_compute_workgroups_per_dimension.max(1);
         let y = groups.div_ceil(max_x);
         let x = groups.div_ceil(y);
@@ -86,17 +77,11 @@ impl PopcountRoof {
 
 /// A context on `ctx`'s device whose reductions all run untiled.
 pub fn untiled_context(ctx: &Context) -> Context {
-    Context::with_options(
-        ctx.device().clone(),
-        ctx.queue().clone(),
-        &ContextOptions {
-            feature_level: ctx.feature_level(),
-            max_window_bytes: Some(ctx.max_window_bytes()),
-            untiled_contractions: true,
-            ..Default::default()
-        },
-    )
-    .expect("an untiled context on the same device")
+    let options = ContextOptions {
+        untiled_contractions: true,
+        ..Default::default()
+    };
+    crate::report::same_device(ctx, options).expect("an untiled context on the same device")
 }
 
 /// The distances of `m` random queries against `n` random codes of `words` u32 words,

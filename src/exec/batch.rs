@@ -101,7 +101,7 @@ impl Context {
         let mut keys = Vec::new();
         for op in ops {
             for key in pipeline_keys(op.plan(), shared.max_groups) {
-                if !shared.kernels.contains(&key) && !keys.contains(&key) {
+                if !shared.kernels.keep(&key) && !keys.contains(&key) {
                     keys.push(key);
                 }
             }
@@ -399,7 +399,8 @@ impl Batch {
     }
 }
 
-/// Compiles `keys`, on several threads where the platform has them.
+/// Compiles `keys` for a warm-up, which keeps them for the context's life, on several
+/// threads where the platform has them.
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
     let threads = std::thread::available_parallelism()
@@ -408,7 +409,7 @@ pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), E
         .min(keys.len());
     if threads <= 1 {
         for key in keys {
-            shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+            shared.kernels.warm(&shared.device, &shared.late, key)?;
         }
         return Ok(());
     }
@@ -418,7 +419,7 @@ pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), E
             .map(|t| {
                 scope.spawn(move || {
                     for key in keys.iter().skip(t).step_by(threads) {
-                        shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+                        shared.kernels.warm(&shared.device, &shared.late, key)?;
                     }
                     Ok::<(), Error>(())
                 })
@@ -442,7 +443,7 @@ pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), E
 #[cfg(target_arch = "wasm32")]
 pub(crate) fn compile_all(shared: &Shared, keys: &[PipelineKey]) -> Result<(), Error> {
     for key in keys {
-        shared.kernels.pipeline(&shared.device, &shared.late, key)?;
+        shared.kernels.warm(&shared.device, &shared.late, key)?;
     }
     Ok(())
 }

@@ -153,7 +153,7 @@ impl Fused {
             (!shared.untiled_contractions).then_some(!shared.cpu_rule),
         )
         .into_iter()
-        .filter(|k| !shared.kernels.contains(k))
+        .filter(|k| !shared.kernels.keep(k))
         .collect();
         compile_all(shared, &keys)?;
         Ok(keys.len())

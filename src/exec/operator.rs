@@ -96,10 +96,8 @@ impl Compiled {
         }
         let mut compiled = 0;
         for key in pipeline_keys(&self.plan, shared.max_groups) {
-            if !shared.kernels.contains(&key) {
-                shared
-                    .kernels
-                    .pipeline(&shared.device, &shared.late, &key)?;
+            if !shared.kernels.keep(&key) {
+                shared.kernels.warm(&shared.device, &shared.late, &key)?;
                 compiled += 1;
             }
         }

@@ -22,17 +22,27 @@ enum ModuleKey {
     Fused(Arc<FusedKernel>),
 }
 
-/// Shader modules and compute pipelines a context keeps: past these, the least recently used
-/// is dropped to make room (a prepared call holds its own pipelines, and a call whose
-/// pipeline was dropped makes it again). Without a bound, a program that makes ever new
-/// operators or expressions would hold every kernel it ever compiled; a CPU adapter's
-/// compiled kernel takes megabytes.
+/// Shader modules and compute pipelines a context keeps besides those warmed up: past
+/// these, the least recently used is dropped to make room (a prepared call holds its own
+/// pipelines, and a call whose pipeline was dropped makes it again). The pipelines a warm-up
+/// compiles, or finds, are kept for the context's life, as a warm-up promises. Without a
+/// bound, a program that makes ever new operators or expressions would hold every kernel it
+/// ever compiled; a CPU adapter's compiled kernel takes megabytes.
 pub(crate) const KEPT_KERNELS: usize = 256;
 
-/// A map of at most [`KEPT_KERNELS`] entries, which drops its least recently used entry to
-/// make room for a new one.
+/// One kept value: when it was last used, and whether it is kept for good.
+struct Kept<V> {
+    value: V,
+    used: u64,
+    pinned: bool,
+}
+
+/// A map of at most [`KEPT_KERNELS`] entries besides its pinned ones, which drops its least
+/// recently used unpinned entry to make room for a new one.
 struct Recent<K, V> {
-    entries: HashMap<K, (V, u64)>,
+    entries: HashMap<K, Kept<V>>,
+    /// Entries not pinned.
+    unpinned: usize,
     /// A use's number: each `get` and `insert` takes the next.
     clock: u64,
 }
@@ -41,36 +51,76 @@ impl<K: std::hash::Hash + Eq + Clone, V: Clone> Recent<K, V> {
     fn new() -> Recent<K, V> {
         Recent {
             entries: HashMap::new(),
+            unpinned: 0,
             clock: 0,
         }
     }
 
+    #[cfg(test)]
     fn contains(&self, key: &K) -> bool {
         self.entries.contains_key(key)
+    }
+
+    /// Pins `key`'s entry where there is one; returns whether there is.
+    fn pin(&mut self, key: &K) -> bool {
+        match self.entries.get_mut(key) {
+            Some(kept) => {
+                if !kept.pinned {
+                    kept.pinned = true;
+                    self.unpinned -= 1;
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     fn get(&mut self, key: &K) -> Option<V> {
         self.clock += 1;
         let now = self.clock;
-        self.entries.get_mut(key).map(|(value, used)| {
-            *used = now;
-            value.clone()
+        self.entries.get_mut(key).map(|kept| {
+            kept.used = now;
+            kept.value.clone()
         })
     }
 
-    fn insert(&mut self, key: K, value: V) {
-        if self.entries.len() >= KEPT_KERNELS && !self.entries.contains_key(&key) {
+    /// Keeps `value` for `key`, pinned where `pin`; an entry for `key` already there stays
+    /// (its value is the same kernel).
+    fn insert(&mut self, key: K, value: V, pin: bool) {
+        if self.pin_or_touch(&key, pin) {
+            return;
+        }
+        if !pin && self.unpinned >= KEPT_KERNELS {
             let oldest = self
                 .entries
                 .iter()
-                .min_by_key(|(_, (_, used))| *used)
+                .filter(|(_, kept)| !kept.pinned)
+                .min_by_key(|(_, kept)| kept.used)
                 .map(|(k, _)| k.clone());
             if let Some(oldest) = oldest {
                 self.entries.remove(&oldest);
+                self.unpinned -= 1;
             }
         }
         self.clock += 1;
-        self.entries.insert(key, (value, self.clock));
+        self.unpinned += usize::from(!pin);
+        self.entries.insert(
+            key,
+            Kept {
+                value,
+                used: self.clock,
+                pinned: pin,
+            },
+        );
+    }
+
+    /// Where `key` has an entry, marks it used (pinned too where `pin`); returns whether it
+    /// has.
+    fn pin_or_touch(&mut self, key: &K, pin: bool) -> bool {
+        if pin {
+            return self.pin(key);
+        }
+        self.get(key).is_some()
     }
 }
 
@@ -158,9 +208,20 @@ impl KernelCache {
         )
     }
 
-    /// Whether the pipeline for `key` is made already.
-    pub fn contains(&self, key: &PipelineKey) -> bool {
-        lock(&self.pipelines).contains(key)
+    /// Whether the pipeline for `key` is made already; if it is, it is kept from now on
+    /// (a warm-up found it).
+    pub fn keep(&self, key: &PipelineKey) -> bool {
+        lock(&self.pipelines).pin(key)
+    }
+
+    /// [`KernelCache::pipeline`] for a warm-up: the pipeline is kept for the context's life.
+    pub fn warm(
+        &self,
+        device: &wgpu::Device,
+        late: &Late,
+        key: &PipelineKey,
+    ) -> Result<wgpu::ComputePipeline, Error> {
+        self.made_or_kept(device, late, key, true)
     }
 
     /// The pipeline for `key`, created on first use. Errors that the device reports only
@@ -171,6 +232,19 @@ impl KernelCache {
         late: &Late,
         key: &PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
+        self.made_or_kept(device, late, key, false)
+    }
+
+    fn made_or_kept(
+        &self,
+        device: &wgpu::Device,
+        late: &Late,
+        key: &PipelineKey,
+        pin: bool,
+    ) -> Result<wgpu::ComputePipeline, Error> {
+        if pin {
+            self.keep(key);
+        }
         if let Some(p) = lock(&self.pipelines).get(key) {
             return Ok(p);
         }
@@ -214,7 +288,7 @@ impl KernelCache {
                         })
                     })?;
                     self.made[0].fetch_add(1, Ordering::Relaxed);
-                    modules.insert(module_key, m.clone());
+                    modules.insert(module_key, m.clone(), false);
                     m
                 }
             }
@@ -241,7 +315,7 @@ impl KernelCache {
             })
         })?;
         self.made[1].fetch_add(1, Ordering::Relaxed);
-        lock(&self.pipelines).insert(key.clone(), pipeline.clone());
+        lock(&self.pipelines).insert(key.clone(), pipeline.clone(), pin);
         Ok(pipeline)
     }
 }
@@ -271,20 +345,44 @@ mod tests {
     fn kept_kernels_are_bounded_and_the_least_recently_used_goes() {
         let mut kept: Recent<usize, usize> = Recent::new();
         for k in 0..KEPT_KERNELS {
-            kept.insert(k, 10 * k);
+            kept.insert(k, 10 * k, false);
         }
         assert_eq!(kept.get(&0), Some(0));
-        kept.insert(KEPT_KERNELS, 1);
+        kept.insert(KEPT_KERNELS, 1, false);
         assert_eq!(kept.entries.len(), KEPT_KERNELS);
         assert!(kept.contains(&0), "used last, kept");
         assert!(!kept.contains(&1), "used least recently, dropped");
         assert_eq!(kept.get(&2), Some(20));
-        // Inserting a key it holds replaces it, dropping nothing.
-        kept.insert(2, 7);
-        assert_eq!((kept.entries.len(), kept.get(&2)), (KEPT_KERNELS, Some(7)));
+        // Inserting a key it holds keeps its entry, dropping nothing.
+        kept.insert(2, 7, false);
+        assert_eq!((kept.entries.len(), kept.get(&2)), (KEPT_KERNELS, Some(20)));
         for k in 0..10 * KEPT_KERNELS {
-            kept.insert(1000 + k, k);
+            kept.insert(1000 + k, k, false);
         }
         assert_eq!(kept.entries.len(), KEPT_KERNELS);
+    }
+
+    /// Pinned entries (a warm-up's) are never dropped and leave the bound to the others;
+    /// pinning one already kept takes it out of the count.
+    #[test]
+    fn warmed_kernels_stay() {
+        let mut kept: Recent<usize, usize> = Recent::new();
+        kept.insert(0, 0, false);
+        assert!(kept.pin(&0));
+        assert!(!kept.pin(&1), "nothing to pin");
+        for k in 1..=2 * KEPT_KERNELS {
+            kept.insert(k, k, k <= KEPT_KERNELS);
+        }
+        // 0 and the first KEPT_KERNELS pinned, the last KEPT_KERNELS unpinned: all kept.
+        assert_eq!(kept.entries.len(), 2 * KEPT_KERNELS + 1);
+        for k in 0..3 * KEPT_KERNELS {
+            kept.insert(10_000 + k, k, false);
+        }
+        assert_eq!(kept.entries.len(), 2 * KEPT_KERNELS + 1);
+        assert!(
+            (0..=KEPT_KERNELS).all(|k| kept.contains(&k)),
+            "pinned, kept"
+        );
+        assert!(!kept.contains(&(KEPT_KERNELS + 1)), "unpinned, dropped");
     }
 }

@@ -234,14 +234,26 @@ pub(crate) fn tuned_context(
     ctx: &Context,
     tuning: KernelTuning,
 ) -> Result<Context, gpu_xor::Error> {
+    let options = ContextOptions {
+        kernel_tuning: tuning,
+        ..Default::default()
+    };
+    same_device(ctx, options)
+}
+
+/// A context on `ctx`'s device and queue with `options`, `ctx`'s binding window and feature
+/// level in place of theirs.
+pub(crate) fn same_device(
+    ctx: &Context,
+    options: ContextOptions,
+) -> Result<Context, gpu_xor::Error> {
     Context::with_options(
         ctx.device().clone(),
         ctx.queue().clone(),
         &ContextOptions {
             feature_level: ctx.feature_level(),
             max_window_bytes: Some(ctx.max_window_bytes()),
-            kernel_tuning: tuning,
-            ..Default::default()
+            ..options
         },
     )
 }

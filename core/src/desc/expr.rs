@@ -472,15 +472,7 @@ impl ExprDesc {
         codes: TensorDesc,
         output: TensorDesc,
     ) -> ExprDesc {
-        let (queries, codes) = (
-            with_unit_dimension(queries, 1),
-            with_unit_dimension(codes, 2),
-        );
-        // The words' axis: the last of the space the two broadcast to.
-        let axis = queries.rank().max(codes.rank()).saturating_sub(1);
-        let mut e = Expr::new();
-        let q = e.input(queries);
-        let c = e.input(codes);
+        let (mut e, q, c, axis) = rows_against_rows(queries, codes);
         let x = e.apply(Operator::BitwiseXor, &[q, c]);
         let bits = e.bit_count(x, DataType::U32);
         e.reduce(bits, ReduceOp::Sum, &[axis], output)
@@ -511,14 +503,7 @@ impl ExprDesc {
         // More bits than an INT32 counts leave the offset's rule to the output: none wraps
         // below 2^31 bits.
         let bits = i32::try_from(u64::from(words) * u64::from(word_bits)).unwrap_or(i32::MAX);
-        let (inputs, weights) = (
-            with_unit_dimension(inputs, 1),
-            with_unit_dimension(weights, 2),
-        );
-        let axis = inputs.rank().max(weights.rank()).saturating_sub(1);
-        let mut e = Expr::new();
-        let a = e.input(inputs);
-        let w = e.input(weights);
+        let (mut e, a, w, axis) = rows_against_rows(inputs, weights);
         let x = e.apply(Operator::BitwiseXor, &[a, w]);
         let xnor = e.apply(Operator::BitwiseNot, &[x]);
         let ones = e.bit_count(xnor, DataType::U32);
@@ -838,6 +823,20 @@ impl ExprDesc {
         }
         Ok(space)
     }
+}
+
+/// An expression whose inputs are `rows` read as `[.., M, 1, W]` and `columns` read as
+/// `[.., 1, N, W]`, and the axis of the words in the space the two broadcast to (its last).
+fn rows_against_rows(rows: TensorDesc, columns: TensorDesc) -> (Expr, Node, Node, usize) {
+    let (rows, columns) = (
+        with_unit_dimension(rows, 1),
+        with_unit_dimension(columns, 2),
+    );
+    let axis = rows.rank().max(columns.rank()).saturating_sub(1);
+    let mut e = Expr::new();
+    let r = e.input(rows);
+    let c = e.input(columns);
+    (e, r, c, axis)
 }
 
 /// `desc` with a dimension of one element inserted `from_end` dimensions before its last
