@@ -25,18 +25,16 @@ fn measure(ctx: &Context, d: &Distances, rounds: usize) -> (f64, Option<f64>) {
     d.check(ctx, &d.tiled);
     d.check(ctx, &d.untiled);
     let iters = iterations(d.traffic(), 1 << 28).min(20);
-    let tiled = |_: ()| time(ctx, iters, &|e, i| Distances::record(&d.tiled, e, i));
+    let tiled = || time(ctx, iters, &|e, i| Distances::record(&d.tiled, e, i));
     if d.kernels.0 == d.kernels.1 {
         let t = (0..rounds)
-            .map(|_| tiled(()).as_secs_f64())
+            .map(|_| tiled().as_secs_f64())
             .fold(f64::MAX, f64::min);
         return (t, None);
     }
-    let (t, u) = paired(
-        rounds,
-        || tiled(()),
-        || time(ctx, iters, &|e, i| Distances::record(&d.untiled, e, i)),
-    );
+    let (t, u) = paired(rounds, tiled, || {
+        time(ctx, iters, &|e, i| Distances::record(&d.untiled, e, i))
+    });
     (t, Some(u))
 }
 

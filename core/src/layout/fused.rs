@@ -85,8 +85,9 @@ impl FusedPlan {
     /// The kernel form the layout names: [`KernelKind::FusedBlocks`] where every operand is
     /// dense or one repeated element over one dimension, [`KernelKind::FusedElements`]
     /// otherwise, [`KernelKind::FusedReduce`] for a reduction (whose pieces shaped as
-    /// contractions run [`KernelKind::FusedTiled`]), [`KernelKind::Empty`] for an empty output. A piece whose bindings leave a
-    /// dense operand off a 4-byte boundary runs the element form.
+    /// contractions run [`KernelKind::FusedTiled`]), [`KernelKind::Empty`] for an empty
+    /// output. A piece whose bindings leave a dense operand off a 4-byte boundary runs the
+    /// element form.
     pub fn kernel(&self) -> KernelKind {
         self.kernel
     }

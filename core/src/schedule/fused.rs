@@ -208,6 +208,12 @@ pub fn lower_fused(
     };
     let (nodes, result) = kernel_nodes(plan);
     let constants = constants(plan);
+    // A sum's affine map, the identity without one.
+    let affine = plan.expr.affine().unwrap_or(Affine {
+        scale: 1,
+        offset: 0,
+    });
+    let affine = [affine.scale as u32, affine.offset as u32, 0, 0];
     let mut lowered = Vec::with_capacity(pieces.len());
     for whole in pieces {
         let ranges: [Option<Range>; MAX_SLOTS] = std::array::from_fn(|s| {
@@ -258,22 +264,15 @@ pub fn lower_fused(
                 ..kernel
             };
             debug_assert!(!kernel.shared_words || nested(&piece));
-            let mut record = record(
+            let record = record(
                 &kernel,
                 &piece,
                 start,
                 window_start,
                 widths,
-                constants,
+                (constants, affine),
                 target.max_groups,
             );
-            let affine = plan.expr.affine().unwrap_or(Affine {
-                scale: 1,
-                offset: 0,
-            });
-            let mut params: FusedParams = bytemuck::cast(record.params);
-            params.affine = [affine.scale as u32, affine.offset as u32, 0, 0];
-            record.params = bytemuck::cast(params);
             if overlapping(&ranges, inputs_rw) {
                 summary.overlapping_bindings += 1;
             }
@@ -547,14 +546,14 @@ fn block_form(
         })
 }
 
-/// The record and grid of one piece.
+/// The record and grid of one piece, with the call's constants and affine words.
 fn record(
     kernel: &FusedKernel,
     piece: &Piece<FUSED_OPERANDS>,
     start: [u64; FUSED_OPERANDS],
     window_start: [u64; FUSED_OPERANDS],
     widths: Widths<FUSED_OPERANDS>,
-    constants: [[u32; 2]; MAX_EXPR_CONSTANTS],
+    (constants, affine): ([[u32; 2]; MAX_EXPR_CONSTANTS], [u32; 4]),
     max_groups: u32,
 ) -> Dispatch {
     // The split keeps every offset, size and stride of a piece inside its window: below
@@ -590,6 +589,7 @@ fn record(
             to_u32(elements),
         ],
         constants,
+        affine,
         ..FusedParams::default()
     };
     for o in 0..FUSED_OPERANDS {
