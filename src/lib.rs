@@ -140,14 +140,14 @@ use gpu_xor_core::{error, layout, schedule};
 pub use desc::{
     Affine, AutoBroadcast, BitFunction, BitXorDesc, BitwiseXorDesc, DataType, DmlBinaryDesc,
     DmlBinaryOp, DmlUnaryDesc, DmlUnaryOp, ElementFunction, Expr, ExprDesc, ExprNode, ExprOperands,
-    FeatureLevel, LogicalXorDesc, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc, OvUnaryOp,
-    Reduce, ReduceOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
+    FeatureLevel, KnnDesc, LogicalXorDesc, Operator, OvBinaryDesc, OvBinaryOp, OvUnaryDesc,
+    OvUnaryOp, Reduce, ReduceOp, TensorDesc, TensorFlags, TensorName, infer_output_shape,
 };
 pub use error::{Error, ErrorCategory, ErrorKind, WgpuError};
 pub use exec::{
     Batch, Bindings, CompiledOperator, Context, ContextOptions, DmlBinary, DmlUnary, Element,
-    ExprBindings, Fused, Graph, Input, LimitsChoice, OvBinary, OvUnary, OwnedInputs, Prepared,
-    RecordingObjects, Tensor, TensorBinding, TuningReport,
+    ExprBindings, Fused, Graph, Input, Knn, KnnBindings, KnnCall, LimitsChoice, OvBinary, OvUnary,
+    OwnedInputs, Prepared, RecordingObjects, Tensor, TensorBinding, TuningReport,
 };
 // The XOR aliases of 0.1, deprecated for one release: the types are `DmlBinary` and `OvBinary`.
 #[allow(deprecated)]

@@ -619,6 +619,46 @@ fn write(bytes: &mut [u8], at: usize, width: usize, value: u64) {
     bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
 }
 
+/// The `k` codes nearest each query in Hamming space, by exhaustive search: for each query
+/// (a row of bytes), the pairs (distance, index) of the `k` smallest distances to `codes`
+/// (rows of the same length), ascending, ties broken by the lower index, over the codes for
+/// which `allowed` holds; past the allowed codes, the sentinel `(u32::MAX, u64::MAX)`.
+///
+/// ```
+/// use gpu_xor_core::reference::k_nearest;
+///
+/// let codes: [&[u8]; 4] = [&[0b1111], &[0b0001], &[0b0011], &[0b0001]];
+/// let found = k_nearest(&[&[0b0000]], &codes, 3, |_| true);
+/// assert_eq!(found[0], [(1, 1), (1, 3), (2, 2)]);
+/// let found = k_nearest(&[&[0b0000]], &codes, 3, |n| n % 2 == 0);
+/// assert_eq!(found[0], [(2, 2), (4, 0), (u32::MAX, u64::MAX)]);
+/// ```
+pub fn k_nearest(
+    queries: &[&[u8]],
+    codes: &[&[u8]],
+    k: usize,
+    allowed: impl Fn(usize) -> bool,
+) -> Vec<Vec<(u32, u64)>> {
+    queries
+        .iter()
+        .map(|q| {
+            let mut found: Vec<(u32, u64)> = codes
+                .iter()
+                .enumerate()
+                .filter(|&(n, _)| allowed(n))
+                .map(|(n, c)| {
+                    let d = q.iter().zip(*c).map(|(a, b)| (a ^ b).count_ones()).sum();
+                    (d, n as u64)
+                })
+                .collect();
+            found.sort_unstable();
+            found.truncate(k);
+            found.resize(k, (u32::MAX, u64::MAX));
+            found
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -235,6 +235,7 @@ impl Context {
             },
             max_groups: limits.max_compute_workgroups_per_dimension,
             kernels,
+            knn: Default::default(),
             dummy,
             device,
             queue,

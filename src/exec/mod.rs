@@ -27,6 +27,7 @@
 //! 15. `fused.rs`: fused expressions, compiled.
 //! 16. `tensor.rs`: typed GPU tensors.
 //! 17. `convenience.rs`: the one-call forms on tensors.
+//! 18. `knn.rs`: searches in Hamming space, compiled and prepared, and their one-call forms.
 
 mod arena;
 mod batch;
@@ -39,6 +40,7 @@ mod fault;
 mod fused;
 mod graph;
 mod kept;
+mod knn;
 mod operator;
 mod readback;
 mod shared;
@@ -53,6 +55,7 @@ pub use encode::Prepared;
 pub use env::LimitsChoice;
 pub use fused::Fused;
 pub use graph::Graph;
+pub use knn::{Knn, KnnBindings, KnnCall};
 // The XOR aliases of 0.1, deprecated: one name per operator type.
 #[allow(deprecated)]
 pub use operator::{BitXor, BitwiseXor, LogicalXor};

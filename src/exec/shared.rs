@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::arena::SharedArena;
 use super::kept::KeptGroup;
+use crate::kernels::knn::KnnCache;
 use crate::kernels::pipelines::KernelCache;
 use crate::layout::Limits;
 use crate::schedule::{KernelChoices, KernelTuning};
@@ -22,6 +23,8 @@ pub(crate) struct Shared {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub kernels: KernelCache,
+    /// The pipelines of searches, by their constants.
+    pub knn: KnnCache,
     /// Bound in a slot that no operand uses (bind groups must fill every binding).
     pub dummy: wgpu::Buffer,
     pub windows: Limits,

@@ -4,5 +4,6 @@
 //! device feature (SHADER_INT64, SHADER_F16) is ever needed.
 
 pub(crate) mod fused;
+pub(crate) mod knn;
 pub(crate) mod pipelines;
 pub(crate) mod shaders;

@@ -27,6 +27,7 @@ mod faults;
 mod files;
 mod fused;
 mod in_place;
+mod knn;
 mod large;
 mod logical_xor;
 mod one_shot;

@@ -10,6 +10,7 @@ mod data_type;
 mod expr;
 mod feature_level;
 mod function;
+mod knn;
 mod names;
 pub mod onnx;
 mod operands;
@@ -27,7 +28,8 @@ pub use expr::{
 };
 pub use feature_level::FeatureLevel;
 pub use function::{BitFunction, ElementFunction};
-pub use names::TensorName;
+pub use knn::{KnnDesc, KnnLayout, MAX_CODE_BITS, MAX_K};
+pub use names::{SearchTensor, TensorName};
 pub use operands::{Operand, Operands};
 pub use operators::{
     DmlBinaryOp, DmlUnaryOp, Operator, OperatorGroup, OperatorSpec, OvBinaryOp, OvUnaryOp,

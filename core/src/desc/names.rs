@@ -16,6 +16,24 @@ pub enum TensorName {
     /// tensors are looked up by name ([`crate::Plan::strides`], [`crate::Operands::operand`]),
     /// input 0 is A and every later input B (an operator has two at most).
     Input(u8),
+    /// A tensor of a search ([`crate::desc::KnnDesc`]); looked up as an operator's tensor, it
+    /// is B.
+    Search(SearchTensor),
+}
+
+/// The tensors of a search in Hamming space ([`crate::desc::KnnDesc`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SearchTensor {
+    /// The queries, `[.., M, W]`.
+    Queries,
+    /// The codes searched, `[.., N, W]`.
+    Codes,
+    /// The allow-list, one bit a code.
+    AllowList,
+    /// The distances found, `[.., M, k]`.
+    Distances,
+    /// The indices of the codes found, `[.., M, k]`.
+    Indices,
 }
 
 impl TensorName {
@@ -30,6 +48,13 @@ impl fmt::Display for TensorName {
             TensorName::B => f.write_str("BTensor"),
             TensorName::Output => f.write_str("OutputTensor"),
             TensorName::Input(k) => write!(f, "input {k}"),
+            TensorName::Search(t) => f.write_str(match t {
+                SearchTensor::Queries => "queries",
+                SearchTensor::Codes => "codes",
+                SearchTensor::AllowList => "allow-list",
+                SearchTensor::Distances => "distances",
+                SearchTensor::Indices => "indices",
+            }),
         }
     }
 }

@@ -139,7 +139,7 @@ impl Operands {
     pub fn operand(&self, tensor: TensorName) -> &Operand {
         &self.operands[match tensor {
             TensorName::A | TensorName::Input(0) => 0,
-            TensorName::B | TensorName::Input(_) => 1,
+            TensorName::B | TensorName::Input(_) | TensorName::Search(_) => 1,
             TensorName::Output => 2,
         }]
     }

@@ -1043,6 +1043,93 @@ errors! {
             source: WgpuError,
         } => Wgpu,
 
+        // ----- k nearest in Hamming space ---------------------------------------------------
+        /// `k` of a search is 0, above [`crate::desc::MAX_K`], or above the number of codes.
+        #[error("k = {k}: a search returns 1 to {max} results, and at most one per code ({codes} codes)")]
+        KnnK {
+            /// The `k` asked for.
+            k: u64,
+            /// The most a search returns ([`crate::desc::MAX_K`]).
+            max: u32,
+            /// The codes searched (in each batch).
+            codes: u64,
+        } => KnnK,
+
+        /// A tensor of a search does not fit the others: queries and codes of different words,
+        /// batch sizes that do not broadcast, outputs that are not `[.., M, k]`, a rank
+        /// outside 1 to 8, or a strided allow-list.
+        #[error("{tensor} sizes {}: {what}", Dims(sizes))]
+        KnnShape {
+            /// The tensor.
+            tensor: TensorName,
+            /// Its sizes.
+            sizes: Vec<u32>,
+            /// What is wrong with them.
+            what: &'static str,
+        } => KnnShape,
+
+        /// A tensor of a search has a type the search does not take: codes are integers of one
+        /// type in queries and codes, distances `UINT32` or `INT32`, indices `UINT32`, `INT32`,
+        /// `UINT64` or `INT64`, an allow-list an integer type.
+        #[error("{tensor} has type {}: {what}", data_type.directml_name())]
+        KnnType {
+            /// The tensor.
+            tensor: TensorName,
+            /// Its type.
+            data_type: DataType,
+            /// What the search takes there.
+            what: &'static str,
+        } => KnnType,
+
+        /// Codes longer than a search takes ([`crate::desc::MAX_CODE_BITS`]).
+        #[error("codes of {bits} bits: a search takes codes of at most {max} bits")]
+        KnnCodeBits {
+            /// Bits in one code.
+            bits: u64,
+            /// The most a search takes.
+            max: u64,
+        } => KnnCodeBits,
+
+        /// The index type cannot number every code and keep its sentinel (all bits set) apart.
+        #[error(
+            "{} indices cannot number {codes} codes: at most {max} (all bits set is the sentinel)",
+            data_type.directml_name()
+        )]
+        KnnIndexType {
+            /// The indices' type.
+            data_type: DataType,
+            /// The codes searched (in each batch).
+            codes: u64,
+            /// The most codes it numbers.
+            max: u64,
+        } => KnnIndexType,
+
+        /// An allow-list holds fewer bits than there are codes.
+        #[error("an allow-list of {bits} bits for {codes} codes: it needs one bit a code")]
+        KnnAllowList {
+            /// Bits it holds.
+            bits: u64,
+            /// The codes searched (in each batch).
+            codes: u64,
+        } => KnnAllowList,
+
+        /// An output of a search overlaps an input or the other output: a search's outputs are
+        /// written while its inputs are read, by kernels that run after one another.
+        #[error(
+            "the {tensor} range [{}, {}) overlaps the {other} range [{}, {}) of the same buffer",
+            range.0, range.1, other_range.0, other_range.1
+        )]
+        KnnOverlap {
+            /// The output.
+            tensor: TensorName,
+            /// Its byte range.
+            range: (u64, u64),
+            /// The tensor it overlaps.
+            other: TensorName,
+            /// That tensor's byte range.
+            other_range: (u64, u64),
+        } => KnnOverlap,
+
         // ----- Tensor views and options ----------------------------------------------------------
         /// A tensor view (`Tensor::view` in `gpu-xor`) reaches past the end of its buffer.
         #[error(
@@ -1234,6 +1321,20 @@ errors! {
         InvalidBuffer => "invalid_buffer", Device,
         /// [`Error::Wgpu`].
         Wgpu => "wgpu", Device,
+        /// [`Error::KnnK`].
+        KnnK => "knn_k", Description,
+        /// [`Error::KnnShape`].
+        KnnShape => "knn_shape", Description,
+        /// [`Error::KnnType`].
+        KnnType => "knn_type", Description,
+        /// [`Error::KnnCodeBits`].
+        KnnCodeBits => "knn_code_bits", Description,
+        /// [`Error::KnnIndexType`].
+        KnnIndexType => "knn_index_type", Description,
+        /// [`Error::KnnAllowList`].
+        KnnAllowList => "knn_allow_list", Description,
+        /// [`Error::KnnOverlap`].
+        KnnOverlap => "knn_overlap", Binding,
         /// [`Error::ViewOutOfBounds`].
         ViewOutOfBounds => "view_out_of_bounds", HostData,
         /// [`Error::NotDense`].

@@ -1,6 +1,7 @@
 //! The error table's own tests: every rule a kind, a category and a message that names it.
 
 use super::*;
+use crate::desc::SearchTensor;
 use std::collections::HashSet;
 
 /// One value of every variant, in the order of the enum.
@@ -251,6 +252,40 @@ fn one_of_each() -> Vec<Error> {
             call: "submit",
             source: WgpuError::message_only("refused"),
         },
+        Error::KnnK {
+            k: 0,
+            max: 1024,
+            codes: 10,
+        },
+        Error::KnnShape {
+            tensor: TensorName::Search(SearchTensor::Codes),
+            sizes: vec![10, 3],
+            what: "codes have the words of the queries",
+        },
+        Error::KnnType {
+            tensor: TensorName::Search(SearchTensor::Distances),
+            data_type: DataType::F32,
+            what: "distances are UINT32 or INT32",
+        },
+        Error::KnnCodeBits {
+            bits: 16384,
+            max: 8192,
+        },
+        Error::KnnIndexType {
+            data_type: DataType::I32,
+            codes: 1 << 31,
+            max: (1 << 31) - 2,
+        },
+        Error::KnnAllowList {
+            bits: 32,
+            codes: 40,
+        },
+        Error::KnnOverlap {
+            tensor: TensorName::Search(SearchTensor::Indices),
+            range: (0, 8),
+            other: TensorName::Search(SearchTensor::Codes),
+            other_range: (4, 12),
+        },
         Error::ViewOutOfBounds {
             offset: 16,
             size: 8,
@@ -366,6 +401,13 @@ fn every_kind_has_its_declared_category() {
         (K::TensorTypeMismatch, HostData),
         (K::SizeOverflow, HostData),
         (K::HostAllocation, HostData),
+        (K::KnnK, Description),
+        (K::KnnShape, Description),
+        (K::KnnType, Description),
+        (K::KnnCodeBits, Description),
+        (K::KnnIndexType, Description),
+        (K::KnnAllowList, Description),
+        (K::KnnOverlap, Binding),
         (K::ViewOutOfBounds, HostData),
         (K::NotDense, HostData),
         (K::BufferTooLarge, Device),

@@ -126,7 +126,7 @@ impl FusedPlan {
         let k = match tensor {
             TensorName::Output => return OUT,
             TensorName::A => 0,
-            TensorName::B => 1,
+            TensorName::B | TensorName::Search(_) => 1,
             TensorName::Input(k) => usize::from(k),
         };
         if k < self.expr.input_count() {

@@ -233,7 +233,7 @@ pub fn slot(tensor: TensorName) -> usize {
     match tensor {
         TensorName::Output => OUT,
         TensorName::A | TensorName::Input(0) => A,
-        TensorName::B | TensorName::Input(_) => B,
+        TensorName::B | TensorName::Input(_) | TensorName::Search(_) => B,
     }
 }
 

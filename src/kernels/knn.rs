@@ -1,0 +1,227 @@
+//! The kernels of a search in Hamming space (`knn.wgsl`): their constants, their source,
+//! and their pipelines, made once per context for each set of constants.
+
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, WgpuError};
+use crate::scope::{Late, capture};
+use crate::sync::lock;
+
+/// The kernels' entry points, in the order a search runs them.
+pub(crate) const ENTRY_POINTS: [&str; 6] =
+    ["histogram", "threshold", "nearer", "ties", "tied", "finish"];
+pub(crate) const HISTOGRAM: usize = 0;
+pub(crate) const THRESHOLD: usize = 1;
+pub(crate) const NEARER: usize = 2;
+pub(crate) const TIES: usize = 3;
+pub(crate) const TIED: usize = 4;
+pub(crate) const FINISH: usize = 5;
+
+/// Invocations of a workgroup.
+pub(crate) const WORKGROUP: u32 = 256;
+/// Bytes of one dispatch's parameters in the uniform buffer (a dynamic offset's alignment).
+pub(crate) const PARAMS_BYTES: u64 = 256;
+/// Words a workgroup stages of its queries, at most.
+const STAGE_WORDS: u32 = 1024;
+/// Counters of a workgroup's own histograms, at most (10 KiB, with the staged queries under
+/// WebGPU's 16 KiB of workgroup memory).
+const LOCAL_BINS: u32 = 2560;
+
+/// The constants a search's kernels are compiled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct KnnKernel {
+    /// Bytes of an element as the kernels read it: 1, 2, 4 or 8.
+    pub width: u32,
+    /// Elements of a code.
+    pub words: u32,
+    /// Queries a workgroup compares with each code it reads.
+    pub queries: u32,
+    /// Distances 0 to the bits of a code.
+    pub bins: u32,
+    /// Whether each workgroup counts in workgroup memory first.
+    pub local: bool,
+    /// Whether the inputs are bound `read_write` (they share a buffer with an output).
+    pub inputs_rw: bool,
+}
+
+impl KnnKernel {
+    /// The constants for codes of `words` elements of `width` bytes: as many queries a
+    /// workgroup as its staged words and counters hold, up to 8.
+    pub fn new(width: u32, words: u32, inputs_rw: bool) -> KnnKernel {
+        let stage = words * width.div_ceil(4);
+        let bins = words * width * 8 + 1;
+        let fits = |q: u32| q * stage <= STAGE_WORDS && q * bins <= LOCAL_BINS;
+        let queries = [8, 4, 2, 1].into_iter().find(|&q| fits(q)).unwrap_or(1);
+        KnnKernel {
+            width,
+            words,
+            queries,
+            bins,
+            local: queries * bins <= LOCAL_BINS,
+            inputs_rw,
+        }
+    }
+
+    /// The WGSL source.
+    pub fn source(&self) -> String {
+        let ew = self.width.div_ceil(4);
+        let read = |buffer: &str| match self.width {
+            8 => format!("    return {buffer}[2u * e + part];"),
+            4 => format!("    return {buffer}[e];"),
+            2 => format!("    return ({buffer}[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu;"),
+            _ => format!("    return ({buffer}[e >> 2u] >> ((e & 3u) * 8u)) & 0xffu;"),
+        };
+        let stage = self.words * ew;
+        let u = |v: u32| format!("{v}u");
+        include_str!("knn.wgsl")
+            .replace("$READ_QUERY", &read("queries"))
+            .replace("$READ_CODE", &read("codes"))
+            .replace("$STAGE_ALL", &u(stage * self.queries))
+            .replace("$STAGE", &u(stage))
+            .replace("$Q", &u(self.queries))
+            .replace("$WORDS", &u(self.words))
+            .replace("$EW", &u(ew))
+            .replace(
+                "$LOCAL_BINS",
+                &u(if self.local {
+                    self.queries * self.bins
+                } else {
+                    1
+                }),
+            )
+            .replace("$BINS", &u(self.bins))
+            .replace("$LOCAL", if self.local { "true" } else { "false" })
+            .replace(
+                "$ACCESS",
+                if self.inputs_rw { "read_write" } else { "read" },
+            )
+    }
+}
+
+/// The pipelines of one set of constants, and their bind group layout.
+pub(crate) struct KnnPipelines {
+    pub layout: wgpu::BindGroupLayout,
+    pub pipelines: Vec<wgpu::ComputePipeline>,
+}
+
+/// The pipelines made so far on a context, by their constants.
+#[derive(Default)]
+pub(crate) struct KnnCache {
+    made: Mutex<HashMap<KnnKernel, Arc<KnnPipelines>>>,
+}
+
+impl KnnCache {
+    /// The pipelines for `kernel`, made on first use.
+    pub fn pipelines(
+        &self,
+        device: &wgpu::Device,
+        late: &Late,
+        kernel: &KnnKernel,
+    ) -> Result<Arc<KnnPipelines>, Error> {
+        if let Some(p) = lock(&self.made).get(kernel) {
+            return Ok(p.clone());
+        }
+        let made = capture(
+            device,
+            late,
+            |e| Error::Pipeline(WgpuError::new(e)),
+            || make(device, kernel),
+        )
+        .map_err(|e| Error::Pipeline(WgpuError::new(e)))?;
+        let made = Arc::new(made);
+        lock(&self.made).insert(*kernel, made.clone());
+        Ok(made)
+    }
+}
+
+fn make(device: &wgpu::Device, kernel: &KnnKernel) -> KnnPipelines {
+    let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: true,
+            min_binding_size: NonZeroU64::new(PARAMS_BYTES),
+        },
+        count: None,
+    }];
+    entries.extend((1..4).map(|b| storage(b, !kernel.inputs_rw)));
+    entries.extend((4..7).map(|b| storage(b, false)));
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("gpu-xor search"),
+        entries: &entries,
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("gpu-xor search"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("gpu-xor search"),
+        source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
+    });
+    let pipelines = ENTRY_POINTS
+        .iter()
+        .map(|entry| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("gpu-xor search"),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &[],
+                    // Every kernel writes the workgroup memory it reads first.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            })
+        })
+        .collect();
+    KnnPipelines { layout, pipelines }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every form of the kernels is valid WGSL, and each entry point stays within WebGPU's
+    /// 16 KiB of workgroup memory.
+    #[test]
+    fn every_form_validates() {
+        for width in [1, 2, 4, 8] {
+            for words in [1, 3, 8, 32, 8192 / (8 * width)] {
+                for inputs_rw in [false, true] {
+                    let kernel = KnnKernel::new(width, words, inputs_rw);
+                    let source = kernel.source();
+                    let module = naga::front::wgsl::parse_str(&source)
+                        .unwrap_or_else(|e| panic!("{kernel:?}: {}", e.emit_to_string(&source)));
+                    naga::valid::Validator::new(
+                        naga::valid::ValidationFlags::all(),
+                        naga::valid::Capabilities::default(),
+                    )
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{kernel:?}: {e:?}"));
+                    let stage = kernel.queries * words * width.div_ceil(4);
+                    let local = if kernel.local {
+                        kernel.queries * kernel.bins
+                    } else {
+                        1
+                    };
+                    assert!(4 * (stage + local) <= 16384, "{kernel:?}");
+                }
+            }
+        }
+    }
+}
