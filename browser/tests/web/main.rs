@@ -19,6 +19,7 @@ mod conformance;
 mod errors;
 mod fused;
 mod kernels;
+mod knn;
 mod logical_xor;
 mod strided;
 mod windows;
