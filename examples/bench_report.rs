@@ -38,6 +38,9 @@
 //!   codes of 256 and 1,024 bits (10^5 against 1,000 queries on a CPU adapter), tiled and
 //!   untiled, against the copy kernel and a bare XOR-popcount kernel on registers
 //!   (`--contractions` runs this alone);
+//! - search (`--search` alone, not in the full report): k nearest in Hamming space, `M` = 1
+//!   against the copy kernel and `M` = 1,000; with `--peer DIR`, against the FAISS searches
+//!   that `benches/faiss/peer.py` wrote to `DIR`;
 //! - 1,000 small calls batched against 1,000 single submits;
 //! - the latency of one 4 KiB call alone and of one call in a batch of 1,000, against the
 //!   bare kernel on the same ranges;
@@ -94,6 +97,8 @@ fn main() -> Result<(), gpu_xor::Error> {
         Some(Section::Fused)
     } else if flag("--contractions") {
         Some(Section::Contractions)
+    } else if flag("--search") {
+        Some(Section::Search)
     } else if flag("--transposes") {
         Some(Section::Transposes)
     } else if flag("--strided") {

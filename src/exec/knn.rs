@@ -325,6 +325,15 @@ impl Bound<'_> {
     }
 }
 
+// In a browser wgpu's objects are neither `Send` nor `Sync`, and neither is a prepared
+// search; the `Arc` is what native threads share.
+#[cfg_attr(
+    target_arch = "wasm32",
+    expect(
+        clippy::arc_with_non_send_sync,
+        reason = "one thread in a browser; Send and Sync on native"
+    )
+)]
 fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
     let shared = &*op.ctx.shared;
     if let Some(lost) = shared.known_lost() {
@@ -429,7 +438,7 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
     }
     let kernel_width = q.width as u32;
     let base = |x: u64| x * num / den;
-    let kernel = KnnKernel::new(kernel_width, words as u32, inputs_rw);
+    let kernel = KnnKernel::new(kernel_width, words as u32, l.m, inputs_rw);
     let pipelines = shared
         .knn
         .pipelines(&shared.device, &shared.late, &kernel)?;

@@ -47,13 +47,18 @@ pub(crate) struct KnnKernel {
 }
 
 impl KnnKernel {
-    /// The constants for codes of `words` elements of `width` bytes: as many queries a
-    /// workgroup as its staged words and counters hold, up to 8.
-    pub fn new(width: u32, words: u32, inputs_rw: bool) -> KnnKernel {
+    /// The constants for codes of `words` elements of `width` bytes, searched for `m`
+    /// queries: as many queries a workgroup as its staged words and counters hold, up to 8
+    /// and no more than `m` (rounded up to a power of two).
+    pub fn new(width: u32, words: u32, m: u64, inputs_rw: bool) -> KnnKernel {
         let stage = words * width.div_ceil(4);
         let bins = words * width * 8 + 1;
         let fits = |q: u32| q * stage <= STAGE_WORDS && q * bins <= LOCAL_BINS;
-        let queries = [8, 4, 2, 1].into_iter().find(|&q| fits(q)).unwrap_or(1);
+        let most = m.clamp(1, 8).next_power_of_two() as u32;
+        let queries = [8, 4, 2, 1]
+            .into_iter()
+            .find(|&q| q <= most && fits(q))
+            .unwrap_or(1);
         KnnKernel {
             width,
             words,
@@ -203,7 +208,7 @@ mod tests {
         for width in [1, 2, 4, 8] {
             for words in [1, 3, 8, 32, 8192 / (8 * width)] {
                 for inputs_rw in [false, true] {
-                    let kernel = KnnKernel::new(width, words, inputs_rw);
+                    let kernel = KnnKernel::new(width, words, 8, inputs_rw);
                     let source = kernel.source();
                     let module = naga::front::wgsl::parse_str(&source)
                         .unwrap_or_else(|e| panic!("{kernel:?}: {}", e.emit_to_string(&source)));

@@ -16,6 +16,7 @@ mod full;
 mod fused;
 mod graph;
 mod recording;
+mod search;
 mod shifts_and_count;
 mod strided;
 mod suite;
@@ -52,6 +53,9 @@ pub enum Section {
     /// Hamming distances between packed codes, tiled and untiled, against the copy kernel
     /// and the bare XOR-popcount kernel (`--contractions`).
     Contractions,
+    /// k nearest in Hamming space against the copy kernel and, given `--peer DIR`, against
+    /// the FAISS searches `benches/faiss/peer.py` wrote there (`--search`).
+    Search,
     /// Every strided layout under the fixed kernel rules (`KernelTuning::Cpu`, `Gpu`) and
     /// under the kernels measured on the device (`KernelTuning::Measured`), with the
     /// measurement's cost (`--strided --tunings`); on a GPU, the transpose probe first.
@@ -59,6 +63,13 @@ pub enum Section {
     /// The transpose probe: one transpose written several ways outside the library, against
     /// the library's kernels and the copy kernel (`--transposes`).
     Transposes,
+}
+
+/// The directory after `--peer` on the command line, if any.
+fn peer_dir() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == "--peer")?;
+    args.get(at + 1).cloned()
 }
 
 /// The files `bench_report -- --save` writes, as text.
@@ -140,6 +151,9 @@ pub fn section(section: Section, quick: bool) -> Result<Option<(String, String)>
         }
         Section::Contractions => {
             contractions::contractions_section(&ctx, quick);
+        }
+        Section::Search => {
+            search::search_section(&ctx, quick, peer_dir().as_deref());
         }
         Section::Strided => {
             let (_, targets) = strided::strided_section(&ctx, quick);
