@@ -25,6 +25,8 @@ pub(crate) const WORKGROUP: u32 = 256;
 pub(crate) const PARAMS_BYTES: u64 = 256;
 /// Words a workgroup stages of its queries, at most.
 const STAGE_WORDS: u32 = 1024;
+/// Staged words per query up to which the distances' loop is unrolled.
+const UNROLLED: u32 = 16;
 /// Counters of a workgroup's own histograms, at most (10 KiB, with the staged queries under
 /// WebGPU's 16 KiB of workgroup memory).
 const LOCAL_BINS: u32 = 2560;
@@ -80,7 +82,53 @@ impl KnnKernel {
         };
         let stage = self.words * ew;
         let u = |v: u32| format!("{v}u");
+        // The distances of code `n` to the Q staged queries, one variable each, so that they
+        // stay in registers: d0, d1, ...
+        let qs = 0..self.queries;
+        let (mut preload, mut distances) = (String::new(), String::new());
+        distances += "        let row = p.c_base + n * p.c_row;\n";
+        for qi in qs.clone() {
+            distances += &format!("        var d{qi} = 0u;\n");
+        }
+        if stage <= UNROLLED {
+            // Short codes: every staged word in a register before the codes' loop, and the
+            // words' loop unrolled (a CPU adapter's gathers from workgroup memory cost more
+            // than the registers; on a GPU the reads were broadcasts).
+            for qi in qs.clone() {
+                for j in 0..stage {
+                    preload += &format!("    let s{qi}_{j} = stage[{}u];\n", qi * stage + j);
+                }
+            }
+            for j in 0..stage {
+                let (w, part) = (j / ew, j % ew);
+                distances +=
+                    &format!("        let c{j} = code_word(row + {w}u * p.c_word, {part}u);\n");
+                for qi in qs.clone() {
+                    distances += &format!("        d{qi} += countOneBits(s{qi}_{j} ^ c{j});\n");
+                }
+            }
+        } else {
+            distances += "        for (var w = 0u; w < WORDS; w++) {\n            for (var part = 0u; part < EW; part++) {\n                let c = code_word(row + w * p.c_word, part);\n                let s = w * EW + part;\n";
+            for qi in qs.clone() {
+                distances += &format!(
+                    "                d{qi} += countOneBits(stage[{qi}u * STAGE + s] ^ c);\n"
+                );
+            }
+            distances += "            }\n        }";
+        }
+        let count: String = qs
+            .clone()
+            .map(|qi| format!("        count(q0, {qi}u, d{qi});\n"))
+            .collect();
+        let take: String = qs
+            .clone()
+            .map(|qi| format!("        take(q0, {qi}u, d{qi}, n);\n"))
+            .collect();
         include_str!("knn.wgsl")
+            .replace("$PRELOAD", &preload)
+            .replace("$DISTANCES", &distances)
+            .replace("$COUNT", &count)
+            .replace("$TAKE", &take)
             .replace("$READ_QUERY", &read("queries"))
             .replace("$READ_CODE", &read("codes"))
             .replace("$STAGE_ALL", &u(stage * self.queries))

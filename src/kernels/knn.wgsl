@@ -94,19 +94,30 @@ fn stage_queries(q0: u32, count: u32, t: u32) {
     }
 }
 
-// The distances of code `n` of the window to the Q staged queries.
-fn distances(n: u32) -> array<u32, Q> {
-    var d: array<u32, Q>;
-    let row = p.c_base + n * p.c_row;
-    for (var w = 0u; w < WORDS; w++) {
-        for (var part = 0u; part < EW; part++) {
-            let c = code_word(row + w * p.c_word, part);
-            for (var qi = 0u; qi < Q; qi++) {
-                d[qi] += countOneBits(stage[qi * STAGE + w * EW + part] ^ c);
-            }
+// Counts code `n` of the window at distance `d` from query `qi` of the workgroup's.
+fn count(q0: u32, qi: u32, d: u32) {
+    if (q0 + qi < p.m) {
+        if (LOCAL) {
+            atomicAdd(&local_hist[qi * BINS + d], 1u);
+        } else {
+            atomicAdd(&scratch[(q0 + qi) * p.stride + d], 1u);
         }
     }
-    return d;
+}
+
+// Code `n` of the window, at distance `d` from query `qi` of the workgroup's: a result if it
+// is nearer than the query's k-th, counted if it is at it.
+fn take(q0: u32, qi: u32, d: u32, n: u32) {
+    let limit = sums[qi];
+    if (d < limit) {
+        let base = (q0 + qi) * p.stride;
+        let slot = atomicAdd(&scratch[base + STATE + 3u], 1u);
+        let at = base + COUNTS + 2u * p.chunks + 2u * slot;
+        atomicStore(&scratch[at], d);
+        atomicStore(&scratch[at + 1u], p.code0 + n);
+    } else if (d == limit) {
+        atomicAdd(&per_query[qi], 1u);
+    }
 }
 
 // The distance of code `n` of the window to the one staged query.
@@ -145,22 +156,15 @@ fn histogram(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_inde
         }
     }
     workgroupBarrier();
+$PRELOAD
     let first = g.x * p.chunk;
     let end = min(first + p.chunk, p.n);
     for (var n = first + t; n < end; n += WG) {
         if (!allowed(n)) {
             continue;
         }
-        let d = distances(n);
-        for (var qi = 0u; qi < Q; qi++) {
-            if (q0 + qi < p.m) {
-                if (LOCAL) {
-                    atomicAdd(&local_hist[qi * BINS + d[qi]], 1u);
-                } else {
-                    atomicAdd(&scratch[(q0 + qi) * p.stride + d[qi]], 1u);
-                }
-            }
-        }
+$DISTANCES
+$COUNT
     }
     if (LOCAL) {
         workgroupBarrier();
@@ -232,25 +236,15 @@ fn nearer(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) 
         atomicStore(&per_query[t], 0u);
     }
     workgroupBarrier();
+$PRELOAD
     let first = g.x * p.chunk;
     let end = min(first + p.chunk, p.n);
     for (var n = first + t; n < end; n += WG) {
         if (!allowed(n)) {
             continue;
         }
-        let d = distances(n);
-        for (var qi = 0u; qi < Q; qi++) {
-            let limit = sums[qi];
-            if (d[qi] < limit) {
-                let base = (q0 + qi) * p.stride;
-                let slot = atomicAdd(&scratch[base + STATE + 3u], 1u);
-                let at = base + COUNTS + 2u * p.chunks + 2u * slot;
-                atomicStore(&scratch[at], d[qi]);
-                atomicStore(&scratch[at + 1u], p.code0 + n);
-            } else if (d[qi] == limit) {
-                atomicAdd(&per_query[qi], 1u);
-            }
-        }
+$DISTANCES
+$TAKE
     }
     workgroupBarrier();
     if (t < Q && q0 + t < p.m) {
