@@ -15,7 +15,7 @@ use super::tensor::Tensor;
 use crate::desc::{DataType, KnnDesc, KnnLayout, SearchTensor, TensorDesc, TensorName};
 use crate::error::{Error, WgpuError};
 use crate::kernels::knn::{
-    FINISH, HISTOGRAM, KnnKernel, KnnPipelines, NEARER, PARAMS_BYTES, THRESHOLD, TIED, TIES,
+    BOUND, FINISH, HISTOGRAM, KnnKernel, KnnPipelines, NEARER, PARAMS_BYTES, THRESHOLD, TIED, TIES,
     WORKGROUP,
 };
 use crate::scope::capture;
@@ -492,7 +492,7 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
         code_windows.push(windows);
     }
     let bins = u64::from(kernel.bins);
-    let stride = bins + 4 + 2 * chunks + 2 * k;
+    let stride = bins + 5 + 2 * chunks + 2 * k;
     // The windows of queries: rows whose queries, outputs and scratch fit one binding.
     // The scratch is the search's own buffer: its bindings follow the device's limit, not
     // the windows the context was asked for.
@@ -618,6 +618,7 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
             };
             let first = (blocks[0].0, 0);
             let per_query = [mw as u32, 1];
+            steps.push(step(BOUND, first, per_query));
             for &bl in &blocks {
                 steps.push(step(HISTOGRAM, bl, [0, groups(u64::from(kernel.queries))]));
             }

@@ -9,15 +9,23 @@ use crate::error::{Error, WgpuError};
 use crate::scope::{Late, capture};
 use crate::sync::lock;
 
-/// The kernels' entry points, in the order a search runs them.
-pub(crate) const ENTRY_POINTS: [&str; 6] =
-    ["histogram", "threshold", "nearer", "ties", "tied", "finish"];
+/// The kernels' entry points (a search runs `bound` first, then the others in order).
+pub(crate) const ENTRY_POINTS: [&str; 7] = [
+    "histogram",
+    "threshold",
+    "nearer",
+    "ties",
+    "tied",
+    "finish",
+    "bound",
+];
 pub(crate) const HISTOGRAM: usize = 0;
 pub(crate) const THRESHOLD: usize = 1;
 pub(crate) const NEARER: usize = 2;
 pub(crate) const TIES: usize = 3;
 pub(crate) const TIED: usize = 4;
 pub(crate) const FINISH: usize = 5;
+pub(crate) const BOUND: usize = 6;
 
 /// Invocations of a workgroup.
 pub(crate) const WORKGROUP: u32 = 256;

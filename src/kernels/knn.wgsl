@@ -3,7 +3,8 @@
 //
 // The distances are small integers (0 to the bits of a code), so the k smallest of a query
 // are found by counting, never by writing the M x N distances:
-//   1. `histogram`: each query's count of codes at each distance;
+//   0. `bound`: a bound on each query's k-th distance, from the first codes;
+//   1. `histogram`: each query's count of codes at each distance within its bound;
 //   2. `threshold`: the distance T of the k-th result, the count `below` of codes nearer,
 //      and `need`, how many of the codes at T are taken (the ones of lowest index);
 //   3. `nearer`: the codes nearer than T, written to the query's results, and each chunk's
@@ -13,7 +14,8 @@
 //   6. `finish`: the results sorted by (distance, index), written to the outputs, the
 //      sentinel (every bit set) past the codes found.
 // Steps 1, 3 and 5 run once per window of codes; the scratch of each query is
-//   [histogram: BINS][T, below, need, written][counts at T: chunks][first slot: chunks]
+//   [histogram: BINS][T, below, need, written, bound][counts at T: chunks]
+//   [first slot: chunks]
 //   [results: 2 k].
 
 const WG: u32 = 256u;
@@ -29,7 +31,7 @@ const LOCAL: bool = $LOCAL;
 const LOCAL_BINS: u32 = $LOCAL_BINS;
 const SORT: u32 = 1024u;
 const STATE: u32 = BINS;
-const COUNTS: u32 = BINS + 4u;
+const COUNTS: u32 = BINS + 5u;
 const NONE: u32 = 0xffffffffu;
 
 struct Params {
@@ -61,6 +63,7 @@ var<workgroup> local_hist: array<atomic<u32>, LOCAL_BINS>;
 var<workgroup> sums: array<u32, WG>;
 var<workgroup> per_query: array<atomic<u32>, Q>;
 var<workgroup> uniform_word: u32;
+var<workgroup> kth: array<u32, 2>;
 var<workgroup> sort_d: array<u32, SORT>;
 var<workgroup> sort_i: array<u32, SORT>;
 
@@ -94,9 +97,10 @@ fn stage_queries(q0: u32, count: u32, t: u32) {
     }
 }
 
-// Counts code `n` of the window at distance `d` from query `qi` of the workgroup's.
+// Counts code `n` of the window at distance `d` from query `qi` of the workgroup's, where
+// `d` is within the query's bound.
 fn count(q0: u32, qi: u32, d: u32) {
-    if (q0 + qi < p.m) {
+    if (q0 + qi < p.m && d <= sums[qi]) {
         if (LOCAL) {
             atomicAdd(&local_hist[qi * BINS + d], 1u);
         } else {
@@ -150,6 +154,13 @@ fn scan(t: u32) -> u32 {
 fn histogram(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let q0 = g.y * Q;
     stage_queries(q0, Q, t);
+    if (t < Q) {
+        var most = 0u;
+        if (q0 + t < p.m) {
+            most = atomicLoad(&scratch[(q0 + t) * p.stride + STATE + 4u]);
+        }
+        sums[t] = most;
+    }
     if (LOCAL) {
         for (var i = t; i < LOCAL_BINS; i += WG) {
             atomicStore(&local_hist[i], 0u);
@@ -178,9 +189,10 @@ $COUNT
     }
 }
 
-@compute @workgroup_size(256)
-fn threshold(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let base = g.x * p.stride;
+// Scans the counts of the query whose scratch starts at `base`: leaves in `kth` the distance
+// of its k-th code and the count of codes nearer, or NONE and the total where it has fewer
+// than k; then zeroes the counts for the next search.
+fn kth_counted(base: u32, t: u32) {
     let per = (BINS + WG - 1u) / WG;
     let lo = min(t * per, BINS);
     let hi = min(lo + per, BINS);
@@ -193,32 +205,69 @@ fn threshold(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_inde
     let through = scan(t);
     let total = sums[WG - 1u];
     let before = through - s;
-    if (total <= p.k) {
-        // Every allowed code is a result.
-        if (t == 0u) {
-            atomicStore(&scratch[base + STATE], BINS);
-            atomicStore(&scratch[base + STATE + 1u], total);
-            atomicStore(&scratch[base + STATE + 2u], 0u);
-        }
-    } else if (before < p.k && through >= p.k) {
+    if (t == 0u) {
+        kth[0] = NONE;
+        kth[1] = total;
+    }
+    workgroupBarrier();
+    if (total >= p.k && before < p.k && through >= p.k) {
         var c = before;
         for (var b = lo; b < hi; b++) {
             let h = atomicLoad(&scratch[base + b]);
             if (c + h >= p.k) {
-                atomicStore(&scratch[base + STATE], b);
-                atomicStore(&scratch[base + STATE + 1u], c);
-                atomicStore(&scratch[base + STATE + 2u], p.k - c);
+                kth[0] = b;
+                kth[1] = c;
                 break;
             }
             c += h;
         }
     }
     workgroupBarrier();
-    // The histogram is zero again for the next search.
     for (var b = lo; b < hi; b++) {
         atomicStore(&scratch[base + b], 0u);
     }
+}
+
+// A bound on each query's k-th distance, before the histograms: the k-th distance among the
+// window's first codes (more codes can only bring the k-th nearer), so that the histograms
+// count only the codes at or under it; the last distance where the sample holds fewer
+// than k codes.
+@compute @workgroup_size(256)
+fn bound(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let q = g.x;
+    let base = q * p.stride;
+    stage_queries(q, 1u, t);
+    workgroupBarrier();
+    let end = min(p.n, max(4u * p.k, 4096u));
+    for (var n = t; n < end; n += WG) {
+        if (allowed(n)) {
+            atomicAdd(&scratch[base + distance(n)], 1u);
+        }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    kth_counted(base, t);
     if (t == 0u) {
+        atomicStore(&scratch[base + STATE + 4u], select(kth[0], BINS - 1u, kth[0] == NONE));
+    }
+}
+
+@compute @workgroup_size(256)
+fn threshold(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let base = g.x * p.stride;
+    kth_counted(base, t);
+    if (t == 0u) {
+        if (kth[0] != NONE) {
+            atomicStore(&scratch[base + STATE], kth[0]);
+            atomicStore(&scratch[base + STATE + 1u], kth[1]);
+            atomicStore(&scratch[base + STATE + 2u], p.k - kth[1]);
+        } else {
+            // Fewer than k codes counted: every allowed code under the bound is a result.
+            let bound = atomicLoad(&scratch[base + STATE + 4u]);
+            atomicStore(&scratch[base + STATE], bound + 1u);
+            atomicStore(&scratch[base + STATE + 1u], kth[1]);
+            atomicStore(&scratch[base + STATE + 2u], 0u);
+        }
         atomicStore(&scratch[base + STATE + 3u], 0u);
     }
 }
