@@ -15,8 +15,8 @@ use super::tensor::Tensor;
 use crate::desc::{DataType, KnnDesc, KnnLayout, SearchTensor, TensorDesc, TensorName};
 use crate::error::{Error, WgpuError};
 use crate::kernels::knn::{
-    BOUND, FINISH, HISTOGRAM, KnnKernel, KnnPipelines, NEARER, PARAMS_BYTES, THRESHOLD, TIED, TIES,
-    WORKGROUP,
+    BOUND, CANDIDATES, FINISH, HISTOGRAM, KnnKernel, KnnPipelines, NEARER, PARAMS_BYTES, SORT,
+    THRESHOLD, TIED, TIES, WORKGROUP,
 };
 use crate::scope::capture;
 
@@ -281,7 +281,7 @@ fn named<'a>(b: &KnnBindings<'a>) -> Vec<(Option<TensorName>, &'a wgpu::Buffer)>
 
 /// The parameters of one dispatch, as `Params` in `knn.wgsl`.
 #[derive(Clone, Copy, Default)]
-struct Params([u32; 24]);
+struct Params([u32; 28]);
 
 /// A bound byte range: the window a binding gives a kernel.
 #[derive(Clone, Copy, Debug)]
@@ -492,7 +492,11 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
         code_windows.push(windows);
     }
     let bins = u64::from(kernel.bins);
-    let stride = bins + 5 + 2 * chunks + 2 * k;
+    // Per query: counts, state, two words a chunk, the results, the candidates.
+    let results = k.max(SORT);
+    let stride = bins + 8 + 2 * chunks + 2 * results + 2 * CANDIDATES;
+    // The bound's sample: enough codes that the candidates under it are few.
+    let sample = (l.n / 64).clamp((4 * k).max(4096), 65536);
     // The windows of queries: rows whose queries, outputs and scratch fit one binding.
     // The scratch is the search's own buffer: its bindings follow the device's limit, not
     // the windows the context was asked for.
@@ -536,7 +540,6 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
     let mut params: Vec<Params> = Vec::new();
     let mut sets: Vec<[Window; 6]> = Vec::new();
     let mut steps = Vec::new();
-    let sort_n = (k as u32).next_power_of_two();
     let allow_bound = b.allow;
     for (bi, x) in offsets.iter().enumerate() {
         for &(m0, m1) in &query_windows[bi] {
@@ -584,11 +587,15 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
                     d_base,
                     dist.row,
                     dist.word,
-                    u64::from(sort_n),
+                    0,
                     i_base,
                     idx.row,
                     idx.word,
                     if l.wide_indices { 2 } else { 1 },
+                    bins + 8 + 2 * batch_chunks[bi] + 2 * results,
+                    CANDIDATES,
+                    sample,
+                    0,
                 ];
                 params.push(Params(p.map(|v| v as u32)));
                 sets.push([

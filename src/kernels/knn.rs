@@ -29,6 +29,10 @@ pub(crate) const BOUND: usize = 6;
 
 /// Invocations of a workgroup.
 pub(crate) const WORKGROUP: u32 = 256;
+/// Results a query's finishing sort holds.
+pub(crate) const SORT: u64 = 1024;
+/// Candidates a query keeps from its histograms.
+pub(crate) const CANDIDATES: u64 = 4096;
 /// Bytes of one dispatch's parameters in the uniform buffer (a dynamic offset's alignment).
 pub(crate) const PARAMS_BYTES: u64 = 256;
 /// Words a workgroup stages of its queries, at most.
@@ -126,7 +130,7 @@ impl KnnKernel {
         }
         let count: String = qs
             .clone()
-            .map(|qi| format!("        count(q0, {qi}u, d{qi});\n"))
+            .map(|qi| format!("        count(q0, {qi}u, d{qi}, n);\n"))
             .collect();
         let take: String = qs
             .clone()

@@ -1,22 +1,25 @@
-// k nearest in Hamming space: the six kernels of a search, generated with its constants
+// k nearest in Hamming space: the seven kernels of a search, generated with its constants
 // ($-names, replaced by `knn::source`). Each workgroup is 256 invocations.
 //
 // The distances are small integers (0 to the bits of a code), so the k smallest of a query
 // are found by counting, never by writing the M x N distances:
 //   0. `bound`: a bound on each query's k-th distance, from the first codes;
-//   1. `histogram`: each query's count of codes at each distance within its bound;
+//   1. `histogram`: each query's count of codes at each distance within its bound; each
+//      code counted is kept as a candidate while there is room;
 //   2. `threshold`: the distance T of the k-th result, the count `below` of codes nearer,
-//      and `need`, how many of the codes at T are taken (the ones of lowest index);
+//      and `need`, how many of the codes at T are taken (the ones of lowest index). Where
+//      the candidates hold every code counted and fit the sort, those at or under T are
+//      the results, copied here, and steps 3 to 5 pass the query by;
 //   3. `nearer`: the codes nearer than T, written to the query's results, and each chunk's
 //      count of codes at T;
 //   4. `ties`: each chunk's share of the codes at T, by a scan over the chunks in order;
 //   5. `tied`: the codes at T of each chunk with a share, in index order;
 //   6. `finish`: the results sorted by (distance, index), written to the outputs, the
 //      sentinel (every bit set) past the codes found.
-// Steps 1, 3 and 5 run once per window of codes; the scratch of each query is
-//   [histogram: BINS][T, below, need, written, bound][counts at T: chunks]
-//   [first slot: chunks]
-//   [results: 2 k].
+// Steps 1, 3 and 5 run once per window of codes (step 0 on the first); the scratch of each
+// query is
+//   [histogram: BINS][T, below, need, written, bound, fast, found, candidates]
+//   [counts at T: chunks][first slot: chunks][results: 2 max(k, SORT)][candidates: 2 cap].
 
 const WG: u32 = 256u;
 // Queries per workgroup in steps 1 and 3.
@@ -31,7 +34,7 @@ const LOCAL: bool = $LOCAL;
 const LOCAL_BINS: u32 = $LOCAL_BINS;
 const SORT: u32 = 1024u;
 const STATE: u32 = BINS;
-const COUNTS: u32 = BINS + 5u;
+const COUNTS: u32 = BINS + 8u;
 const NONE: u32 = 0xffffffffu;
 
 struct Params {
@@ -45,9 +48,12 @@ struct Params {
     q_base: u32, q_row: u32, q_word: u32, has_allow: u32,
     c_base: u32, c_row: u32, c_word: u32, a_base: u32,
     // Distances: offset, strides of a row and of a result; the sorted results' count.
-    d_base: u32, d_row: u32, d_col: u32, sort_n: u32,
+    d_base: u32, d_row: u32, d_col: u32, pad0: u32,
     // Indices (elements of 4 or 8 bytes): offset, strides; 2 for 8-byte indices.
     i_base: u32, i_row: u32, i_col: u32, index_words: u32,
+    // The candidates' first word in a query's scratch, how many it holds, the codes the
+    // bound samples.
+    cand: u32, cap: u32, sample: u32, pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -63,7 +69,7 @@ var<workgroup> local_hist: array<atomic<u32>, LOCAL_BINS>;
 var<workgroup> sums: array<u32, WG>;
 var<workgroup> per_query: array<atomic<u32>, Q>;
 var<workgroup> uniform_word: u32;
-var<workgroup> kth: array<u32, 2>;
+var<workgroup> kth: array<u32, 3>;
 var<workgroup> sort_d: array<u32, SORT>;
 var<workgroup> sort_i: array<u32, SORT>;
 
@@ -98,13 +104,19 @@ fn stage_queries(q0: u32, count: u32, t: u32) {
 }
 
 // Counts code `n` of the window at distance `d` from query `qi` of the workgroup's, where
-// `d` is within the query's bound.
-fn count(q0: u32, qi: u32, d: u32) {
+// `d` is within the query's bound, and keeps it as a candidate while there is room.
+fn count(q0: u32, qi: u32, d: u32, n: u32) {
     if (q0 + qi < p.m && d <= sums[qi]) {
+        let base = (q0 + qi) * p.stride;
         if (LOCAL) {
             atomicAdd(&local_hist[qi * BINS + d], 1u);
         } else {
-            atomicAdd(&scratch[(q0 + qi) * p.stride + d], 1u);
+            atomicAdd(&scratch[base + d], 1u);
+        }
+        let slot = atomicAdd(&scratch[base + STATE + 7u], 1u);
+        if (slot < p.cap) {
+            atomicStore(&scratch[base + p.cand + 2u * slot], d);
+            atomicStore(&scratch[base + p.cand + 2u * slot + 1u], p.code0 + n);
         }
     }
 }
@@ -190,8 +202,8 @@ $COUNT
 }
 
 // Scans the counts of the query whose scratch starts at `base`: leaves in `kth` the distance
-// of its k-th code and the count of codes nearer, or NONE and the total where it has fewer
-// than k; then zeroes the counts for the next search.
+// of its k-th code, the count of codes nearer and the count at it, or NONE and the total
+// where it has fewer than k; then zeroes the counts for the next search.
 fn kth_counted(base: u32, t: u32) {
     let per = (BINS + WG - 1u) / WG;
     let lo = min(t * per, BINS);
@@ -217,6 +229,7 @@ fn kth_counted(base: u32, t: u32) {
             if (c + h >= p.k) {
                 kth[0] = b;
                 kth[1] = c;
+                kth[2] = h;
                 break;
             }
             c += h;
@@ -238,7 +251,7 @@ fn bound(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t
     let base = q * p.stride;
     stage_queries(q, 1u, t);
     workgroupBarrier();
-    let end = min(p.n, max(4u * p.k, 4096u));
+    let end = min(p.n, p.sample);
     for (var n = t; n < end; n += WG) {
         if (allowed(n)) {
             atomicAdd(&scratch[base + distance(n)], 1u);
@@ -252,34 +265,77 @@ fn bound(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t
     }
 }
 
+// The k-th distance of each query, and its way: where its candidates hold every code at or
+// under it (none were left out for room) and they fit the sort, they are the results to
+// sort, copied here; else `nearer`, `ties` and `tied` find them among all the codes again.
+// State: [T, below, need, written, bound, fast, found, candidates].
 @compute @workgroup_size(256)
 fn threshold(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let base = g.x * p.stride;
     kth_counted(base, t);
     if (t == 0u) {
+        let bound = atomicLoad(&scratch[base + STATE + 4u]);
+        let candidates = atomicLoad(&scratch[base + STATE + 7u]);
+        // Fewer than k codes counted: every allowed code under the bound is a result.
+        var limit = bound + 1u;
+        var below = kth[1];
+        var need = 0u;
+        var at_limit = 0u;
         if (kth[0] != NONE) {
-            atomicStore(&scratch[base + STATE], kth[0]);
-            atomicStore(&scratch[base + STATE + 1u], kth[1]);
-            atomicStore(&scratch[base + STATE + 2u], p.k - kth[1]);
-        } else {
-            // Fewer than k codes counted: every allowed code under the bound is a result.
-            let bound = atomicLoad(&scratch[base + STATE + 4u]);
-            atomicStore(&scratch[base + STATE], bound + 1u);
-            atomicStore(&scratch[base + STATE + 1u], kth[1]);
-            atomicStore(&scratch[base + STATE + 2u], 0u);
+            limit = kth[0];
+            need = p.k - below;
+            at_limit = kth[2];
         }
+        let fast = candidates <= p.cap && below + at_limit <= SORT;
+        atomicStore(&scratch[base + STATE], limit);
+        atomicStore(&scratch[base + STATE + 1u], below);
+        atomicStore(&scratch[base + STATE + 2u], need);
         atomicStore(&scratch[base + STATE + 3u], 0u);
+        atomicStore(&scratch[base + STATE + 5u], select(0u, 1u, fast));
+        atomicStore(&scratch[base + STATE + 6u], select(below + need, below + at_limit, fast));
+        atomicStore(&scratch[base + STATE + 7u], 0u);
+        kth[0] = limit;
+        atomicStore(&per_query[0], 0u);
+        uniform_word = select(0u, candidates, fast);
+    }
+    let candidates = workgroupUniformLoad(&uniform_word);
+    // The candidates at or under the limit: those at it are every code at it, and the sort
+    // keeps the lowest indices.
+    let limit = kth[0];
+    let results = base + COUNTS + 2u * p.chunks;
+    for (var i = t; i < candidates; i += WG) {
+        let d = atomicLoad(&scratch[base + p.cand + 2u * i]);
+        if (d <= limit) {
+            let slot = atomicAdd(&per_query[0], 1u);
+            let index = atomicLoad(&scratch[base + p.cand + 2u * i + 1u]);
+            atomicStore(&scratch[results + 2u * slot], d);
+            atomicStore(&scratch[results + 2u * slot + 1u], index);
+        }
     }
 }
 
 @compute @workgroup_size(256)
 fn nearer(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let q0 = g.y * Q;
+    if (t == 0u) {
+        var slow = 0u;
+        for (var qi = 0u; qi < Q && q0 + qi < p.m; qi++) {
+            slow += 1u - atomicLoad(&scratch[(q0 + qi) * p.stride + STATE + 5u]);
+        }
+        uniform_word = slow;
+    }
+    if (workgroupUniformLoad(&uniform_word) == 0u) {
+        return;
+    }
     stage_queries(q0, Q, t);
     if (t < Q) {
+        // A query whose results were its candidates takes nothing here.
         var limit = 0u;
         if (q0 + t < p.m) {
-            limit = atomicLoad(&scratch[(q0 + t) * p.stride + STATE]);
+            let base = (q0 + t) * p.stride;
+            if (atomicLoad(&scratch[base + STATE + 5u]) == 0u) {
+                limit = atomicLoad(&scratch[base + STATE]);
+            }
         }
         sums[t] = limit;
         atomicStore(&per_query[t], 0u);
@@ -307,6 +363,12 @@ $TAKE
 @compute @workgroup_size(256)
 fn ties(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let base = g.x * p.stride;
+    if (t == 0u) {
+        uniform_word = atomicLoad(&scratch[base + STATE + 5u]);
+    }
+    if (workgroupUniformLoad(&uniform_word) == 1u) {
+        return;
+    }
     let need = atomicLoad(&scratch[base + STATE + 2u]);
     let per = (p.chunks + WG - 1u) / WG;
     let lo = min(t * per, p.chunks);
@@ -336,7 +398,11 @@ fn tied(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t:
     let base = q * p.stride;
     let chunk = p.chunk0 + g.x;
     if (t == 0u) {
-        uniform_word = atomicLoad(&scratch[base + COUNTS + chunk]);
+        uniform_word = select(
+            atomicLoad(&scratch[base + COUNTS + chunk]),
+            0u,
+            atomicLoad(&scratch[base + STATE + 5u]) == 1u
+        );
     }
     let share = workgroupUniformLoad(&uniform_word);
     if (share == 0u) {
@@ -375,9 +441,18 @@ fn tied(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t:
 fn finish(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let q = g.x;
     let base = q * p.stride;
-    let found = atomicLoad(&scratch[base + STATE + 1u]) + atomicLoad(&scratch[base + STATE + 2u]);
+    let found = atomicLoad(&scratch[base + STATE + 6u]);
+    if (t == 0u) {
+        // A power of two, at least k, at most SORT.
+        var n = 2u;
+        while (n < max(found, p.k)) {
+            n <<= 1u;
+        }
+        uniform_word = n;
+    }
+    let sort_n = workgroupUniformLoad(&uniform_word);
     let results = base + COUNTS + 2u * p.chunks;
-    for (var i = t; i < p.sort_n; i += WG) {
+    for (var i = t; i < sort_n; i += WG) {
         var d = NONE;
         var index = NONE;
         if (i < found) {
@@ -389,9 +464,9 @@ fn finish(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
     // A bitonic sort by (distance, index); the sentinel sorts last.
-    for (var size = 2u; size <= p.sort_n; size <<= 1u) {
+    for (var size = 2u; size <= sort_n; size <<= 1u) {
         for (var half = size >> 1u; half > 0u; half >>= 1u) {
-            for (var i = t; i < p.sort_n / 2u; i += WG) {
+            for (var i = t; i < sort_n / 2u; i += WG) {
                 let a = 2u * half * (i / half) + i % half;
                 let b = a + half;
                 let up = (a & size) == 0u;

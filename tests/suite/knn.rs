@@ -221,6 +221,44 @@ fn ties_go_to_the_lowest_indices_across_chunks_and_windows() {
             run(ctx, &s, 7, 0);
         }
     }
+    // More ties than a query keeps as candidates.
+    let s = Search {
+        queries: Codes::new(DataType::U64, 2, 4),
+        codes: Codes::new(DataType::U64, 5000, 4),
+        k: 100,
+        index_type: DataType::U64,
+        allow: None,
+    };
+    run(ctx(), &s, 8, 0);
+}
+
+/// Queries of one workgroup that take different ways: those whose candidates hold their
+/// results, and those with more codes at their k-th distance than the sort holds (many
+/// codes equal to them), which read the codes again.
+#[test]
+fn queries_of_one_workgroup_may_take_different_ways() {
+    let ctx = ctx();
+    let (q, c) = (
+        Codes::new(DataType::U32, 12, 8),
+        Codes::new(DataType::U32, 6000, 8),
+    );
+    let mut qb = codes_bytes(21, &q, 0xff);
+    let mut cb = codes_bytes(22, &c, 0xff);
+    // Codes 1000 to 2999 are zero, and so are queries 2, 5 and 11.
+    cb[1000 * 32..3000 * 32].fill(0);
+    for m in [2, 5, 11] {
+        qb[m * 32..(m + 1) * 32].fill(0);
+    }
+    for k in [10, 1024] {
+        let s = Search {
+            queries: q,
+            codes: c,
+            k,
+            index_type: DataType::I64,
+            allow: None,
+        };
+        check(ctx, &s, &qb, &cb);
+    }
 }
 
 /// Codes filtered by an allow-list, with fewer allowed codes than k: the sentinel past them.
