@@ -476,3 +476,27 @@ fn long_codes_count_in_device_memory() {
         run(ctx, &s, u64::from(words), 0x81);
     }
 }
+
+/// Eight threads searching on one context at once, each its own codes and `k`: every
+/// result exact (the kernels are made once, by whichever thread comes first).
+#[test]
+fn searches_from_many_threads_on_one_context() {
+    let ctx = ctx();
+    std::thread::scope(|scope| {
+        for thread in 0..8u32 {
+            scope.spawn(move || {
+                let words = [2, 8, 16, 32][thread as usize % 4];
+                let s = Search {
+                    queries: Codes::new(DataType::U32, 3 + thread, words),
+                    codes: Codes::new(DataType::U32, 900 + 100 * thread, words),
+                    k: [1, 7, 64, 300][thread as usize % 4],
+                    index_type: DataType::I64,
+                    allow: None,
+                };
+                for round in 0..3u64 {
+                    run(ctx, &s, u64::from(thread) * 10 + round, 0x5a);
+                }
+            });
+        }
+    });
+}
