@@ -136,11 +136,16 @@ impl KnnKernel {
             .clone()
             .map(|qi| format!("        take(q0, {qi}u, d{qi}, n);\n"))
             .collect();
+        // The loop over a workgroup's chunk of codes: each allowed code's distances, then
+        // `each` of them.
+        let chunk = |each: &str| {
+            format!(
+                "{preload}    let first = g.x * p.chunk;\n    let end = min(first + p.chunk, p.n);\n    for (var n = first + t; n < end; n += WG) {{\n        if (!allowed(n)) {{\n            continue;\n        }}\n{distances}\n{each}    }}"
+            )
+        };
         include_str!("knn.wgsl")
-            .replace("$PRELOAD", &preload)
-            .replace("$DISTANCES", &distances)
-            .replace("$COUNT", &count)
-            .replace("$TAKE", &take)
+            .replace("$CODES_COUNTED", &chunk(&count))
+            .replace("$CODES_TAKEN", &chunk(&take))
             .replace("$READ_QUERY", &read("queries"))
             .replace("$READ_CODE", &read("codes"))
             .replace("$STAGE_ALL", &u(stage * self.queries))
@@ -202,16 +207,7 @@ impl KnnCache {
 }
 
 fn make(device: &wgpu::Device, kernel: &KnnKernel) -> KnnPipelines {
-    let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
+    let storage = super::pipelines::storage_entry;
     let mut entries = vec![wgpu::BindGroupLayoutEntry {
         binding: 0,
         visibility: wgpu::ShaderStages::COMPUTE,

@@ -179,16 +179,7 @@ fn histogram(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_inde
         }
     }
     workgroupBarrier();
-$PRELOAD
-    let first = g.x * p.chunk;
-    let end = min(first + p.chunk, p.n);
-    for (var n = first + t; n < end; n += WG) {
-        if (!allowed(n)) {
-            continue;
-        }
-$DISTANCES
-$COUNT
-    }
+$CODES_COUNTED
     if (LOCAL) {
         workgroupBarrier();
         for (var i = t; i < Q * BINS; i += WG) {
@@ -341,16 +332,7 @@ fn nearer(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) 
         atomicStore(&per_query[t], 0u);
     }
     workgroupBarrier();
-$PRELOAD
-    let first = g.x * p.chunk;
-    let end = min(first + p.chunk, p.n);
-    for (var n = first + t; n < end; n += WG) {
-        if (!allowed(n)) {
-            continue;
-        }
-$DISTANCES
-$TAKE
-    }
+$CODES_TAKEN
     workgroupBarrier();
     if (t < Q && q0 + t < p.m) {
         atomicStore(

@@ -140,16 +140,7 @@ pub(crate) struct KernelCache {
 impl KernelCache {
     pub fn new(device: &wgpu::Device, cache: Option<wgpu::PipelineCache>) -> KernelCache {
         let layout = |inputs_rw: bool, inputs: u32| {
-            let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
+            let storage = storage_entry;
             let mut entries = vec![
                 wgpu::BindGroupLayoutEntry {
                     binding: 0,
@@ -317,6 +308,20 @@ impl KernelCache {
         self.made[1].fetch_add(1, Ordering::Relaxed);
         lock(&self.pipelines).insert(key.clone(), pipeline.clone(), pin);
         Ok(pipeline)
+    }
+}
+
+/// A storage buffer binding of a compute kernel, with no dynamic offset.
+pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
     }
 }
 
