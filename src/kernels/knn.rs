@@ -256,9 +256,10 @@ fn make(device: &wgpu::Device, kernel: &KnnKernel) -> KnnPipelines {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::shaders::tests::translate;
 
-    /// Every form of the kernels is valid WGSL, and each entry point stays within WebGPU's
-    /// 16 KiB of workgroup memory.
+    /// Every form of the kernels is valid WGSL and translates to every backend, and each
+    /// entry point stays within WebGPU's 16 KiB of workgroup memory.
     #[test]
     fn every_form_validates() {
         for width in [1, 2, 4, 8] {
@@ -268,12 +269,19 @@ mod tests {
                     let source = kernel.source();
                     let module = naga::front::wgsl::parse_str(&source)
                         .unwrap_or_else(|e| panic!("{kernel:?}: {}", e.emit_to_string(&source)));
-                    naga::valid::Validator::new(
+                    let info = naga::valid::Validator::new(
                         naga::valid::ValidationFlags::all(),
                         naga::valid::Capabilities::default(),
                     )
                     .validate(&module)
                     .unwrap_or_else(|e| panic!("{kernel:?}: {e:?}"));
+                    // Every entry point to SPIR-V, MSL, HLSL and GLSL ES (for a few forms:
+                    // the translations take a while).
+                    if words == 8 || words == 3 {
+                        for entry in ENTRY_POINTS {
+                            translate(&module, &info, entry, &format!("{kernel:?} {entry}"));
+                        }
+                    }
                     let stage = kernel.queries * words * width.div_ceil(4);
                     let local = if kernel.local {
                         kernel.queries * kernel.bins
