@@ -495,8 +495,12 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
     // Per query: counts, state, two words a chunk, the results, the candidates.
     let results = k.max(SORT);
     let stride = bins + 8 + 2 * chunks + 2 * results + 2 * CANDIDATES;
-    // The bound's sample: enough codes that the candidates under it are few.
-    let sample = (l.n / 64).clamp((4 * k).max(4096), 65536);
+    // The bound's sample: enough codes that an eighth of the candidates' room holds the
+    // codes under it (`k` in `sample`, so about `k N / sample` in all; each candidate costs
+    // an atomic), within 4,096 (or `4 k`) and 65,536.
+    let sample = (k * l.n)
+        .div_ceil(CANDIDATES / 8)
+        .clamp((4 * k).max(4096), 65536);
     // The windows of queries: rows whose queries, outputs and scratch fit one binding.
     // The scratch is the search's own buffer: its bindings follow the device's limit, not
     // the windows the context was asked for.
