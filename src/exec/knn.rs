@@ -616,32 +616,27 @@ fn prepare(op: &Knn, b: &KnnBindings<'_>) -> Result<KnnCall, Error> {
                 blocks.push((params.len() - 1, chunks_here));
                 chunk0 += chunks_here;
             }
-            let groups = |q: u64| mw.div_ceil(q) as u32;
-            let step = |entry, (block, chunks): (usize, u64), grid: [u32; 2]| Step {
+            let step = |entry, block: usize, grid: [u64; 2]| Step {
                 entry,
                 group: block,
                 offset: (block as u64 * PARAMS_BYTES) as u32,
-                grid: if chunks == 0 {
-                    grid
-                } else {
-                    [chunks as u32, grid[1]]
-                },
+                grid: grid.map(|g| g as u32),
             };
-            let first = (blocks[0].0, 0);
-            let per_query = [mw as u32, 1];
-            steps.push(step(BOUND, first, per_query));
-            for &bl in &blocks {
-                steps.push(step(HISTOGRAM, bl, [0, groups(u64::from(kernel.queries))]));
-            }
-            steps.push(step(THRESHOLD, first, per_query));
-            for &bl in &blocks {
-                steps.push(step(NEARER, bl, [0, groups(u64::from(kernel.queries))]));
-            }
-            steps.push(step(TIES, first, per_query));
-            for &bl in &blocks {
-                steps.push(step(TIED, bl, [0, mw as u32]));
-            }
-            steps.push(step(FINISH, first, per_query));
+            // The per-query kernels run on the first window's block; the others once per
+            // window of codes, a workgroup per chunk (and per query group, or per query).
+            let (first, groups) = (blocks[0].0, mw.div_ceil(u64::from(kernel.queries)));
+            let per_chunk = |steps: &mut Vec<Step>, entry, rows: u64| {
+                for &(block, chunks) in &blocks {
+                    steps.push(step(entry, block, [chunks, rows]));
+                }
+            };
+            steps.push(step(BOUND, first, [mw, 1]));
+            per_chunk(&mut steps, HISTOGRAM, groups);
+            steps.push(step(THRESHOLD, first, [mw, 1]));
+            per_chunk(&mut steps, NEARER, groups);
+            steps.push(step(TIES, first, [mw, 1]));
+            per_chunk(&mut steps, TIED, mw);
+            steps.push(step(FINISH, first, [mw, 1]));
         }
     }
     let params_buffer = shared.create_buffer(&wgpu::BufferDescriptor {

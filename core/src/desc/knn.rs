@@ -160,9 +160,8 @@ impl KnnDesc {
                     what: "a search's tensors have 1 to 8 dimensions",
                 });
             }
-            t.min_buffer_size_for(name(n))?;
+            let minimum = t.min_buffer_size_for(name(n))?;
             if let Some(total) = t.total_tensor_size_in_bytes {
-                let minimum = t.min_buffer_size_for(name(n))?;
                 if total < minimum {
                     return Err(Error::TotalSizeTooSmall {
                         tensor: name(n),
